@@ -1,0 +1,184 @@
+import { mkdirSync, accessSync, constants as fsConstants, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BasicHandler } from './auth/basic/basic-handler.js';
+import { buildChain, type HandlerRegistry } from './auth/build-chain.js';
+import type { AuthChain } from './auth/chain.js';
+import type { AuthHandler } from './auth/types.js';
+import { Config } from './config/config.js';
+import { randomHex } from './crypto/crypto.js';
+import { defaultSecurity } from './databases/security.js';
+import { createPipeline } from './http/pipeline.js';
+import { createServer, drain } from './http/server.js';
+import type { Services } from './http/services.js';
+import { Logger } from './log/logger.js';
+import type { Storage } from './storage/storage.js';
+import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import { Admins } from './users/admins.js';
+import { PasswordAuthenticator } from './users/password-authenticator.js';
+import { VerifiedPasswordCache } from './users/password-cache.js';
+import { verifyPasswordHash } from './users/password-hash.js';
+
+const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DEFAULT_INI = join(PACKAGE_ROOT, 'etc', 'default.ini');
+export const VERSION: string = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** A start-up problem the user can fix; main prints its message as one line. */
+export class StartupError extends Error {}
+
+export interface AppOptions {
+  dataDir: string;
+  /** `--config` files in order; the last one is the writable layer when given. */
+  configFiles?: readonly string[];
+  defaultsFile?: string;
+  /** `COUCHDB_USER`, `COUCHDB_PASSWORD`, `COUCHDB_SECRET`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  log?: Logger;
+}
+
+export interface App {
+  readonly config: Config;
+  readonly storage: Storage;
+  readonly services: Services;
+  /** Set when Divan generated the `admin` password at this start; print it once. */
+  readonly generatedAdminPassword?: string;
+  listen(port: number, bind: string): Promise<{ address: string; port: number }>;
+  /** Drains in-flight requests, then closes storage. */
+  close(): Promise<void>;
+}
+
+function ensureWritableDirectory(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, fsConstants.W_OK);
+  } catch (error) {
+    throw new StartupError(`data directory ${dir} is not writable: ${(error as Error).message}`);
+  }
+}
+
+/** The composition root: config, storage, users, authentication and HTTP, wired once. */
+export async function createApp(options: AppOptions): Promise<App> {
+  const log = options.log ?? new Logger('info');
+  const dataDir = resolve(options.dataDir);
+  ensureWritableDirectory(dataDir);
+  const files = (options.configFiles ?? []).map((file) => resolve(file));
+  const config = await Config.load({
+    defaultsFile: options.defaultsFile ?? DEFAULT_INI,
+    files,
+    writableFile: files.length > 0 ? files[files.length - 1]! : join(dataDir, 'local.ini'),
+  });
+  log.setLevel(config.getString('log', 'level', 'info'));
+  config.onChange((change) => {
+    if (change.section === 'log' && change.key === 'level') log.setLevel(config.getString('log', 'level', 'info'));
+  });
+
+  const admins = new Admins(config, log);
+  await applyEnvironment(config, admins, options.env ?? {});
+  await admins.hashAll();
+  const generatedAdminPassword = await ensureAnAdmin(config, admins);
+  if (config.get('couchdb', 'uuid') === undefined) await config.set('couchdb', 'uuid', randomHex());
+
+  let storage: Storage;
+  try {
+    storage = openSqliteStorage(join(dataDir, 'divan.sqlite'));
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
+  const usersDb = config.authString('authentication_db', '_users');
+  await storage.createDatabase(usersDb, defaultSecurity('admin_only'));
+
+  const passwordCache = new VerifiedPasswordCache(passwordCacheSettings(config));
+  config.onChange((change) => {
+    if (change.section === 'couch_passwords_cache') passwordCache.configure(passwordCacheSettings(config));
+    if (change.section === 'admins') passwordCache.forget(change.key);
+  });
+  const authenticator = new PasswordAuthenticator(config, admins, passwordCache);
+  const registry: HandlerRegistry = new Map<string, AuthHandler>([['default', new BasicHandler(authenticator)]]);
+  let chain: AuthChain = buildChain(config, registry);
+  config.onChange((change) => {
+    if (change.section === 'chttpd' && change.key === 'authentication_handlers') {
+      try {
+        chain = buildChain(config, registry);
+      } catch (error) {
+        log.error(`keeping the previous authentication chain: ${(error as Error).message}`);
+      }
+    }
+  });
+
+  const services: Services = {
+    config,
+    storage,
+    admins,
+    log,
+    version: VERSION,
+    nodeName: () => config.getString('divan', 'node_name', 'divan@127.0.0.1'),
+    chain: () => chain,
+  };
+  const handle = createPipeline(services);
+  const servers: Server[] = [];
+
+  return {
+    config,
+    storage,
+    services,
+    generatedAdminPassword,
+    async listen(port: number, bind: string) {
+      const server = createServer(handle, {
+        headersTimeout: config.getInteger('divan', 'headers_timeout', 20000),
+        requestTimeout: config.getInteger('divan', 'request_timeout', 300000),
+        keepAliveTimeout: config.getInteger('divan', 'keepalive_timeout', 5000),
+      });
+      await new Promise<void>((resolveListen, reject) => {
+        server.once('error', (error: NodeJS.ErrnoException) => {
+          reject(
+            new StartupError(
+              error.code === 'EADDRINUSE'
+                ? `port ${port} on ${bind} is already in use`
+                : `cannot listen on ${bind}:${port}: ${error.message}`,
+            ),
+          );
+        });
+        server.listen(port, bind, () => resolveListen());
+      });
+      servers.push(server);
+      const address = server.address() as AddressInfo;
+      return { address: address.address, port: address.port };
+    },
+    async close() {
+      await Promise.all(servers.map((server) => drain(server, 10000)));
+      await admins.settled();
+      await storage.close();
+    },
+  };
+}
+
+function passwordCacheSettings(config: Config): { enabled: boolean; maxObjects: number; maxIdleMs: number } {
+  return {
+    enabled: config.getBoolean('couch_passwords_cache', 'enable', true),
+    maxObjects: config.getInteger('couch_passwords_cache', 'max_objects', 10000),
+    maxIdleMs: config.getInteger('couch_passwords_cache', 'max_idle', 600000),
+  };
+}
+
+/** As in the official CouchDB container: these variables create or update an admin and the secret. */
+async function applyEnvironment(config: Config, admins: Admins, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  const secret = env['COUCHDB_SECRET'];
+  if (secret && config.authString('secret', '') !== secret) await config.set('chttpd_auth', 'secret', secret);
+  const user = env['COUCHDB_USER'];
+  const password = env['COUCHDB_PASSWORD'];
+  if (!user || password === undefined) return;
+  const hash = admins.hashOf(user);
+  // Re-hashing on every start would change the salt and end that admin's cookies.
+  if (hash && (await verifyPasswordHash(hash, password, { min: 1, max: Number.MAX_SAFE_INTEGER }))) return;
+  await config.set('admins', user, await admins.hashPassword(password));
+}
+
+/** Divan never runs as an "admin party": with no admin anywhere, it makes one. */
+async function ensureAnAdmin(config: Config, admins: Admins): Promise<string | undefined> {
+  if (admins.names().length > 0) return undefined;
+  const password = randomHex(12);
+  await config.set('admins', 'admin', await admins.hashPassword(password));
+  return password;
+}

@@ -1,0 +1,55 @@
+import { notAServerAdmin, notAllowedForDb, notAuthorizedForDb, unauthorized } from '../errors/catalog.js';
+import type { Json, SecurityObject } from '../storage/storage.js';
+import type { UserCtx } from './types.js';
+
+/** CouchDB 3's authorization rules over a user context and a database's `_security`. */
+
+export function isServerAdmin(userCtx: UserCtx): boolean {
+  return userCtx.roles.includes('_admin');
+}
+
+export function requireServerAdmin(userCtx: UserCtx): void {
+  if (!isServerAdmin(userCtx)) throw notAServerAdmin();
+}
+
+interface NamesAndRoles {
+  names: string[];
+  roles: string[];
+}
+
+function stringsOf(value: Json | undefined): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}
+
+function group(security: SecurityObject, key: 'admins' | 'members'): NamesAndRoles {
+  // CouchDB still honours the pre-1.2 name `readers` for members.
+  const value = security[key] ?? (key === 'members' ? security['readers'] : undefined);
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { names: [], roles: [] };
+  return { names: stringsOf(value['names']), roles: stringsOf(value['roles']) };
+}
+
+function matches(userCtx: UserCtx, { names, roles }: NamesAndRoles): boolean {
+  if (userCtx.name !== null && names.includes(userCtx.name)) return true;
+  return userCtx.roles.some((role) => roles.includes(role));
+}
+
+export function isDbAdmin(userCtx: UserCtx, security: SecurityObject): boolean {
+  return isServerAdmin(userCtx) || matches(userCtx, group(security, 'admins'));
+}
+
+/** Members: db admins, anyone when `members` is empty (a public database), or a name/role match. */
+export function isDbMember(userCtx: UserCtx, security: SecurityObject): boolean {
+  if (isDbAdmin(userCtx, security)) return true;
+  const members = group(security, 'members');
+  if (members.names.length === 0 && members.roles.length === 0) return true;
+  return matches(userCtx, members);
+}
+
+export function requireDbMember(userCtx: UserCtx, security: SecurityObject): void {
+  if (isDbMember(userCtx, security)) return;
+  throw userCtx.name === null ? notAuthorizedForDb() : notAllowedForDb();
+}
+
+export function requireDbAdmin(userCtx: UserCtx, security: SecurityObject): void {
+  if (!isDbAdmin(userCtx, security)) throw unauthorized('You are not a db or server admin.');
+}

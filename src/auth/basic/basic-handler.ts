@@ -1,0 +1,23 @@
+import { badRequest } from '../../errors/catalog.js';
+import type { PasswordAuthenticator } from '../../users/password-authenticator.js';
+import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
+import { parseBasicHeader } from './parse.js';
+
+/** `default_authentication_handler`: Basic credentials against admins and users. */
+export class BasicHandler implements AuthHandler {
+  readonly name = 'default';
+  readonly #authenticator: PasswordAuthenticator;
+
+  constructor(authenticator: PasswordAuthenticator) {
+    this.#authenticator = authenticator;
+  }
+
+  async authenticate(request: AuthRequest): Promise<AuthOutcome> {
+    const header = request.headers.authorization;
+    const parsed = parseBasicHeader(header);
+    if (parsed.kind === 'none') return undefined;
+    if (parsed.kind === 'invalid') throw badRequest('Authorization header has invalid base64 value');
+    const user = await this.#authenticator.authenticate(parsed.name, parsed.password, request.peer, 'basic');
+    return { userCtx: { name: parsed.name, roles: user.roles }, cookieSubject: { name: parsed.name, salt: user.salt } };
+  }
+}

@@ -1,0 +1,43 @@
+import { authenticationRequired } from '../errors/catalog.js';
+import { ANONYMOUS, type AuthHandler, type AuthRequest, type Authenticated } from './types.js';
+
+export interface ChainPolicy {
+  requireValidUser: boolean;
+  requireValidUserExceptForUp: boolean;
+}
+
+/**
+ * Runs the configured handlers in order; the first one that answers with a user context wins.
+ * When none does, the request is anonymous, or 401 when `require_valid_user` applies (CouchDB's
+ * final "party mode" step, without the admin party: Divan always has an admin).
+ */
+export class AuthChain {
+  readonly handlers: readonly AuthHandler[];
+
+  constructor(handlers: readonly AuthHandler[]) {
+    this.handlers = handlers;
+  }
+
+  get handlerNames(): string[] {
+    return this.handlers.map((handler) => handler.name);
+  }
+
+  async authenticate(request: AuthRequest, policy: ChainPolicy): Promise<Authenticated> {
+    for (const handler of this.handlers) {
+      const outcome = await handler.authenticate(request);
+      if (outcome) return { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
+    }
+    if (requiresAuthentication(request, policy)) throw authenticationRequired();
+    return { userCtx: { name: ANONYMOUS.name, roles: [] } };
+  }
+}
+
+/** CouchDB's truth table: POST /_session is always open so that users can log in. */
+export function requiresAuthentication(request: AuthRequest, policy: ChainPolicy): boolean {
+  const first = request.segments[0];
+  if (first === '_session' && request.segments.length === 1 && request.method === 'POST') return false;
+  if (first === '_up' && request.segments.length === 1) {
+    return policy.requireValidUser && !policy.requireValidUserExceptForUp;
+  }
+  return policy.requireValidUser || policy.requireValidUserExceptForUp;
+}

@@ -1,0 +1,319 @@
+import { randomBytes } from 'node:crypto';
+import { open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+import { badRequest } from '../errors/catalog.js';
+import { type IniSections, isRepresentable, isRepresentableSection, parseIni, setIniValue } from './ini.js';
+
+/**
+ * The live configuration: the package defaults, each `--config` file, then the writable layer,
+ * later layers winning. Reads hit merged maps rebuilt only on change, because they run on every
+ * request; writes go to the writable file only, atomically and one at a time.
+ */
+
+export interface ConfigChange {
+  section: string;
+  key: string;
+  /** The effective value after the change (a lower layer's value after a delete). */
+  value: string | undefined;
+  previous: string | undefined;
+}
+
+export class ConfigLoadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigLoadError';
+  }
+}
+
+export interface ConfigOptions {
+  defaultsFile: string;
+  files: readonly string[];
+  writableFile: string;
+}
+
+/**
+ * `persist: false` (CouchDB's `X-Couch-Persist: false`) changes the running server only: the
+ * writable layer in memory moves, its file does not, and a restart forgets the change.
+ */
+export interface WriteOptions {
+  persist?: boolean;
+}
+
+type Listener = (change: ConfigChange) => void;
+
+// Before 3.4 CouchDB called [chttpd_auth] [couch_httpd_auth]; old local.ini files still use it.
+const AUTH = 'chttpd_auth';
+const LEGACY_AUTH = 'couch_httpd_auth';
+
+// The writable layer ends up holding hashed admin passwords and the cookie secret.
+const NEW_FILE_MODE = 0o600;
+
+export class Config {
+  readonly writableFile: string;
+  readonly #defaults: IniSections;
+  readonly #files: readonly IniSections[];
+  readonly #writable: IniSections;
+  #user: IniSections = new Map();
+  #effective: IniSections = new Map();
+  #listeners: Listener[] = [];
+  #writes: Promise<unknown> = Promise.resolve();
+
+  private constructor(writableFile: string, defaults: IniSections, files: IniSections[], writable: IniSections) {
+    this.writableFile = writableFile;
+    this.#defaults = defaults;
+    this.#files = files;
+    this.#writable = writable;
+    this.#rebuild();
+  }
+
+  static async load(options: ConfigOptions): Promise<Config> {
+    const { defaultsFile, writableFile } = options;
+    let files = options.files;
+    // The writable file doubles as the last --config file: one layer, or a delete would uncover
+    // the stale copy. Named with --config, it must exist like any other --config file.
+    const writableIsLastFile =
+      files.length > 0 && path.resolve(files[files.length - 1]) === path.resolve(writableFile);
+    if (writableIsLastFile) files = files.slice(0, -1);
+    const defaults = parseIni(await readConfigFile(defaultsFile));
+    const layers: IniSections[] = [];
+    for (const file of files) layers.push(parseIni(await readConfigFile(file)));
+    const writableText = writableIsLastFile ? await readConfigFile(writableFile) : await readConfigFile(writableFile, true);
+    const writable = parseIni(writableText ?? '');
+    return new Config(writableFile, defaults, layers, writable);
+  }
+
+  get(section: string, key: string): string | undefined {
+    return this.#effective.get(section)?.get(key);
+  }
+
+  /** `[chttpd_auth]`, falling back to `[couch_httpd_auth]`, with user layers before the defaults. */
+  getAuth(key: string): string | undefined {
+    return (
+      this.#user.get(AUTH)?.get(key) ??
+      this.#user.get(LEGACY_AUTH)?.get(key) ??
+      this.#defaults.get(AUTH)?.get(key) ??
+      this.#defaults.get(LEGACY_AUTH)?.get(key)
+    );
+  }
+
+  getString(section: string, key: string, fallback: string): string {
+    return this.get(section, key) ?? fallback;
+  }
+
+  getBoolean(section: string, key: string, fallback: boolean): boolean {
+    return toBoolean(this.get(section, key), fallback);
+  }
+
+  getInteger(section: string, key: string, fallback: number): number {
+    return toInteger(this.get(section, key), fallback);
+  }
+
+  authString(key: string, fallback: string): string {
+    return this.getAuth(key) ?? fallback;
+  }
+
+  authBoolean(key: string, fallback: boolean): boolean {
+    return toBoolean(this.getAuth(key), fallback);
+  }
+
+  authInteger(key: string, fallback: number): number {
+    return toInteger(this.getAuth(key), fallback);
+  }
+
+  section(name: string): Record<string, string> {
+    return sortedRecord(this.#effective.get(name));
+  }
+
+  all(): Record<string, Record<string, string>> {
+    const names = [...this.#effective.keys()].sort(byCodeUnit);
+    // fromEntries, not assignment, so a section or key named "__proto__" stays an ordinary key.
+    return Object.fromEntries(names.map((name) => [name, sortedRecord(this.#effective.get(name))]));
+  }
+
+  /** Persists `[section] key = value` to the writable file; resolves to the previous effective value. */
+  async set(section: string, key: string, value: string, options: WriteOptions = {}): Promise<string | undefined> {
+    if (!isRepresentableSection(section)) throw badRequest('Invalid configuration section');
+    // '_' is a value that fits any line, so a refusal here is about the key alone.
+    if (!isRepresentable(key, '_')) throw badRequest('Invalid configuration key');
+    if (!isRepresentable(key, value)) throw badRequest('Invalid configuration value');
+    return this.#serialised(async () => {
+      const previous = this.get(section, key);
+      if (options.persist !== false) await this.#rewrite((text) => setIniValue(text, section, key, value));
+      let keys = this.#writable.get(section);
+      if (keys === undefined) this.#writable.set(section, (keys = new Map()));
+      keys.set(key, value);
+      this.#changed(section, key, previous);
+      return previous;
+    });
+  }
+
+  /**
+   * Removes the key from the writable file, so the effective value falls back to the lower layers.
+   * A key that only a lower layer sets is left alone (no write, no event). Resolves to the
+   * effective value before the call.
+   */
+  async delete(section: string, key: string, options: WriteOptions = {}): Promise<string | undefined> {
+    return this.#serialised(async () => {
+      const previous = this.get(section, key);
+      const keys = this.#writable.get(section);
+      if (keys === undefined || !keys.has(key)) return previous;
+      if (options.persist !== false) await this.#rewrite((text) => setIniValue(text, section, key, undefined));
+      keys.delete(key);
+      if (keys.size === 0) this.#writable.delete(section);
+      this.#changed(section, key, previous);
+      return previous;
+    });
+  }
+
+  onChange(listener: (change: ConfigChange) => void): () => void {
+    this.#listeners = [...this.#listeners, listener];
+    return () => {
+      this.#listeners = this.#listeners.filter((candidate) => candidate !== listener);
+    };
+  }
+
+  #serialised<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#writes.then(task);
+    this.#writes = run.catch(() => undefined);
+    return run;
+  }
+
+  async #rewrite(edit: (text: string) => string): Promise<void> {
+    const target = await realpath(this.writableFile).catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT') return this.writableFile;
+      throw error;
+    });
+    const current = await readFile(target, 'utf8').catch((error: unknown) => {
+      if (errorCode(error) === 'ENOENT') return '';
+      throw error;
+    });
+    await writeAtomically(target, edit(current));
+  }
+
+  #changed(section: string, key: string, previous: string | undefined): void {
+    this.#rebuild();
+    const change: ConfigChange = Object.freeze({ section, key, value: this.get(section, key), previous });
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        // Values may be secrets (admin hashes, the cookie secret), so only the location is logged.
+        console.error(`config: a change listener failed for [${section}] ${key}:`, error);
+      }
+    }
+  }
+
+  #rebuild(): void {
+    this.#user = merge([...this.#files, this.#writable]);
+    this.#effective = merge([this.#defaults, this.#user]);
+  }
+}
+
+function merge(layers: readonly IniSections[]): IniSections {
+  const merged: IniSections = new Map();
+  for (const layer of layers) {
+    for (const [section, keys] of layer) {
+      const target = merged.get(section);
+      if (target === undefined) merged.set(section, new Map(keys));
+      else for (const [key, value] of keys) target.set(key, value);
+    }
+  }
+  return merged;
+}
+
+function toBoolean(value: string | undefined, fallback: boolean): boolean {
+  switch (value?.trim().toLowerCase()) {
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    default:
+      return fallback;
+  }
+}
+
+function toInteger(value: string | undefined, fallback: number): number {
+  const text = value?.trim();
+  if (text === undefined || !/^-?\d+$/.test(text)) return fallback;
+  const parsed = Number(text);
+  // Beyond 2^53 the number would silently be another one; "-0" would leak a negative zero.
+  return Number.isSafeInteger(parsed) ? parsed + 0 : fallback;
+}
+
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function sortedRecord(keys: ReadonlyMap<string, string> | undefined): Record<string, string> {
+  if (keys === undefined) return {};
+  return Object.fromEntries([...keys].sort(([a], [b]) => byCodeUnit(a, b)));
+}
+
+function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+}
+
+/** Node says "ENOENT: no such file or directory, open '/x.ini'"; the path is already in our message. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const syscall = (error as NodeJS.ErrnoException).syscall;
+  let message = error.message;
+  const suffix = syscall === undefined ? -1 : message.lastIndexOf(`, ${syscall}`);
+  if (suffix !== -1) message = message.slice(0, suffix);
+  return message.replace(/\s+/g, ' ').trim();
+}
+
+async function readConfigFile(file: string): Promise<string>;
+async function readConfigFile(file: string, optional: true): Promise<string | undefined>;
+async function readConfigFile(file: string, optional = false): Promise<string | undefined> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if (optional && errorCode(error) === 'ENOENT') return undefined;
+    throw new ConfigLoadError(`cannot read config file ${file}: ${describe(error)}`);
+  }
+}
+
+async function writeAtomically(target: string, text: string): Promise<void> {
+  const directory = path.dirname(target);
+  const mode = await stat(target).then(
+    (stats) => stats.mode & 0o7777,
+    () => NEW_FILE_MODE,
+  );
+  const temporary = path.join(directory, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const handle = await open(temporary, 'wx', mode);
+    try {
+      await handle.writeFile(text, 'utf8');
+      // open() applies the umask; chmod makes the copy's mode match the file it replaces.
+      await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, target);
+  } catch (error) {
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(directory);
+}
+
+/** Makes the rename itself durable; platforms that cannot open a directory (Windows) skip it. */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(directory, 'r');
+  } catch (error) {
+    if (['EISDIR', 'EPERM', 'EACCES'].includes(errorCode(error) ?? '')) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!['EINVAL', 'EPERM', 'EBADF'].includes(errorCode(error) ?? '')) throw error;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,53 @@
+import { CouchError } from './couch-error.js';
+
+/**
+ * The catalog of wire errors: every `{"error","reason"}` pair Divan answers with is built here,
+ * so statuses and reasons stay byte-identical to CouchDB's and can be listed in docs/errors.md.
+ */
+
+export const badRequest = (reason: string): CouchError => new CouchError(400, 'bad_request', reason);
+export const invalidJson = (): CouchError => badRequest('invalid UTF-8 JSON');
+export const unauthorized = (reason: string): CouchError => new CouchError(401, 'unauthorized', reason);
+export const forbidden = (reason: string): CouchError => new CouchError(403, 'forbidden', reason);
+export const notFound = (reason = 'missing'): CouchError => new CouchError(404, 'not_found', reason);
+export const conflict = (): CouchError => new CouchError(409, 'conflict', 'Document update conflict.');
+export const preconditionFailed = (reason: string): CouchError =>
+  new CouchError(412, 'file_exists', reason);
+
+export const methodNotAllowed = (allowed: readonly string[]): CouchError =>
+  new CouchError(405, 'method_not_allowed', `Only ${allowed.join(',')} allowed`, {
+    Allow: allowed.join(','),
+  });
+
+export const notAServerAdmin = (): CouchError => unauthorized('You are not a server admin.');
+export const notAServerOrDbAdmin = (): CouchError => unauthorized('You are not a server or db admin.');
+export const notAuthorizedForDb = (): CouchError => unauthorized('You are not authorized to access this db.');
+export const notAllowedForDb = (): CouchError => forbidden('You are not allowed to access this db.');
+export const nameOrPasswordIncorrect = (): CouchError => unauthorized('Name or password is incorrect.');
+export const authenticationRequired = (): CouchError => unauthorized('Authentication required.');
+
+export const databaseMissing = (): CouchError => notFound('Database does not exist.');
+export const databaseExists = (): CouchError =>
+  preconditionFailed('The database could not be created, the file already exists.');
+export const illegalDatabaseName = (name: string): CouchError =>
+  new CouchError(
+    400,
+    'illegal_database_name',
+    `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`,
+  );
+
+export const documentMissing = (): CouchError => notFound('missing');
+export const documentDeleted = (): CouchError => notFound('deleted');
+export const badContentType = (reason: string): CouchError => new CouchError(415, 'bad_content_type', reason);
+export const requestEntityTooLarge = (): CouchError =>
+  new CouchError(413, 'too_large', 'the request entity is too large');
+export const documentTooLarge = (): CouchError => new CouchError(413, 'too_large', 'Document too large');
+export const headersTooLarge = (): CouchError =>
+  new CouchError(431, 'request_header_fields_too_large', 'Request header fields too large');
+export const requestTimeout = (): CouchError => new CouchError(408, 'request_timeout', 'Request timed out');
+export const invalidDocumentId = (reason: string): CouchError => badRequest(reason);
+export const documentValidation = (reason: string): CouchError => new CouchError(400, 'doc_validation', reason);
+export const unknownConfigValue = (): CouchError => notFound('unknown_config_value');
+export const unknownError = (): CouchError => new CouchError(500, 'unknown_error', 'An internal error occurred.');
+export const serviceUnavailable = (reason: string): CouchError =>
+  new CouchError(503, 'service_unavailable', reason);

@@ -1,0 +1,86 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import { badRequest } from '../errors/catalog.js';
+import { errorReply } from './error-reply.js';
+import { PeerResolver } from './peer.js';
+import { writeReply, type Reply } from './reply.js';
+import { Request } from './request.js';
+import { route } from './router.js';
+import type { Endpoint, Services } from './services.js';
+
+/** Splits a request target into decoded path segments (empty segments dropped, as CouchDB). */
+export function parseTarget(target: string): { path: string; segments: string[]; query: URLSearchParams } | undefined {
+  let pathAndQuery = target;
+  if (!pathAndQuery.startsWith('/')) {
+    try {
+      const url = new URL(target);
+      pathAndQuery = url.pathname + url.search;
+    } catch {
+      return undefined;
+    }
+  }
+  const queryStart = pathAndQuery.indexOf('?');
+  const path = queryStart === -1 ? pathAndQuery : pathAndQuery.slice(0, queryStart);
+  const query = new URLSearchParams(queryStart === -1 ? '' : pathAndQuery.slice(queryStart + 1));
+  const segments: string[] = [];
+  for (const raw of path.split('/')) {
+    if (raw === '') continue;
+    try {
+      segments.push(decodeURIComponent(raw));
+    } catch {
+      return undefined;
+    }
+  }
+  return { path, segments, query };
+}
+
+let requestCounter = 0;
+const requestIdPrefix = Math.random().toString(16).slice(2, 8);
+
+/**
+ * The path of a request: parse, authenticate, route, answer; every failure goes through one error
+ * mapping, and one access log line is written per request.
+ */
+export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<string, Endpoint> = new Map()) {
+  const peers = new PeerResolver(services.config.getString('chttpd', 'trusted_proxies', '127.0.0.1, ::1'));
+  services.config.onChange((change) => {
+    if (change.section === 'chttpd' && change.key === 'trusted_proxies') {
+      peers.configure(services.config.getString('chttpd', 'trusted_proxies', '127.0.0.1, ::1'));
+    }
+  });
+  const serverHeader = `Divan/${services.version}`;
+
+  return async function handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    const requestId = `${requestIdPrefix}${(requestCounter++ % 0xffffff).toString(16).padStart(6, '0')}`;
+    const head = raw.method === 'HEAD';
+    let request: Request | undefined;
+    let reply: Reply;
+    try {
+      const target = parseTarget(raw.url ?? '/');
+      if (!target) throw badRequest('invalid URL encoding');
+      request = new Request(raw, {
+        ...target,
+        peer: peers.resolve(raw.socket.remoteAddress, raw.headers['x-forwarded-for']),
+        secure: Boolean((raw.socket as TLSSocket).encrypted),
+        id: requestId,
+        limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size', 4294967296) },
+      });
+      request.auth = await services.chain().authenticate(request, {
+        requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user', false),
+        requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up', false),
+      });
+      const endpoint = route(request, extraEndpoints);
+      reply = await endpoint(request, services);
+    } catch (error) {
+      reply = errorReply(error, request, services.config, services.log);
+    }
+    if (res.headersSent || res.destroyed) return;
+    writeReply(res, reply, { head, requestId, serverHeader });
+    if (services.log.enabled('info')) {
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+      const who = request?.userCtx.name === null || request === undefined ? 'undefined' : JSON.stringify(request.userCtx.name);
+      services.log.info(`${request?.peer ?? '-'} ${who} ${raw.method} ${request?.path ?? '-'} ${reply.status} ${elapsed.toFixed(1)}ms`);
+    }
+  };
+}

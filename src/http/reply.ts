@@ -1,0 +1,41 @@
+import type { ServerResponse } from 'node:http';
+import type { Json } from '../storage/storage.js';
+
+/** What an endpoint answers; the response step adds the common headers and writes it. */
+export interface Reply {
+  status: number;
+  /** JSON values (strings included) are serialised with a trailing newline; a Buffer is sent as is. */
+  body?: Json | object | Buffer | string;
+  headers?: Record<string, string | string[]>;
+}
+
+export function json(status: number, body: Json | object, headers?: Record<string, string | string[]>): Reply {
+  return { status, body, headers };
+}
+
+/** Serialises a JSON reply body as CouchDB does: compact, newline-terminated. */
+export function serialize(body: Reply['body']): Buffer {
+  if (body === undefined) return Buffer.alloc(0);
+  if (Buffer.isBuffer(body)) return body;
+  return Buffer.from(`${JSON.stringify(body)}\n`, 'utf8');
+}
+
+export interface WriteOptions {
+  head: boolean;
+  requestId: string;
+  serverHeader: string;
+}
+
+export function writeReply(res: ServerResponse, reply: Reply, options: WriteOptions): void {
+  const payload = Buffer.isBuffer(reply.body) ? reply.body : serialize(reply.body);
+  const headers: Record<string, string | string[] | number> = {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'must-revalidate',
+    'X-Couch-Request-ID': options.requestId,
+    Server: options.serverHeader,
+    ...reply.headers,
+    'Content-Length': payload.length,
+  };
+  res.writeHead(reply.status, headers);
+  res.end(options.head ? undefined : payload);
+}

@@ -1,0 +1,119 @@
+import type { IncomingMessage } from 'node:http';
+import { createGunzip } from 'node:zlib';
+import type { Authenticated, AuthRequest, UserCtx } from '../auth/types.js';
+import { badContentType, badRequest, documentTooLarge, invalidJson, requestEntityTooLarge } from '../errors/catalog.js';
+import type { CouchError } from '../errors/couch-error.js';
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+export interface BodyLimits {
+  /** `[chttpd] max_http_request_size`: any body. */
+  maxRequestBytes: number;
+}
+
+/** One HTTP request as the router and endpoints see it: decoded path segments, query, body readers. */
+export class Request implements AuthRequest {
+  readonly raw: IncomingMessage;
+  readonly method: string;
+  readonly segments: readonly string[];
+  readonly query: URLSearchParams;
+  readonly path: string;
+  readonly peer: string;
+  readonly secure: boolean;
+  readonly id: string;
+  auth: Authenticated = { userCtx: { name: null, roles: [] } };
+  readonly #limits: BodyLimits;
+  #bodyRead = false;
+
+  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams; path: string; peer: string; secure: boolean; id: string; limits: BodyLimits }) {
+    this.raw = raw;
+    this.method = raw.method ?? 'GET';
+    this.segments = init.segments;
+    this.query = init.query;
+    this.path = init.path;
+    this.peer = init.peer;
+    this.secure = init.secure;
+    this.id = init.id;
+    this.#limits = init.limits;
+  }
+
+  get headers(): IncomingMessage['headers'] {
+    return this.raw.headers;
+  }
+
+  get userCtx(): UserCtx {
+    return this.auth.userCtx;
+  }
+
+  header(name: string): string | undefined {
+    const value = this.raw.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+
+  /** The primary Content-Type (before `;`), as sent. */
+  contentType(): string {
+    return (this.header('content-type') ?? '').split(';', 1)[0]!.trim();
+  }
+
+  /**
+   * Reads the whole body, refusing it with 413 as soon as it passes `maxBytes` (never buffering
+   * more than that), and inflating `Content-Encoding: gzip` under the same limit.
+   */
+  async body(maxBytes: number = this.#limits.maxRequestBytes, tooLarge: () => CouchError = requestEntityTooLarge): Promise<Buffer> {
+    if (this.#bodyRead) throw new Error('request body read twice');
+    this.#bodyRead = true;
+    const limit = Math.min(maxBytes, this.#limits.maxRequestBytes);
+    const declared = Number(this.header('content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > this.#limits.maxRequestBytes) throw requestEntityTooLarge();
+    const encoding = (this.header('content-encoding') ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity' && encoding !== 'gzip') {
+      throw badContentType(`${encoding} is not a supported content encoding.`);
+    }
+    const source = encoding === 'gzip' ? this.raw.pipe(createGunzip()) : this.raw;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > limit) {
+          if (source !== this.raw) (source as NodeJS.ReadableStream & { destroy(): void }).destroy();
+          throw tooLarge();
+        }
+        chunks.push(chunk);
+      }
+    } catch (error) {
+      if ((error as { code?: string }).code === 'Z_DATA_ERROR' || (error as { code?: string }).code === 'Z_BUF_ERROR') {
+        throw badRequest('Request body is not valid gzip data.');
+      }
+      throw error;
+    }
+    return Buffer.concat(chunks, size);
+  }
+
+  /** Parses the body as JSON once (last duplicate key wins, as CouchDB's decoder). */
+  async json(maxBytes?: number): Promise<unknown> {
+    const bytes = await this.body(maxBytes, maxBytes === undefined ? requestEntityTooLarge : documentTooLarge);
+    return parseJsonBytes(bytes);
+  }
+
+  /** Drains an unread body so keep-alive connections stay usable. */
+  async discardBody(): Promise<void> {
+    if (this.#bodyRead || this.raw.complete) return;
+    this.#bodyRead = true;
+    this.raw.resume();
+  }
+}
+
+export function parseJsonBytes(bytes: Buffer): unknown {
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw invalidJson();
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidJson();
+  }
+}

@@ -1,0 +1,54 @@
+import { requireServerAdmin } from '../../auth/authorization.js';
+import { parseHandlerList } from '../../auth/handler-list.js';
+import { badRequest, methodNotAllowed, notFound, unknownConfigValue } from '../../errors/catalog.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+
+/**
+ * `/_node/{node}/_config[/{section}[/{key}]]`: server admins only; values travel as JSON strings
+ * and a PUT or DELETE answers the previous value.
+ */
+export async function nodeConfig(request: Request, services: Services): Promise<Reply> {
+  requireServerAdmin(request.userCtx);
+  const [, node, , section, key, ...rest] = request.segments as string[];
+  if (node !== '_local' && node !== services.nodeName()) throw notFound(`no such node: ${node}`);
+  if (rest.length > 0) throw notFound('missing');
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  if (section === undefined) {
+    if (method !== 'GET') throw methodNotAllowed(['GET']);
+    return json(200, services.config.all());
+  }
+  if (key === undefined) {
+    if (method !== 'GET') throw methodNotAllowed(['GET']);
+    return json(200, services.config.section(section));
+  }
+  const current = services.config.get(section, key);
+  switch (method) {
+    case 'GET':
+      if (current === undefined) throw unknownConfigValue();
+      return json(200, current);
+    case 'PUT': {
+      const body = await request.json();
+      if (typeof body !== 'string') throw badRequest('a JSON string expected');
+      const value = body.trim();
+      validateSetting(section, key, value);
+      await services.config.set(section, key, value, { persist: request.header('x-couch-persist') !== 'false' });
+      return json(200, current ?? '');
+    }
+    case 'DELETE':
+      if (current === undefined) throw unknownConfigValue();
+      await services.config.delete(section, key, { persist: request.header('x-couch-persist') !== 'false' });
+      return json(200, current);
+    default:
+      throw methodNotAllowed(['GET', 'PUT', 'DELETE']);
+  }
+}
+
+/** Refuses values that would leave the server unable to authenticate anyone. */
+function validateSetting(section: string, key: string, value: string): void {
+  if (section === 'chttpd' && key === 'authentication_handlers') {
+    const parsed = parseHandlerList(value);
+    if (!parsed.ok) throw badRequest(parsed.reason);
+  }
+}

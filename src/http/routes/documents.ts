@@ -1,0 +1,194 @@
+import { isDbAdmin, isServerAdmin, requireDbAdmin } from '../../auth/authorization.js';
+import { randomHex } from '../../crypto/crypto.js';
+import { renderRevision, toEdit, validateDocumentId, isValidRev } from '../../documents/document-json.js';
+import { badRequest, conflict, documentDeleted, documentMissing, methodNotAllowed, notFound } from '../../errors/catalog.js';
+import type { DocumentEdit, EditResult, JsonObject, SecurityObject } from '../../storage/storage.js';
+import { booleanParam } from '../query.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+import { absoluteUrl, documentPath } from '../urls.js';
+import { openAsMember } from './database-access.js';
+import { databaseName, maxDocumentSize } from './databases.js';
+
+/** The document id a path names: `/{db}/{id}`, `/{db}/_design/{name}`, `/{db}/_local/{name}`. */
+export function documentIdOf(request: Request): string {
+  const [, first, second, ...rest] = request.segments as string[];
+  if (rest.length > 0) throw notFound('missing');
+  if (first === '_design' || first === '_local') {
+    if (second === undefined || second === '') throw notFound('missing');
+    return `${first}/${second}`;
+  }
+  if (second !== undefined) throw notFound('missing');
+  return validateDocumentId(first);
+}
+
+/** Design documents change what a database does, so only its admins may write them. */
+function requireWriter(request: Request, security: SecurityObject, id: string): void {
+  if (id.startsWith('_design/')) requireDbAdmin(request.userCtx, security);
+}
+
+function throwIfConflict(result: EditResult): string {
+  if (!result.ok) throw conflict();
+  return result.rev;
+}
+
+function revisionFrom(request: Request): string | undefined {
+  const fromQuery = request.query.get('rev') ?? undefined;
+  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
+  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) {
+    throw badRequest('Document rev from request body and query string have different values');
+  }
+  return fromQuery ?? ifMatch;
+}
+
+function written(request: Request, db: string, id: string, rev: string, status = 201): Reply {
+  return json(status, { ok: true, id, rev }, { ETag: `"${rev}"`, Location: absoluteUrl(request, documentPath(db, id)) });
+}
+
+/** `/{db}/{docid}` and `/{db}/_design/{name}`: read, write, delete one document. */
+export async function document(request: Request, services: Services): Promise<Reply> {
+  const db = databaseName(request);
+  const id = documentIdOf(request);
+  if (id.startsWith('_local/')) return localDocument(request, services, db, id);
+  const security = await openAsMember(services.storage, db, request.userCtx);
+  switch (request.method) {
+    case 'GET':
+    case 'HEAD':
+      return readDocument(request, services, db, id);
+    case 'PUT': {
+      requireWriter(request, security, id);
+      const newEdits = booleanParam(request.query, 'new_edits', true);
+      const { edit } = toEdit(await request.json(maxDocumentSize(services)), { id, rev: revisionFrom(request), newEdits });
+      const [result] = await services.storage.writeDocuments(db, [edit], { newEdits });
+      return written(request, db, id, newEdits ? throwIfConflict(result!) : edit.revPath![0]!);
+    }
+    case 'DELETE': {
+      requireWriter(request, security, id);
+      const rev = revisionFrom(request);
+      if (rev === undefined) throw conflict();
+      if (!isValidRev(rev)) throw badRequest('Invalid rev format');
+      const existing = await services.storage.readDocument(db, id);
+      if (!existing) throw documentMissing();
+      const [result] = await services.storage.writeDocuments(db, [{ id, body: {}, deleted: true, baseRev: rev }], { newEdits: true });
+      return written(request, db, id, throwIfConflict(result!), 200);
+    }
+    default:
+      throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
+  }
+}
+
+async function readDocument(request: Request, services: Services, db: string, id: string): Promise<Reply> {
+  const rev = request.query.get('rev') ?? undefined;
+  if (rev !== undefined && !isValidRev(rev)) throw badRequest('Invalid rev format');
+  const meta = booleanParam(request.query, 'meta');
+  const stored = await services.storage.readDocument(db, id, rev === undefined ? {} : { rev });
+  if (!stored) throw documentMissing();
+  if (stored.deleted && rev === undefined) throw documentDeleted();
+  const etag = `"${stored.rev}"`;
+  if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };
+  const body = renderRevision(stored, {
+    revs: booleanParam(request.query, 'revs'),
+    conflicts: meta || booleanParam(request.query, 'conflicts'),
+    deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
+    localSeq: meta || booleanParam(request.query, 'local_seq'),
+  });
+  return json(200, body, { ETag: etag });
+}
+
+/** `POST /{db}`: a new document, with the client's `_id` or a generated one. */
+export async function createDocumentByPost(request: Request, services: Services, db: string): Promise<Reply> {
+  const security = await openAsMember(services.storage, db, request.userCtx);
+  const body = await request.json(maxDocumentSize(services));
+  const withId = body !== null && typeof body === 'object' && !Array.isArray(body) && !('_id' in body)
+    ? Object.fromEntries([['_id', randomHex()], ...Object.entries(body)])
+    : body;
+  const { edit } = toEdit(withId, { newEdits: true });
+  if (edit.id.startsWith('_local/')) {
+    const result = await services.storage.putLocal(db, edit.id, edit.body, edit.baseRev);
+    return written(request, db, edit.id, throwIfConflict(result));
+  }
+  requireWriter(request, security, edit.id);
+  const [result] = await services.storage.writeDocuments(db, [edit], { newEdits: true });
+  return written(request, db, edit.id, throwIfConflict(result!));
+}
+
+/** `_local/` documents: no history, not replicated, readable and writable by members. */
+async function localDocument(request: Request, services: Services, db: string, id: string): Promise<Reply> {
+  await openAsMember(services.storage, db, request.userCtx);
+  switch (request.method) {
+    case 'GET':
+    case 'HEAD': {
+      const local = await services.storage.getLocal(db, id);
+      if (!local) throw documentMissing();
+      return json(200, Object.fromEntries([['_id', local.id], ['_rev', local.rev], ...Object.entries(local.body)]));
+    }
+    case 'PUT': {
+      const { edit, rev } = toEdit(await request.json(maxDocumentSize(services)), { id, rev: revisionFrom(request), newEdits: true });
+      const result = edit.deleted
+        ? await services.storage.deleteLocal(db, id, rev)
+        : await services.storage.putLocal(db, id, edit.body, rev);
+      return written(request, db, id, throwIfConflict(result));
+    }
+    case 'DELETE': {
+      const result = await services.storage.deleteLocal(db, id, revisionFrom(request));
+      if (!result.ok && !(await services.storage.getLocal(db, id))) throw documentMissing();
+      return written(request, db, id, throwIfConflict(result), 200);
+    }
+    default:
+      throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
+  }
+}
+
+/** `POST /{db}/_bulk_docs`: many edits in one request, one result per document. */
+export async function bulkDocs(request: Request, services: Services): Promise<Reply> {
+  const db = databaseName(request);
+  if (request.method !== 'POST') throw methodNotAllowed(['POST']);
+  const security = await openAsMember(services.storage, db, request.userCtx);
+  const body = await request.json();
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !('docs' in body)) {
+    throw badRequest('POST body must include `docs` parameter.');
+  }
+  const { docs, new_edits: newEditsValue } = body as JsonObject;
+  if (!Array.isArray(docs)) throw badRequest('`docs` parameter must be an array.');
+  if (newEditsValue !== undefined && typeof newEditsValue !== 'boolean') throw badRequest('`new_edits` parameter must be a boolean.');
+  const newEdits = newEditsValue ?? true;
+  const maxSize = maxDocumentSize(services);
+  const canWriteDesign = isServerAdmin(request.userCtx) || isDbAdmin(request.userCtx, security);
+
+  type Slot = { id: string; error?: { error: string; reason: string }; edit?: DocumentEdit; local?: { body: JsonObject; rev?: string; deleted: boolean } };
+  const slots: Slot[] = docs.map((doc) => {
+    const candidate = newEdits && doc !== null && typeof doc === 'object' && !Array.isArray(doc) && !('_id' in doc)
+      ? Object.fromEntries([['_id', randomHex()], ...Object.entries(doc)])
+      : doc;
+    const { edit, rev } = toEdit(candidate, { newEdits });
+    if (JSON.stringify(edit.body).length > maxSize) {
+      return { id: edit.id, error: { error: 'too_large', reason: 'Document too large' } };
+    }
+    if (edit.id.startsWith('_local/')) return { id: edit.id, local: { body: edit.body, rev, deleted: edit.deleted } };
+    if (edit.id.startsWith('_design/') && !canWriteDesign) {
+      return { id: edit.id, error: { error: 'unauthorized', reason: 'You are not a db or server admin.' } };
+    }
+    return { id: edit.id, edit };
+  });
+
+  const edits = slots.filter((slot) => slot.edit).map((slot) => slot.edit!);
+  const results = edits.length > 0 ? await services.storage.writeDocuments(db, edits, { newEdits }) : [];
+  let next = 0;
+  const rows: JsonObject[] = [];
+  for (const slot of slots) {
+    if (slot.error) {
+      rows.push({ id: slot.id, ...slot.error });
+    } else if (slot.local) {
+      const result = slot.local.deleted
+        ? await services.storage.deleteLocal(db, slot.id, slot.local.rev)
+        : await services.storage.putLocal(db, slot.id, slot.local.body, slot.local.rev);
+      rows.push(result.ok ? { ok: true, id: slot.id, rev: result.rev } : { id: slot.id, error: result.error, reason: result.reason });
+    } else {
+      const result = results[next++]!;
+      if (result.ok && newEdits) rows.push({ ok: true, id: result.id, rev: result.rev });
+      if (!result.ok) rows.push({ id: result.id, error: result.error, reason: result.reason });
+    }
+  }
+  return json(201, rows);
+}

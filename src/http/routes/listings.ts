@@ -1,0 +1,145 @@
+import { requireServerAdmin } from '../../auth/authorization.js';
+import { badRequest, methodNotAllowed } from '../../errors/catalog.js';
+import type { DocumentSummary, Json, JsonObject, RangeOptions } from '../../storage/storage.js';
+import { booleanParam, jsonParam, nonNegativeIntegerParam } from '../query.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+import { openAsMember } from './database-access.js';
+import { databaseName, usersDbName } from './databases.js';
+import { compareIdToKey } from './range.js';
+import { formatSeq, parseSince } from './sequences.js';
+
+/**
+ * Opens a database for a listing (GET, HEAD or POST) by a member; `_all_docs` and `_changes` of
+ * `_users` list every user, so they are for server admins only (CouchDB 3).
+ */
+async function openListing(request: Request, services: Services): Promise<string> {
+  const db = databaseName(request);
+  if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
+    throw methodNotAllowed(['GET', 'HEAD', 'POST']);
+  }
+  await openAsMember(services.storage, db, request.userCtx);
+  if (db === usersDbName(services) || db === '_replicator') requireServerAdmin(request.userCtx);
+  return db;
+}
+
+function row(summary: DocumentSummary, includeDocs: boolean): JsonObject {
+  const value: JsonObject = summary.deleted ? { rev: summary.rev, deleted: true } : { rev: summary.rev };
+  const result: JsonObject = { id: summary.id, key: summary.id, value };
+  if (includeDocs) {
+    result['doc'] = summary.deleted || !summary.body
+      ? null
+      : Object.fromEntries([['_id', summary.id], ['_rev', summary.rev], ...Object.entries(summary.body)]);
+  }
+  return result;
+}
+
+/**
+ * Turns JSON keys into the string bounds storage understands, using CouchDB's collation: a key of
+ * a type that sorts before strings is no bound at all, one that sorts after strings matches nothing.
+ */
+function stringBounds(options: { startKey?: Json; endKey?: Json; descending: boolean }): { startKey?: string; endKey?: string; empty: boolean } {
+  const bound = (key: Json | undefined, isStart: boolean): { value?: string; empty: boolean } => {
+    if (key === undefined || typeof key === 'string') return { value: key, empty: false };
+    const idsAfterKey = compareIdToKey('', key) > 0;
+    // Ascending start / descending end below every id: no bound. Otherwise nothing can match.
+    const lowerSide = options.descending ? !isStart : isStart;
+    return lowerSide === idsAfterKey ? { empty: false } : { empty: true };
+  };
+  const start = bound(options.startKey, true);
+  const end = bound(options.endKey, false);
+  return { startKey: start.value, endKey: end.value, empty: start.empty || end.empty };
+}
+
+/** `GET/POST /{db}/_all_docs`. */
+export async function allDocs(request: Request, services: Services): Promise<Reply> {
+  const db = await openListing(request, services);
+  const query = request.query;
+  let keys = jsonParam(query, 'keys');
+  if (request.method === 'POST') {
+    const body = await request.json();
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Request body must be a JSON object');
+    if ('keys' in body) keys = (body as JsonObject)['keys'];
+  }
+  const key = jsonParam(query, 'key');
+  if (key !== undefined && keys === undefined) keys = [key];
+  const includeDocs = booleanParam(query, 'include_docs');
+  const descending = booleanParam(query, 'descending');
+  const limit = nonNegativeIntegerParam(query, 'limit');
+  const skip = nonNegativeIntegerParam(query, 'skip') ?? 0;
+
+  if (keys !== undefined) {
+    if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
+    const ordered = descending ? [...keys].reverse() : keys;
+    const ids = ordered.map((item) => (typeof item === 'string' ? item : ''));
+    const found = await services.storage.lookupDocuments(db, ids, includeDocs);
+    const rows = ordered.map((item, index) => {
+      const summary = typeof item === 'string' ? found[index] : undefined;
+      return summary ? row(summary, includeDocs) : { key: item, error: 'not_found' };
+    });
+    const info = await services.storage.databaseInfo(db);
+    const selected = rows.slice(skip, limit === undefined ? undefined : skip + limit);
+    return json(200, { total_rows: info?.docCount ?? 0, offset: null, rows: selected });
+  }
+
+  const bounds = stringBounds({
+    startKey: jsonParam(query, 'startkey', 'start_key'),
+    endKey: jsonParam(query, 'endkey', 'end_key'),
+    descending,
+  });
+  const options: RangeOptions = {
+    startKey: bounds.startKey,
+    endKey: bounds.endKey,
+    inclusiveEnd: booleanParam(query, 'inclusive_end', true),
+    descending,
+    limit: bounds.empty ? 0 : limit,
+    skip,
+    includeDocs,
+  };
+  const result = await services.storage.listDocuments(db, options);
+  const body: JsonObject = {
+    total_rows: result.totalRows,
+    offset: result.offset,
+    rows: result.rows.map((summary) => row(summary, includeDocs)),
+  };
+  if (booleanParam(query, 'update_seq')) {
+    body['update_seq'] = formatSeq((await services.storage.databaseInfo(db))?.updateSeq ?? 0);
+  }
+  return json(200, body);
+}
+
+/** `GET /{db}/_changes`, the `normal` feed. */
+export async function changes(request: Request, services: Services): Promise<Reply> {
+  const db = await openListing(request, services);
+  const query = request.query;
+  const feed = query.get('feed') ?? 'normal';
+  if (feed !== 'normal') throw badRequest('Only the `normal` feed is supported.');
+  const style = query.get('style') ?? 'main_only';
+  if (style !== 'main_only' && style !== 'all_docs') throw badRequest('Invalid `style` parameter.');
+  const info = await services.storage.databaseInfo(db);
+  const updateSeq = info?.updateSeq ?? 0;
+  const descending = booleanParam(query, 'descending');
+  const includeDocs = booleanParam(query, 'include_docs');
+  const limit = nonNegativeIntegerParam(query, 'limit');
+  const since = descending ? undefined : parseSince(query.get('since'), updateSeq);
+  const rows = await services.storage.changes(db, { since, limit, descending, includeDocs, allLeaves: style === 'all_docs' });
+  const results = rows.map((change) => {
+    const entry: JsonObject = { seq: formatSeq(change.seq), id: change.id, changes: change.changes.map((rev) => ({ rev })) };
+    if (change.deleted) entry['deleted'] = true;
+    if (includeDocs) {
+      entry['doc'] = change.body
+        ? Object.fromEntries([
+            ['_id', change.id],
+            ['_rev', change.changes[0]!],
+            ...(change.deleted ? [['_deleted', true] as [string, Json]] : []),
+            ...Object.entries(change.body),
+          ])
+        : null;
+    }
+    return entry;
+  });
+  const lastSeq = rows.length > 0 ? rows[rows.length - 1]!.seq : descending ? 0 : (since ?? 0);
+  const pending = descending || rows.length === 0 ? 0 : Math.max(0, updateSeq - lastSeq);
+  return json(200, { results, last_seq: formatSeq(descending && rows.length === 0 ? updateSeq : lastSeq), pending });
+}

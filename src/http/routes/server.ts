@@ -1,0 +1,60 @@
+import { requireServerAdmin } from '../../auth/authorization.js';
+import { randomHex } from '../../crypto/crypto.js';
+import { badRequest } from '../../errors/catalog.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+import { jsonParam, nonNegativeIntegerParam, booleanParam } from '../query.js';
+import { selectRange } from './range.js';
+
+/** The CouchDB API version Divan implements, reported as `version` in `GET /`. */
+export const COUCHDB_API_VERSION = '3.5.2';
+
+export async function welcome(_request: Request, services: Services): Promise<Reply> {
+  const vendor: Record<string, string> = { name: 'Divan', version: services.version, ...services.config.section('vendor') };
+  return json(200, {
+    couchdb: 'Welcome',
+    version: COUCHDB_API_VERSION,
+    uuid: services.config.get('couchdb', 'uuid') ?? '',
+    features: [],
+    vendor,
+  });
+}
+
+export async function up(_request: Request, services: Services): Promise<Reply> {
+  try {
+    await services.storage.ping();
+  } catch {
+    return json(503, { status: 'error', reason: 'Storage is unreachable.' });
+  }
+  return json(200, { status: 'ok', seeds: {} });
+}
+
+export async function uuids(request: Request, services: Services): Promise<Reply> {
+  const count = nonNegativeIntegerParam(request.query, 'count') ?? 1;
+  const max = services.config.getInteger('uuids', 'max_count', 1000);
+  if (count > max) throw badRequest('count parameter too large');
+  const list = Array.from({ length: count }, () => randomHex());
+  return json(200, { uuids: list }, { 'Cache-Control': 'must-revalidate, no-cache', Pragma: 'no-cache' });
+}
+
+export async function allDbs(request: Request, services: Services): Promise<Reply> {
+  if (services.config.getBoolean('chttpd', 'admin_only_all_dbs', true)) requireServerAdmin(request.userCtx);
+  const names = await services.storage.listDatabases();
+  return json(
+    200,
+    selectRange(names, {
+      startKey: jsonParam(request.query, 'startkey', 'start_key'),
+      endKey: jsonParam(request.query, 'endkey', 'end_key'),
+      descending: booleanParam(request.query, 'descending'),
+      inclusiveEnd: booleanParam(request.query, 'inclusive_end', true),
+      limit: nonNegativeIntegerParam(request.query, 'limit'),
+      skip: nonNegativeIntegerParam(request.query, 'skip'),
+    }),
+  );
+}
+
+export async function membership(_request: Request, services: Services): Promise<Reply> {
+  const node = services.nodeName();
+  return json(200, { all_nodes: [node], cluster_nodes: [node] });
+}

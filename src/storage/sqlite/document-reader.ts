@@ -1,0 +1,43 @@
+import { listConflicts, parseRevision, revisionPath, type RevisionTree } from '../revision-tree.js';
+import type { DocumentSummary, JsonObject, StoredRevision } from '../storage.js';
+import type { Statements } from './statements.js';
+
+/** A revision of a document with its body; undefined when unknown or no longer a leaf. */
+export function readRevision(st: Statements, dbId: number, id: string, rev?: string): StoredRevision | undefined {
+  const row = st.document.get(dbId, id);
+  if (row === undefined) return undefined;
+  const tree = JSON.parse(row.tree) as RevisionTree;
+  const wanted = rev ?? row.winner;
+  if (!Object.hasOwn(tree, wanted)) return undefined;
+  // Only leaves keep a body (CouchDB after compaction): an older revision reads as missing.
+  const body = st.body.get(row.doc_pk, wanted);
+  if (body === undefined) return undefined;
+  const parsed = parseRevision(wanted);
+  return {
+    id: row.id,
+    rev: wanted,
+    deleted: tree[wanted].deleted,
+    body: JSON.parse(body) as JsonObject,
+    seq: row.seq,
+    revisionPath: revisionPath(tree, wanted).map((r) => r.slice(r.indexOf('-') + 1)),
+    revisionStart: parsed?.generation ?? 0,
+    ...listConflicts(tree),
+  };
+}
+
+/** The `_all_docs?keys=` view of one id: deleted documents included, as CouchDB shows them. */
+export function summarize(
+  st: Statements,
+  dbId: number,
+  id: string,
+  includeDocs: boolean,
+): DocumentSummary | undefined {
+  const row = st.document.get(dbId, id);
+  if (row === undefined) return undefined;
+  const summary: DocumentSummary = { id: row.id, rev: row.winner, deleted: row.deleted === 1, seq: row.seq };
+  if (includeDocs && row.deleted === 0) {
+    const body = st.body.get(row.doc_pk, row.winner);
+    if (body !== undefined) summary.body = JSON.parse(body) as JsonObject;
+  }
+  return summary;
+}

@@ -1,0 +1,114 @@
+import { sortedLeaves, type RevisionTree } from '../revision-tree.js';
+import type { ChangeRow, ChangesOptions, DocumentSummary, JsonObject, RangeOptions, RangeResult } from '../storage.js';
+import type { Connection, Statement } from './sqlite-connection.js';
+
+/** `_all_docs` and `_changes` build their SQL from options; each distinct shape is prepared once. */
+export class RangeQueries {
+  readonly #db: Connection;
+  readonly #cache = new Map<string, Statement>();
+
+  constructor(db: Connection) {
+    this.#db = db;
+  }
+
+  #statement(sql: string, pluck = false): Statement {
+    let statement = this.#cache.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare<unknown[], unknown>(sql);
+      if (pluck) statement.pluck();
+      this.#cache.set(sql, statement);
+    }
+    return statement;
+  }
+
+  #countLive(bounds: string, params: unknown[]): number {
+    const sql = `SELECT count(*) FROM documents d WHERE d.db_id = ? AND d.deleted = 0${bounds}`;
+    return this.#statement(sql, true).get(...params) as number;
+  }
+
+  /**
+   * Live documents in id byte order (SQLite's BINARY collation). With `descending` the start key
+   * is the upper bound, as in CouchDB; `offset` counts the rows before the first one returned.
+   */
+  listDocuments(dbId: number, totalRows: number, options: RangeOptions): RangeResult {
+    const descending = options.descending === true;
+    const skip = Math.max(0, options.skip ?? 0);
+    const { sql: bounds, params } = rangeBounds(options);
+    const withDocs = options.includeDocs === true;
+    const sql =
+      `SELECT d.id, d.winner, d.seq${withDocs ? ', b.body' : ''} FROM documents d` +
+      (withDocs ? ' LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : '') +
+      ` WHERE d.db_id = ? AND d.deleted = 0${bounds}` +
+      ` ORDER BY d.id ${descending ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`;
+    const raw = this.#statement(sql).all(dbId, ...params, options.limit ?? -1, skip) as {
+      id: string;
+      winner: string;
+      seq: number;
+      body?: string | null;
+    }[];
+    const rows = raw.map((r): DocumentSummary => {
+      const row: DocumentSummary = { id: r.id, rev: r.winner, deleted: false, seq: r.seq };
+      if (withDocs && typeof r.body === 'string') row.body = JSON.parse(r.body) as JsonObject;
+      return row;
+    });
+
+    const before =
+      options.startKey === undefined
+        ? 0
+        : this.#countLive(descending ? ' AND d.id > ?' : ' AND d.id < ?', [dbId, options.startKey]);
+    let offset = before + skip;
+    if (rows.length === 0 && skip > 0) {
+      // Skipped past the end of the range: the first row would have come right after it.
+      offset = before + Math.min(skip, this.#countLive(bounds, [dbId, ...params]));
+    }
+    return { totalRows, offset, rows };
+  }
+
+  /** One row per document at its latest sequence; `since` is exclusive. */
+  changes(dbId: number, options: ChangesOptions): ChangeRow[] {
+    const withDocs = options.includeDocs === true;
+    const allLeaves = options.allLeaves === true;
+    const sql =
+      `SELECT d.id, d.winner, d.deleted, d.seq${allLeaves ? ', d.tree' : ''}${withDocs ? ', b.body' : ''}` +
+      ' FROM documents d' +
+      (withDocs ? ' LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : '') +
+      ` WHERE d.db_id = ? AND d.seq > ? ORDER BY d.seq ${options.descending === true ? 'DESC' : 'ASC'} LIMIT ?`;
+    const raw = this.#statement(sql).all(dbId, options.since ?? 0, options.limit ?? -1) as {
+      id: string;
+      winner: string;
+      deleted: 0 | 1;
+      seq: number;
+      tree?: string;
+      body?: string | null;
+    }[];
+    return raw.map((r): ChangeRow => {
+      const row: ChangeRow = {
+        seq: r.seq,
+        id: r.id,
+        changes: allLeaves ? sortedLeaves(JSON.parse(r.tree as string) as RevisionTree) : [r.winner],
+        deleted: r.deleted === 1,
+      };
+      // A deleted winner's tombstone body is included too: CouchDB shows `{_id, _rev, _deleted}`.
+      if (withDocs && typeof r.body === 'string') row.body = JSON.parse(r.body) as JsonObject;
+      return row;
+    });
+  }
+}
+
+/** SQL conditions on `d.id` for a key range; descending swaps which key is the upper bound. */
+function rangeBounds(options: RangeOptions): { sql: string; params: string[] } {
+  const descending = options.descending === true;
+  const inclusiveEnd = options.inclusiveEnd !== false;
+  let sql = '';
+  const params: string[] = [];
+  if (options.startKey !== undefined) {
+    sql += descending ? ' AND d.id <= ?' : ' AND d.id >= ?';
+    params.push(options.startKey);
+  }
+  if (options.endKey !== undefined) {
+    const op = descending ? (inclusiveEnd ? '>=' : '>') : inclusiveEnd ? '<=' : '<';
+    sql += ` AND d.id ${op} ?`;
+    params.push(options.endKey);
+  }
+  return { sql, params };
+}

@@ -1,0 +1,80 @@
+import type { Connection } from './sqlite-connection.js';
+
+export interface DatabaseRow {
+  db_id: number;
+  name: string;
+  security: string;
+  update_seq: number;
+  doc_count: number;
+  deleted_doc_count: number;
+  data_size: number;
+  instance_start_time: string;
+}
+
+export interface DocumentRow {
+  doc_pk: number;
+  id: string;
+  tree: string;
+  winner: string;
+  deleted: 0 | 1;
+  seq: number;
+}
+
+export interface LocalRow {
+  rev: number;
+  body: string;
+}
+
+/** Every fixed statement, prepared once per connection. */
+export function prepareStatements(db: Connection) {
+  return {
+    databaseByName: db.prepare<[string], DatabaseRow>('SELECT * FROM databases WHERE name = ?'),
+    databaseId: db.prepare<[string], number>('SELECT db_id FROM databases WHERE name = ?').pluck(),
+    databaseNames: db.prepare<[], string>('SELECT name FROM databases ORDER BY name').pluck(),
+    insertDatabase: db.prepare<[string, string, string]>(
+      'INSERT INTO databases (name, security, instance_start_time) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+    ),
+    deleteBodiesOfDatabase: db.prepare<[number]>(
+      'DELETE FROM leaf_bodies WHERE doc_pk IN (SELECT doc_pk FROM documents WHERE db_id = ?)',
+    ),
+    deleteDocumentsOfDatabase: db.prepare<[number]>('DELETE FROM documents WHERE db_id = ?'),
+    deleteLocalsOfDatabase: db.prepare<[number]>('DELETE FROM local_documents WHERE db_id = ?'),
+    deleteDatabase: db.prepare<[number]>('DELETE FROM databases WHERE db_id = ?'),
+    updateSecurity: db.prepare<[string, number]>('UPDATE databases SET security = ? WHERE db_id = ?'),
+    nextSeq: db
+      .prepare<[number], number>('UPDATE databases SET update_seq = update_seq + 1 WHERE db_id = ? RETURNING update_seq')
+      .pluck(),
+    addToCounters: db.prepare<[number, number, number, number]>(
+      `UPDATE databases SET doc_count = doc_count + ?, deleted_doc_count = deleted_doc_count + ?,
+       data_size = data_size + ? WHERE db_id = ?`,
+    ),
+
+    document: db.prepare<[number, string], DocumentRow>(
+      'SELECT doc_pk, id, tree, winner, deleted, seq FROM documents WHERE db_id = ? AND id = ?',
+    ),
+    insertDocument: db.prepare<[number, string, string, string, number, number]>(
+      'INSERT INTO documents (db_id, id, tree, winner, deleted, seq) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    updateDocument: db.prepare<[string, string, number, number, number]>(
+      'UPDATE documents SET tree = ?, winner = ?, deleted = ?, seq = ? WHERE doc_pk = ?',
+    ),
+    body: db.prepare<[number, string], string>('SELECT body FROM leaf_bodies WHERE doc_pk = ? AND rev = ?').pluck(),
+    insertBody: db.prepare<[number, string, string]>('INSERT INTO leaf_bodies (doc_pk, rev, body) VALUES (?, ?, ?)'),
+    deleteBody: db
+      .prepare<[number, string], number>(
+        'DELETE FROM leaf_bodies WHERE doc_pk = ? AND rev = ? RETURNING length(CAST(body AS BLOB))',
+      )
+      .pluck(),
+
+    local: db.prepare<[number, string], LocalRow>('SELECT rev, body FROM local_documents WHERE db_id = ? AND id = ?'),
+    upsertLocal: db.prepare<[number, string, number, string]>(
+      `INSERT INTO local_documents (db_id, id, rev, body) VALUES (?, ?, ?, ?)
+       ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body`,
+    ),
+    deleteLocal: db.prepare<[number, string]>('DELETE FROM local_documents WHERE db_id = ? AND id = ?'),
+
+    ping: db.prepare<[], number>('SELECT 1').pluck(),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

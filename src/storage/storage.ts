@@ -1,0 +1,187 @@
+/**
+ * The Storage interface: everything Divan keeps on disk goes through it. Two backends implement it
+ * (sqlite/ today, postgres/ later) and one contract suite (test/storage/) runs unchanged over both.
+ *
+ * Revision semantics live here, not in the HTTP layer: a backend receives edits, merges them into the
+ * document's revision tree with the shared pure functions of `revision-tree.ts`, and answers per edit.
+ * Every method that writes resolves only after the write is durable.
+ */
+
+export type Json = null | boolean | number | string | Json[] | JsonObject;
+export interface JsonObject {
+  [key: string]: Json;
+}
+
+/** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
+export type SecurityObject = JsonObject;
+
+export interface DatabaseInfo {
+  name: string;
+  /** Number of documents whose winning revision is not deleted (design documents included). */
+  docCount: number;
+  /** Number of documents whose winning revision is a tombstone. */
+  deletedDocCount: number;
+  /** Monotonic per-database sequence; 0 for an empty database. */
+  updateSeq: number;
+  /** Approximate bytes of stored JSON bodies (for `sizes.external`/`sizes.active`). */
+  dataSize: number;
+  /** Microseconds since the epoch at creation, as CouchDB's `instance_start_time` is a string. */
+  instanceStartTime: string;
+}
+
+/** One edit of one document, as a client sent it (after the HTTP layer split off the `_` fields). */
+export interface DocumentEdit {
+  id: string;
+  /** The document's own fields: no `_id`, `_rev`, `_deleted`, `_revisions`. */
+  body: JsonObject;
+  deleted: boolean;
+  /**
+   * new_edits=true: the revision being edited (`_rev`), undefined to create (or to recreate a
+   * deleted document).
+   */
+  baseRev?: string;
+  /**
+   * new_edits=false (replication): the revision path of this edit, newest first, as full revs
+   * (`["3-c…","2-b…","1-a…"]`). Required in that mode.
+   */
+  revPath?: string[];
+}
+
+export type EditResult =
+  | { ok: true; id: string; rev: string }
+  | { ok: false; id: string; error: 'conflict'; reason: 'Document update conflict.' };
+
+export interface WriteOptions {
+  /** false: replication mode, the edit's `revPath` is merged as-is and never conflicts. */
+  newEdits: boolean;
+}
+
+/** A document revision read back from storage. */
+export interface StoredRevision {
+  id: string;
+  rev: string;
+  deleted: boolean;
+  body: JsonObject;
+  /** Update sequence of the document (its latest change). */
+  seq: number;
+  /** Ancestors of `rev`, newest first, starting with `rev` itself, as hashes without the `N-`. */
+  revisionPath: string[];
+  /** Start (generation) of `rev`. */
+  revisionStart: number;
+  /** Live non-winning leaf revisions, sorted as CouchDB sorts them (winner order). */
+  conflicts: string[];
+  /** Deleted non-winning leaf revisions. */
+  deletedConflicts: string[];
+}
+
+export interface ReadOptions {
+  /** A specific revision; default: the winning revision. */
+  rev?: string;
+}
+
+/** Row of `_all_docs` before the HTTP layer shapes it. */
+export interface DocumentSummary {
+  id: string;
+  /** Winning revision. */
+  rev: string;
+  deleted: boolean;
+  seq: number;
+  /** Present when `includeDocs` was asked for and the document is not deleted. */
+  body?: JsonObject;
+}
+
+export interface RangeOptions {
+  startKey?: string;
+  endKey?: string;
+  /** Default true, as CouchDB's `inclusive_end`. */
+  inclusiveEnd?: boolean;
+  descending?: boolean;
+  limit?: number;
+  skip?: number;
+  includeDocs?: boolean;
+  /** Ids starting with `_local/` are never listed; `_design/` ones are. */
+}
+
+export interface RangeResult {
+  totalRows: number;
+  offset: number;
+  rows: DocumentSummary[];
+}
+
+export interface ChangeRow {
+  seq: number;
+  id: string;
+  /** Winning revision first, then other leaves when `style=all_docs`. */
+  changes: string[];
+  deleted: boolean;
+  body?: JsonObject;
+}
+
+export interface ChangesOptions {
+  /** Exclusive lower bound. */
+  since?: number;
+  limit?: number;
+  descending?: boolean;
+  includeDocs?: boolean;
+  allLeaves?: boolean;
+}
+
+export interface LocalDocument {
+  id: string;
+  /** `0-N` as CouchDB numbers local revisions. */
+  rev: string;
+  body: JsonObject;
+}
+
+export interface Storage {
+  /** `sqlite` or `postgres`: for logs and `GET /_up`. */
+  readonly kind: string;
+
+  /** Closes connections after pending writes have been committed. */
+  close(): Promise<void>;
+  /** Resolves when the backend can serve (used by `GET /_up`); rejects otherwise. */
+  ping(): Promise<void>;
+
+  /** Creates a database with its initial `_security`; false when it already exists. */
+  createDatabase(name: string, security: SecurityObject): Promise<boolean>;
+  /** Deletes a database and everything in it; false when it did not exist. */
+  deleteDatabase(name: string): Promise<boolean>;
+  /** Database names in ascending (byte) order. */
+  listDatabases(): Promise<string[]>;
+  databaseInfo(name: string): Promise<DatabaseInfo | undefined>;
+
+  /** undefined when the database does not exist. */
+  getSecurity(db: string): Promise<SecurityObject | undefined>;
+  /** false when the database does not exist. */
+  putSecurity(db: string, security: SecurityObject): Promise<boolean>;
+
+  /**
+   * Applies edits in order, atomically per edit, durable before it resolves. Two edits of the same
+   * id in one call are applied one after the other (the second sees the first).
+   * Rejects with a not-found CouchError when the database does not exist.
+   */
+  writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]>;
+  /**
+   * undefined when the document (or the asked revision) does not exist. A deleted winner is
+   * returned with `deleted: true` so the caller can answer `deleted` rather than `missing`.
+   */
+  readDocument(db: string, id: string, options?: ReadOptions): Promise<StoredRevision | undefined>;
+  /** `_all_docs` over document ids in byte order; `keys` variant below. */
+  listDocuments(db: string, options: RangeOptions): Promise<RangeResult>;
+  /** Summaries for the given ids, in the given order; undefined for unknown ids. */
+  lookupDocuments(
+    db: string,
+    ids: readonly string[],
+    includeDocs: boolean,
+  ): Promise<(DocumentSummary | undefined)[]>;
+  /** One row per document, at its latest change, in sequence order. */
+  changes(db: string, options: ChangesOptions): Promise<ChangeRow[]>;
+
+  getLocal(db: string, id: string): Promise<LocalDocument | undefined>;
+  /**
+   * Writes `_local/…` documents: `rev` must match the stored one (or be absent for a new one),
+   * otherwise `conflict`. Local documents have no history, no sequence and are not replicated.
+   */
+  putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult>;
+  deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult>;
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { constantTimeEqual, hmac } from '../crypto/crypto.js';
+
+/**
+ * Remembers passwords that passed the slow PBKDF2 check, as a keyed fast hash, so repeated Basic
+ * requests cost microseconds (CouchDB 3.4's `couch_passwords_cache`). Entries are keyed by user
+ * name and salt, so a password change (new salt) never meets a stale entry; the process-local
+ * HMAC key means a memory dump does not yield offline-crackable hashes of a known construction.
+ */
+export class VerifiedPasswordCache {
+  readonly #key = randomBytes(32);
+  readonly #entries = new Map<string, { digest: Buffer; lastUsed: number }>();
+  #maxObjects: number;
+  #maxIdleMs: number;
+  #enabled: boolean;
+  readonly #now: () => number;
+
+  constructor(options: { enabled: boolean; maxObjects: number; maxIdleMs: number; now?: () => number }) {
+    this.#enabled = options.enabled;
+    this.#maxObjects = options.maxObjects;
+    this.#maxIdleMs = options.maxIdleMs;
+    this.#now = options.now ?? Date.now;
+  }
+
+  configure(options: { enabled: boolean; maxObjects: number; maxIdleMs: number }): void {
+    this.#enabled = options.enabled;
+    this.#maxObjects = options.maxObjects;
+    this.#maxIdleMs = options.maxIdleMs;
+    if (!this.#enabled) this.#entries.clear();
+  }
+
+  /** true: the password matches a verified one; false: it does not; undefined: nothing cached. */
+  check(name: string, salt: string, password: string): boolean | undefined {
+    if (!this.#enabled) return undefined;
+    const cacheKey = entryKey(name, salt);
+    const entry = this.#entries.get(cacheKey);
+    if (!entry) return undefined;
+    const now = this.#now();
+    if (now - entry.lastUsed > this.#maxIdleMs) {
+      this.#entries.delete(cacheKey);
+      return undefined;
+    }
+    entry.lastUsed = now;
+    // Re-insert so Map order stays least-recently-used first.
+    this.#entries.delete(cacheKey);
+    this.#entries.set(cacheKey, entry);
+    return constantTimeEqual(entry.digest, this.#digest(salt, password));
+  }
+
+  remember(name: string, salt: string, password: string): void {
+    if (!this.#enabled || this.#maxObjects <= 0) return;
+    const cacheKey = entryKey(name, salt);
+    this.#entries.delete(cacheKey);
+    this.#entries.set(cacheKey, { digest: this.#digest(salt, password), lastUsed: this.#now() });
+    while (this.#entries.size > this.#maxObjects) {
+      const oldest = this.#entries.keys().next().value as string;
+      this.#entries.delete(oldest);
+    }
+  }
+
+  /** Drops every entry of a user (password change, deletion). */
+  forget(name: string): void {
+    const prefix = `${name}\u0000`;
+    for (const key of this.#entries.keys()) if (key.startsWith(prefix)) this.#entries.delete(key);
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #digest(salt: string, password: string): Buffer {
+    return hmac('sha256', this.#key, `${salt}\u0000${password}`);
+  }
+}
+
+function entryKey(name: string, salt: string): string {
+  return `${name}\u0000${salt}`;
+}

@@ -1,0 +1,179 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { BACKENDS, freshBackend } from '../support/backends.js';
+import { CouchError } from '../../src/errors/couch-error.js';
+import type { EditResult, JsonObject, Storage } from '../../src/storage/storage.js';
+
+// Hand-made revisions as a replication peer would send them (32 hex digits each).
+const r = (generation: number, digit: string): string => `${generation}-${digit.repeat(32)}`;
+const A1 = r(1, 'a');
+const B2 = r(2, 'b');
+const C2 = r(2, 'c');
+const D3 = r(3, 'd');
+const E3 = r(3, 'e');
+
+async function replicate(
+  storage: Storage,
+  id: string,
+  revPath: string[],
+  body: JsonObject,
+  deleted = false,
+): Promise<EditResult> {
+  const [result] = await storage.writeDocuments('db', [{ id, body, deleted, revPath }], { newEdits: false });
+  return result;
+}
+
+for (const backend of BACKENDS) {
+  describe(`${backend.name}: replicated edits (new_edits=false)`, () => {
+    const ctx = freshBackend(backend);
+
+    it('stores a replicated path as given', async () => {
+      const { storage } = ctx();
+      assert.deepEqual(await replicate(storage, 'doc', [D3, B2, A1], { v: 3 }), { ok: true, id: 'doc', rev: D3 });
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.rev, D3);
+      assert.deepEqual(doc?.body, { v: 3 });
+      assert.deepEqual(doc?.revisionPath, ['d'.repeat(32), 'b'.repeat(32), 'a'.repeat(32)]);
+      assert.equal(doc?.revisionStart, 3);
+      assert.equal(doc?.seq, 1);
+    });
+
+    for (const order of [
+      [B2, C2],
+      [C2, B2],
+    ]) {
+      it(`picks CouchDB's winner whatever the arrival order (${order.map((x) => x[2]).join(' then ')})`, async () => {
+        const { storage } = ctx();
+        for (const rev of order) await replicate(storage, 'doc', [rev, A1], { from: rev });
+        const doc = await storage.readDocument('db', 'doc');
+        assert.equal(doc?.rev, C2, 'same generation: the highest hash wins');
+        assert.deepEqual(doc?.body, { from: C2 });
+        assert.deepEqual(doc?.conflicts, [B2]);
+        assert.deepEqual(doc?.deletedConflicts, []);
+        assert.equal((await storage.databaseInfo('db'))?.docCount, 1);
+      });
+    }
+
+    it('prefers the longer branch, then live over deleted', async () => {
+      const { storage } = ctx();
+      await replicate(storage, 'doc', [C2, A1], { v: 'c' });
+      await replicate(storage, 'doc', [D3, B2, A1], { v: 'd' });
+      assert.equal((await storage.readDocument('db', 'doc'))?.rev, D3);
+      await replicate(storage, 'doc', [r(4, 'f'), D3], {}, true);
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.rev, C2, 'a live leaf beats a longer deleted one');
+      assert.deepEqual(doc?.conflicts, []);
+      assert.deepEqual(doc?.deletedConflicts, [r(4, 'f')]);
+    });
+
+    it('lists conflicts and deleted conflicts in winner order', async () => {
+      const { storage } = ctx();
+      for (const digit of ['1', '5', '3']) await replicate(storage, 'doc', [r(2, digit), A1], {});
+      for (const digit of ['2', '4']) await replicate(storage, 'doc', [r(2, digit), A1], {}, true);
+      await replicate(storage, 'doc', [E3, r(2, '0'), A1], {});
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.rev, E3);
+      assert.deepEqual(doc?.conflicts, [r(2, '5'), r(2, '3'), r(2, '1')]);
+      assert.deepEqual(doc?.deletedConflicts, [r(2, '4'), r(2, '2')]);
+    });
+
+    it('makes the other branch win when the winning branch is deleted', async () => {
+      const { storage } = ctx();
+      await replicate(storage, 'doc', [B2, A1], { v: 'b' });
+      await replicate(storage, 'doc', [C2, A1], { v: 'c' });
+      const [deleted] = await storage.writeDocuments('db', [{ id: 'doc', body: {}, deleted: true, baseRev: C2 }], {
+        newEdits: true,
+      });
+      assert.ok(deleted.ok && deleted.rev.startsWith('3-'));
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.rev, B2);
+      assert.equal(doc?.deleted, false);
+      assert.deepEqual(doc?.body, { v: 'b' });
+      assert.deepEqual(doc?.conflicts, []);
+      assert.deepEqual(doc?.deletedConflicts, [deleted.rev]);
+      const info = await storage.databaseInfo('db');
+      assert.equal(info?.docCount, 1);
+      assert.equal(info?.deletedDocCount, 0);
+    });
+
+    it('resolves a conflict by editing the losing branch', async () => {
+      const { storage } = ctx();
+      await replicate(storage, 'doc', [B2, A1], { v: 'b' });
+      await replicate(storage, 'doc', [C2, A1], { v: 'c' });
+      assert.deepEqual((await storage.readDocument('db', 'doc', { rev: B2 }))?.body, { v: 'b' });
+      const [edited] = await storage.writeDocuments('db', [{ id: 'doc', body: { v: 'b2' }, deleted: false, baseRev: B2 }], {
+        newEdits: true,
+      });
+      assert.ok(edited.ok && edited.rev.startsWith('3-'));
+      const [removed] = await storage.writeDocuments('db', [{ id: 'doc', body: {}, deleted: true, baseRev: C2 }], {
+        newEdits: true,
+      });
+      assert.ok(removed.ok);
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.rev, edited.rev);
+      assert.deepEqual(doc?.conflicts, []);
+      assert.deepEqual(doc?.deletedConflicts, [removed.rev]);
+      assert.equal(await storage.readDocument('db', 'doc', { rev: B2 }), undefined, 'no longer a leaf');
+    });
+
+    it('treats a path that is already known as a no-op', async () => {
+      const { storage } = ctx();
+      await replicate(storage, 'doc', [D3, B2, A1], { v: 'd' });
+      const seq = (await storage.databaseInfo('db'))?.updateSeq;
+      assert.deepEqual(await replicate(storage, 'doc', [D3, B2, A1], { v: 'changed' }), { ok: true, id: 'doc', rev: D3 });
+      assert.deepEqual(await replicate(storage, 'doc', [B2, A1], { v: 'ancestor' }), { ok: true, id: 'doc', rev: B2 });
+      const doc = await storage.readDocument('db', 'doc');
+      assert.deepEqual(doc?.body, { v: 'd' });
+      assert.deepEqual(doc?.conflicts, []);
+      assert.equal((await storage.databaseInfo('db'))?.updateSeq, seq);
+      assert.equal((await storage.changes('db', {}))[0].seq, seq);
+    });
+
+    it('extends a branch, dropping the old leaf body', async () => {
+      const { storage } = ctx();
+      await replicate(storage, 'doc', [B2, A1], { v: 'b' });
+      const before = (await storage.databaseInfo('db'))?.dataSize ?? 0;
+      await replicate(storage, 'doc', [E3, B2], { v: 'e' });
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.rev, E3);
+      assert.deepEqual(doc?.revisionPath, ['e', 'b', 'a'].map((x) => x.repeat(32)));
+      assert.equal(await storage.readDocument('db', 'doc', { rev: B2 }), undefined);
+      assert.equal((await storage.databaseInfo('db'))?.dataSize, before);
+    });
+
+    it('stores a replicated deletion as a tombstone', async () => {
+      const { storage } = ctx();
+      await replicate(storage, 'doc', [B2, A1], {}, true);
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.deleted, true);
+      assert.equal(doc?.rev, B2);
+      const info = await storage.databaseInfo('db');
+      assert.equal(info?.docCount, 0);
+      assert.equal(info?.deletedDocCount, 1);
+    });
+
+    it('stems histories longer than 1000 revisions', async () => {
+      const { storage } = ctx();
+      const path = Array.from({ length: 1005 }, (_, i) => `${1005 - i}-${(1005 - i).toString(16).padStart(32, '0')}`);
+      await replicate(storage, 'doc', path, { long: true });
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.revisionStart, 1005);
+      assert.equal(doc?.revisionPath.length, 1000);
+      assert.equal(doc?.revisionPath[999], (6).toString(16).padStart(32, '0'));
+    });
+
+    it('refuses a missing or malformed path with bad_request', async () => {
+      const { storage } = ctx();
+      const isBadRequest = (error: unknown) =>
+        error instanceof CouchError && error.status === 400 && error.error === 'bad_request';
+      for (const revPath of [undefined, [], ['x'], [D3, A1], [A1, B2]]) {
+        await assert.rejects(
+          storage.writeDocuments('db', [{ id: 'doc', body: {}, deleted: false, revPath }], { newEdits: false }),
+          isBadRequest,
+          JSON.stringify(revPath),
+        );
+      }
+      assert.equal(await storage.readDocument('db', 'doc'), undefined);
+    });
+  });
+}

@@ -1,0 +1,56 @@
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  /** Parsed JSON body (undefined when the body is empty). */
+  body: any;
+}
+
+export interface HttpOptions {
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  /** An object or array is sent as JSON; a string or Buffer as is. */
+  body?: unknown;
+  /** Basic credentials as [name, password]. */
+  auth?: [string, string];
+}
+
+/** A plain node:http client, so tests control every header byte (fetch would add its own). */
+export function request(baseUrl: string, path: string, options: HttpOptions = {}): Promise<HttpResponse> {
+  const url = new URL(path, baseUrl);
+  const headers: Record<string, string | string[]> = { ...options.headers };
+  let payload: Buffer | undefined;
+  if (options.body !== undefined) {
+    if (Buffer.isBuffer(options.body)) payload = options.body;
+    else if (typeof options.body === 'string') payload = Buffer.from(options.body);
+    else {
+      payload = Buffer.from(JSON.stringify(options.body));
+      if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
+    }
+  }
+  if (options.auth) headers['Authorization'] = `Basic ${Buffer.from(`${options.auth[0]}:${options.auth[1]}`).toString('base64')}`;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: path.startsWith('/') ? path : url.pathname + url.search, method: options.method ?? 'GET', headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown;
+          try {
+            body = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            body = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}

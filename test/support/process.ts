@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The compiled entry point, as `npm start` runs it. */
+export const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src', 'main.js');
+
+export interface RunningDivan {
+  child: ChildProcess;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Sends a signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts the real binary and resolves once it prints its ready line. */
+export function startDivan(args: string[], env: Record<string, string> = {}): Promise<RunningDivan> {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
+  return new Promise((resolveStart, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no ready line within 20 s; stdout=${out} stderr=${err}`));
+    }, 20000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const match = /Divan listening on (http:\/\/\S+\/)\n/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolveStart({
+          child,
+          url: match[1]!.replace(/\/$/, ''),
+          stdout: () => out,
+          stderr: () => err,
+          stop: async (signal = 'SIGTERM') => {
+            child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before ready; stdout=${out} stderr=${err}`));
+    });
+  });
+}
+
+/** Runs the binary to completion (for start-up failures). */
+export function runDivan(args: string[], env: Record<string, string> = {}, timeoutMs = 20000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveRun) => {
+    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr });
+    });
+  });
+}
+
