@@ -16,7 +16,14 @@ import type { Services } from './http/services.js';
 import { Logger } from './log/logger.js';
 import type { Storage } from './storage/storage.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import { CookieHandler } from './auth/cookie/cookie-handler.js';
+import { CookieService } from './auth/cookie/cookie-service.js';
+import { observeStorage } from './storage/observed-storage.js';
 import { Admins } from './users/admins.js';
+import { HashUpgrader } from './users/hash-upgrader.js';
+import { Lockout, lockoutMode, type LockoutSettings } from './users/lockout.js';
+import { UserStore } from './users/user-store.js';
+import { UsersDatabase } from './users/users-database.js';
 import { PasswordAuthenticator } from './users/password-authenticator.js';
 import { VerifiedPasswordCache } from './users/password-cache.js';
 import { verifyPasswordHash } from './users/password-hash.js';
@@ -45,6 +52,8 @@ export interface App {
   /** Set when Divan generated the `admin` password at this start; print it once. */
   readonly generatedAdminPassword?: string;
   listen(port: number, bind: string): Promise<{ address: string; port: number }>;
+  /** The HTTPS listener of `[ssl]` (`cert_file`, `key_file`); CouchDB's `[ssl] port` by default. */
+  listenTls(port: number, bind: string): Promise<{ address: string; port: number }>;
   /** Drains in-flight requests, then closes storage. */
   close(): Promise<void>;
 }
@@ -80,22 +89,35 @@ export async function createApp(options: AppOptions): Promise<App> {
   const generatedAdminPassword = await ensureAnAdmin(config, admins);
   if (config.get('couchdb', 'uuid') === undefined) await config.set('couchdb', 'uuid', randomHex());
 
-  let storage: Storage;
+  let backend: Storage;
   try {
-    storage = openSqliteStorage(join(dataDir, 'divan.sqlite'));
+    backend = openSqliteStorage(join(dataDir, 'divan.sqlite'));
   } catch (error) {
     throw new StartupError((error as Error).message);
   }
-  const usersDb = config.authString('authentication_db', '_users');
-  await storage.createDatabase(usersDb, defaultSecurity('admin_only'));
+  let userStore: UserStore | undefined;
+  // Every write to the users database, whichever endpoint made it, drops cached credentials.
+  const storage = observeStorage(backend, (change) => {
+    if (userStore && users.isUsersDb(change.db)) userStore.invalidate(change.ids);
+  });
+  const users = new UsersDatabase(storage, config);
+  userStore = new UserStore(storage, config);
+  await storage.createDatabase(users.name, defaultSecurity('admin_only'));
 
   const passwordCache = new VerifiedPasswordCache(passwordCacheSettings(config));
+  const lockout = new Lockout(lockoutSettings(config));
   config.onChange((change) => {
     if (change.section === 'couch_passwords_cache') passwordCache.configure(passwordCacheSettings(config));
+    if (change.section === 'chttpd_auth_lockout') lockout.configure(lockoutSettings(config));
     if (change.section === 'admins') passwordCache.forget(change.key);
   });
-  const authenticator = new PasswordAuthenticator(config, admins, passwordCache);
-  const registry: HandlerRegistry = new Map<string, AuthHandler>([['default', new BasicHandler(authenticator)]]);
+  const upgrader = new HashUpgrader(config, storage, users, log);
+  const authenticator = new PasswordAuthenticator({ config, admins, users: userStore, cache: passwordCache, lockout, upgrader, log });
+  const cookies = new CookieService(config, log);
+  const registry: HandlerRegistry = new Map<string, AuthHandler>([
+    ['cookie', new CookieHandler(cookies, authenticator)],
+    ['default', new BasicHandler(authenticator)],
+  ]);
   let chain: AuthChain = buildChain(config, registry);
   config.onChange((change) => {
     if (change.section === 'chttpd' && change.key === 'authentication_handlers') {
@@ -111,6 +133,9 @@ export async function createApp(options: AppOptions): Promise<App> {
     config,
     storage,
     admins,
+    users,
+    authenticator,
+    cookies,
     log,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name', 'divan@127.0.0.1'),
@@ -119,38 +144,65 @@ export async function createApp(options: AppOptions): Promise<App> {
   const handle = createPipeline(services);
   const servers: Server[] = [];
 
+  async function listenOn(port: number, bind: string, tls?: { cert: Buffer; key: Buffer }): Promise<{ address: string; port: number }> {
+    let server: Server;
+    try {
+      server = createServer(handle, {
+        headersTimeout: config.getInteger('divan', 'headers_timeout', 20000),
+        requestTimeout: config.getInteger('divan', 'request_timeout', 300000),
+        keepAliveTimeout: config.getInteger('divan', 'keepalive_timeout', 5000),
+      }, tls);
+    } catch (error) {
+      throw new StartupError(`cannot start the ${tls ? 'HTTPS' : 'HTTP'} listener: ${(error as Error).message}`);
+    }
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        reject(
+          new StartupError(
+            error.code === 'EADDRINUSE' ? `port ${port} on ${bind} is already in use` : `cannot listen on ${bind}:${port}: ${error.message}`,
+          ),
+        );
+      });
+      server.listen(port, bind, () => resolveListen());
+    });
+    servers.push(server);
+    const address = server.address() as AddressInfo;
+    return { address: address.address, port: address.port };
+  }
+
   return {
     config,
     storage,
     services,
     generatedAdminPassword,
-    async listen(port: number, bind: string) {
-      const server = createServer(handle, {
-        headersTimeout: config.getInteger('divan', 'headers_timeout', 20000),
-        requestTimeout: config.getInteger('divan', 'request_timeout', 300000),
-        keepAliveTimeout: config.getInteger('divan', 'keepalive_timeout', 5000),
-      });
-      await new Promise<void>((resolveListen, reject) => {
-        server.once('error', (error: NodeJS.ErrnoException) => {
-          reject(
-            new StartupError(
-              error.code === 'EADDRINUSE'
-                ? `port ${port} on ${bind} is already in use`
-                : `cannot listen on ${bind}:${port}: ${error.message}`,
-            ),
-          );
-        });
-        server.listen(port, bind, () => resolveListen());
-      });
-      servers.push(server);
-      const address = server.address() as AddressInfo;
-      return { address: address.address, port: address.port };
+    listen: (port: number, bind: string) => listenOn(port, bind),
+    listenTls(port: number, bind: string) {
+      let tls: { cert: Buffer; key: Buffer };
+      try {
+        tls = {
+          cert: readFileSync(config.getString('ssl', 'cert_file', '')),
+          key: readFileSync(config.getString('ssl', 'key_file', '')),
+        };
+      } catch (error) {
+        return Promise.reject(new StartupError(`[ssl] cert_file and key_file must be readable PEM files: ${(error as Error).message}`));
+      }
+      return listenOn(port, bind, tls);
     },
     async close() {
       await Promise.all(servers.map((server) => drain(server, 10000)));
       await admins.settled();
+      await upgrader.settled();
       await storage.close();
     },
+  };
+}
+
+function lockoutSettings(config: Config): LockoutSettings {
+  return {
+    mode: lockoutMode(config.getString('chttpd_auth_lockout', 'mode', 'enforce')),
+    threshold: config.getInteger('chttpd_auth_lockout', 'threshold', 5),
+    maxObjects: config.getInteger('chttpd_auth_lockout', 'max_objects', 10000),
+    maxLifetimeMs: config.getInteger('chttpd_auth_lockout', 'max_lifetime', 300000),
   };
 }
 

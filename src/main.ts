@@ -74,10 +74,14 @@ async function main(): Promise<void> {
   const port = flags.port ?? app.config.getInteger('chttpd', 'port', 5984);
   const bind = flags.bind ?? app.config.getString('chttpd', 'bind_address', '127.0.0.1');
   let bound: { address: string; port: number };
+  let tlsBound: { address: string; port: number } | undefined;
   try {
     bound = await app.listen(port, bind);
+    if (app.config.getBoolean('ssl', 'enable', false)) {
+      tlsBound = await app.listenTls(app.config.getInteger('ssl', 'port', 6984), bind);
+    }
   } catch (error) {
-    await app.storage.close();
+    await app.close();
     if (error instanceof StartupError) fail(error.message);
     throw error;
   }
@@ -87,6 +91,7 @@ async function main(): Promise<void> {
         '(only its hash is stored; this is the only time it is shown)\n',
     );
   }
+  if (tlsBound) process.stdout.write(`Divan listening on https://${urlHost(tlsBound.address)}:${tlsBound.port}/\n`);
   process.stdout.write(`Divan listening on http://${urlHost(bound.address)}:${bound.port}/\n`);
 
   let stopping = false;

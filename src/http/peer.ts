@@ -34,15 +34,15 @@ export class PeerResolver {
   }
 
   resolve(socketAddress: string | undefined, forwardedFor: string | string[] | undefined): string {
-    const socketPeer = normalize(socketAddress ?? '');
+    const socketPeer = normalizeAddress(socketAddress ?? '');
     if (forwardedFor === undefined || !this.isTrusted(socketPeer)) return socketPeer;
     const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor;
     const last = header.split(',').map((item) => item.trim()).filter(Boolean).pop();
-    return last && isIP(normalize(last)) !== 0 ? normalize(last) : socketPeer;
+    return last && isIP(normalizeAddress(last)) !== 0 ? normalizeAddress(last) : socketPeer;
   }
 }
 
 /** `::ffff:127.0.0.1` (IPv4 on a dual-stack socket) is 127.0.0.1. */
-function normalize(address: string): string {
+export function normalizeAddress(address: string): string {
   return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
 }

@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { badRequest } from '../errors/catalog.js';
 import { errorReply } from './error-reply.js';
-import { PeerResolver } from './peer.js';
+import { PeerResolver, normalizeAddress } from './peer.js';
+import { needsRefresh } from '../auth/cookie/codec.js';
 import { writeReply, type Reply } from './reply.js';
 import { Request } from './request.js';
 import { route } from './router.js';
@@ -34,6 +35,26 @@ export function parseTarget(target: string): { path: string; segments: string[];
   return { path, segments, query };
 }
 
+/**
+ * Cookie-authenticated requests get a fresh cookie once more than 10 % of the timeout has passed;
+ * Basic-authenticated ones get one at once (spec 5.1.3, `[chttpd_auth] basic_auth_cookie`), so the
+ * next request can skip the password hash. Login and logout set their own cookie and keep it.
+ */
+async function addSessionCookie(request: Request, reply: Reply, services: Services): Promise<void> {
+  const { handler, cookieSubject } = request.auth;
+  if (!cookieSubject) return;
+  const existing = reply.headers?.['Set-Cookie'];
+  if (existing !== undefined && [existing].flat().some((cookie) => cookie.startsWith('AuthSession='))) return;
+  const cookies = services.cookies;
+  if (handler === 'cookie') {
+    if (cookieSubject.issuedAt === undefined || !needsRefresh(cookieSubject.issuedAt, cookies.nowSeconds(), cookies.timeoutSeconds())) return;
+  } else if (handler !== 'default' || !services.config.authBoolean('basic_auth_cookie', true)) {
+    return;
+  }
+  const value = await cookies.mint(cookieSubject.name, cookieSubject.salt);
+  reply.headers = { ...reply.headers, 'Set-Cookie': [...[existing ?? []].flat(), cookies.setCookie(value, request.secure)] };
+}
+
 let requestCounter = 0;
 const requestIdPrefix = Math.random().toString(16).slice(2, 8);
 
@@ -63,6 +84,7 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
         ...target,
         peer: peers.resolve(raw.socket.remoteAddress, raw.headers['x-forwarded-for']),
         secure: Boolean((raw.socket as TLSSocket).encrypted),
+        viaTrustedProxy: peers.isTrusted(normalizeAddress(raw.socket.remoteAddress ?? '')),
         id: requestId,
         limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size', 4294967296) },
       });
@@ -74,6 +96,13 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
       reply = await endpoint(request, services);
     } catch (error) {
       reply = errorReply(error, request, services.config, services.log);
+    }
+    if (request?.auth.cookieSubject) {
+      try {
+        await addSessionCookie(request, reply, services);
+      } catch (error) {
+        services.log.error(`could not issue a session cookie: ${(error as Error).message}`);
+      }
     }
     if (res.headersSent || res.destroyed) return;
     writeReply(res, reply, { head, requestId, serverHeader });

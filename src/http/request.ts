@@ -20,12 +20,14 @@ export class Request implements AuthRequest {
   readonly path: string;
   readonly peer: string;
   readonly secure: boolean;
+  /** The socket peer is a trusted proxy, so its X-Forwarded-* headers are believed. */
+  readonly viaTrustedProxy: boolean;
   readonly id: string;
   auth: Authenticated = { userCtx: { name: null, roles: [] } };
   readonly #limits: BodyLimits;
   #bodyRead = false;
 
-  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams; path: string; peer: string; secure: boolean; id: string; limits: BodyLimits }) {
+  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits }) {
     this.raw = raw;
     this.method = raw.method ?? 'GET';
     this.segments = init.segments;
@@ -33,6 +35,7 @@ export class Request implements AuthRequest {
     this.path = init.path;
     this.peer = init.peer;
     this.secure = init.secure;
+    this.viaTrustedProxy = init.viaTrustedProxy;
     this.id = init.id;
     this.#limits = init.limits;
   }

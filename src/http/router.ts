@@ -7,6 +7,7 @@ import { bulkDocs, document } from './routes/documents.js';
 import { database, security } from './routes/databases.js';
 import { allDocs, changes } from './routes/listings.js';
 import { allDbs, membership, up, uuids, welcome } from './routes/server.js';
+import { session } from './routes/session.js';
 
 function only(methods: readonly string[], endpoint: Endpoint): Endpoint {
   return async (request, services) => {
@@ -22,6 +23,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_uuids', only(['GET'], uuids)],
   ['_all_dbs', only(['GET'], allDbs)],
   ['_membership', only(['GET'], membership)],
+  ['_session', session],
 ]);
 
 /** Endpoints below a database, by second path segment. */

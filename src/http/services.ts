@@ -2,7 +2,10 @@ import type { AuthChain } from '../auth/chain.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { Storage } from '../storage/storage.js';
+import type { CookieService } from '../auth/cookie/cookie-service.js';
 import type { Admins } from '../users/admins.js';
+import type { PasswordAuthenticator } from '../users/password-authenticator.js';
+import type { UsersDatabase } from '../users/users-database.js';
 import type { Reply } from './reply.js';
 import type { Request } from './request.js';
 
@@ -11,6 +14,9 @@ export interface Services {
   readonly config: Config;
   readonly storage: Storage;
   readonly admins: Admins;
+  readonly users: UsersDatabase;
+  readonly authenticator: PasswordAuthenticator;
+  readonly cookies: CookieService;
   readonly log: Logger;
   /** The Divan release, for `vendor.version`. */
   readonly version: string;

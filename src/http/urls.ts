@@ -1,13 +1,29 @@
 import type { Request } from './request.js';
 
 /**
- * An absolute URL on this server for a `Location` header: the Host header when present (CouchDB
- * does the same), else the address the request came in on.
+ * The origin of this server as the client sees it, for `Location` headers: the Host header (as
+ * CouchDB), `X-Forwarded-Host`/`-Proto`/`-Ssl` only from a trusted proxy (CouchDB believes them from
+ * anyone), else the address the request came in on.
  */
+export function origin(request: Request): string {
+  const forwarded = request.viaTrustedProxy;
+  const forwardedProto = forwarded ? request.header('x-forwarded-proto') : undefined;
+  const forwardedSsl = forwarded ? request.header('x-forwarded-ssl') : undefined;
+  const scheme = request.secure || forwardedProto === 'https' || forwardedSsl === 'on' ? 'https' : 'http';
+  const forwardedHost = forwarded ? request.header('x-forwarded-host') : undefined;
+  const host = safeHost(forwardedHost) ?? safeHost(request.header('host')) ?? `${request.raw.socket.localAddress}:${request.raw.socket.localPort}`;
+  return `${scheme}://${host}`;
+}
+
+/** A host header value that cannot smuggle a path, credentials or a header break into a URL. */
+function safeHost(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const host = value.split(',')[0]!.trim();
+  return /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? host : undefined;
+}
+
 export function absoluteUrl(request: Request, path: string): string {
-  const scheme = request.secure ? 'https' : 'http';
-  const host = request.header('host') ?? `${request.raw.socket.localAddress}:${request.raw.socket.localPort}`;
-  return `${scheme}://${host}${path}`;
+  return `${origin(request)}${path}`;
 }
 
 /** Encodes a document id for a URL path, keeping the `/` of `_design/` and `_local/` ids. */

@@ -1,42 +1,81 @@
 import type { Config } from '../config/config.js';
-import { nameOrPasswordIncorrect } from '../errors/catalog.js';
+import { forbidden, nameOrPasswordIncorrect } from '../errors/catalog.js';
+import type { Logger } from '../log/logger.js';
 import type { Admins } from './admins.js';
+import type { HashUpgrader } from './hash-upgrader.js';
+import type { Lockout } from './lockout.js';
 import type { VerifiedPasswordCache } from './password-cache.js';
 import { verifyPasswordHash, type PasswordHash } from './password-hash.js';
+import type { UserStore } from './user-store.js';
+import type { UserCredentials } from './user-documents.js';
 
 export interface AuthenticatedUser {
   roles: string[];
   /** The salt of the stored hash: cookies are keyed by it, so a password change ends them. */
   salt: string;
+  /** The user document carries a TOTP secret (second factor required on /_session). */
+  hasTotp: boolean;
 }
 
 /** How a password reached the server; lockout and TOTP rules differ between them. */
 export type PasswordChannel = 'basic' | 'session';
 
-interface Credentials {
+/** The credentials a name resolves to: an `[admins]` hash (with the roles of a same-named user doc) or a user doc. */
+export interface ResolvedCredentials {
   hash: PasswordHash;
   roles: string[];
+  hasTotp: boolean;
+  /** Present when the hash comes from a `_users` document (hash upgrades apply only then). */
+  document?: UserCredentials;
 }
 
+export const accountLocked = () => forbidden('Account is temporarily locked due to multiple authentication failures');
+
 /**
- * Checks a name and password against server admins: the verified-password cache first, the slow
- * PBKDF2 only on a miss.
+ * Checks a name and password against server admins and `_users`: lockout first, then the
+ * verified-password cache, the slow PBKDF2 only on a miss; counts failures, upgrades old hashes.
  */
 export class PasswordAuthenticator {
   readonly #config: Config;
   readonly #admins: Admins;
+  readonly #users: UserStore;
   readonly #cache: VerifiedPasswordCache;
+  readonly #lockout: Lockout;
+  readonly #upgrader: HashUpgrader;
+  readonly #log: Logger;
 
-  constructor(config: Config, admins: Admins, cache: VerifiedPasswordCache) {
-    this.#config = config;
-    this.#admins = admins;
-    this.#cache = cache;
+  constructor(deps: { config: Config; admins: Admins; users: UserStore; cache: VerifiedPasswordCache; lockout: Lockout; upgrader: HashUpgrader; log: Logger }) {
+    this.#config = deps.config;
+    this.#admins = deps.admins;
+    this.#users = deps.users;
+    this.#cache = deps.cache;
+    this.#lockout = deps.lockout;
+    this.#upgrader = deps.upgrader;
+    this.#log = deps.log;
   }
 
-  async authenticate(name: string, password: string, _peer: string, _channel: PasswordChannel): Promise<AuthenticatedUser> {
-    const credentials = this.#lookup(name);
-    if (!credentials) throw nameOrPasswordIncorrect();
+  /** Admin hash first (roles merged with a same-named user doc), else the user doc; undefined when unknown. */
+  async resolve(name: string): Promise<ResolvedCredentials | undefined> {
+    const adminHash = this.#admins.hashOf(name);
+    const document = await this.#users.lookup(name);
+    if (adminHash) return { hash: adminHash, roles: ['_admin', ...(document?.roles ?? [])], hasTotp: document?.hasTotp ?? false };
+    if (!document) return undefined;
+    return { hash: document.hash, roles: document.roles, hasTotp: document.hasTotp, document };
+  }
+
+  async authenticate(name: string, password: string, peer: string, channel: PasswordChannel): Promise<AuthenticatedUser> {
+    const credentials = await this.resolve(name);
+    if (!credentials) {
+      // CouchDB counts unknown names only on /_session (with an empty salt); Basic fails at once.
+      if (channel === 'session') this.#countFailure(peer, name, '');
+      throw nameOrPasswordIncorrect();
+    }
+    if (channel === 'basic' && credentials.hasTotp) throw nameOrPasswordIncorrect();
     const { hash } = credentials;
+    if (this.#lockout.isLocked(peer, name, hash.salt)) {
+      if (this.#lockout.mode === 'enforce') throw accountLocked();
+      this.#log.warning(`lockout threshold reached for user ${JSON.stringify(name)} from ${peer} (mode warn)`);
+    }
     const cached = this.#cache.check(name, hash.salt, password);
     const verified =
       cached ??
@@ -44,13 +83,19 @@ export class PasswordAuthenticator {
         min: this.#config.authInteger('min_iterations', 1),
         max: this.#config.authInteger('max_iterations', 1000000000),
       }));
-    if (!verified) throw nameOrPasswordIncorrect();
-    if (cached === undefined) this.#cache.remember(name, hash.salt, password);
-    return { roles: credentials.roles, salt: hash.salt };
+    if (!verified) {
+      this.#countFailure(peer, name, hash.salt);
+      throw nameOrPasswordIncorrect();
+    }
+    if (cached === undefined) {
+      this.#cache.remember(name, hash.salt, password);
+      if (credentials.document) this.#upgrader.maybeUpgrade(credentials.document, password);
+    }
+    return { roles: credentials.roles, salt: hash.salt, hasTotp: credentials.hasTotp };
   }
 
-  #lookup(name: string): Credentials | undefined {
-    const hash = this.#admins.hashOf(name);
-    return hash ? { hash, roles: ['_admin'] } : undefined;
+  #countFailure(peer: string, name: string, salt: string): void {
+    this.#lockout.recordFailure(peer, name, salt);
+    this.#log.warning(`${peer} failed to authenticate as ${JSON.stringify(name)}`);
   }
 }

@@ -1,6 +1,7 @@
 import { isDbAdmin, isServerAdmin, requireDbAdmin } from '../../auth/authorization.js';
 import { randomHex } from '../../crypto/crypto.js';
 import { renderRevision, toEdit, validateDocumentId, isValidRev } from '../../documents/document-json.js';
+import { isCouchError } from '../../errors/couch-error.js';
 import { badRequest, conflict, documentDeleted, documentMissing, methodNotAllowed, notFound } from '../../errors/catalog.js';
 import type { DocumentEdit, EditResult, JsonObject, SecurityObject } from '../../storage/storage.js';
 import { booleanParam } from '../query.js';
@@ -8,7 +9,8 @@ import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
-import { openAsMember } from './database-access.js';
+import { openAsMember, securityOf } from './database-access.js';
+import { userDocument, writeUserDocument } from './users.js';
 import { databaseName, maxDocumentSize } from './databases.js';
 
 /** The document id a path names: `/{db}/{id}`, `/{db}/_design/{name}`, `/{db}/_local/{name}`. */
@@ -51,6 +53,7 @@ export async function document(request: Request, services: Services): Promise<Re
   const db = databaseName(request);
   const id = documentIdOf(request);
   if (id.startsWith('_local/')) return localDocument(request, services, db, id);
+  if (services.users.isUsersDb(db)) return userDocument(request, services, db, id);
   const security = await openAsMember(services.storage, db, request.userCtx);
   switch (request.method) {
     case 'GET':
@@ -98,6 +101,12 @@ async function readDocument(request: Request, services: Services, db: string, id
 
 /** `POST /{db}`: a new document, with the client's `_id` or a generated one. */
 export async function createDocumentByPost(request: Request, services: Services, db: string): Promise<Reply> {
+  if (services.users.isUsersDb(db)) {
+    const body = await request.json(maxDocumentSize(services));
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Document must be a JSON object');
+    const security = await securityOf(services.storage, db);
+    return writeUserDocument(request, services, db, body as JsonObject, security, isDbAdmin(request.userCtx, security));
+  }
   const security = await openAsMember(services.storage, db, request.userCtx);
   const body = await request.json(maxDocumentSize(services));
   const withId = body !== null && typeof body === 'object' && !Array.isArray(body) && !('_id' in body)
@@ -156,8 +165,24 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const maxSize = maxDocumentSize(services);
   const canWriteDesign = isServerAdmin(request.userCtx) || isDbAdmin(request.userCtx, security);
 
+  const usersDb = services.users.isUsersDb(db);
   type Slot = { id: string; error?: { error: string; reason: string }; edit?: DocumentEdit; local?: { body: JsonObject; rev?: string; deleted: boolean } };
-  const slots: Slot[] = docs.map((doc) => {
+  const prepared = usersDb
+    ? await Promise.all(docs.map(async (doc) => {
+        if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return doc;
+        try {
+          return await services.users.prepare(db, doc as JsonObject, { userCtx: request.userCtx, isAdmin: canWriteDesign });
+        } catch (error) {
+          if (!isCouchError(error) || typeof (doc as JsonObject)['_id'] !== 'string') throw error;
+          return { rejected: { error: error.error, reason: error.reason }, id: (doc as JsonObject)['_id'] as string };
+        }
+      }))
+    : docs;
+  const slots: Slot[] = prepared.map((doc) => {
+    if (doc !== null && typeof doc === 'object' && 'rejected' in doc && !Array.isArray(doc)) {
+      const rejected = doc as { rejected: { error: string; reason: string }; id: string };
+      return { id: rejected.id, error: rejected.rejected };
+    }
     const candidate = newEdits && doc !== null && typeof doc === 'object' && !Array.isArray(doc) && !('_id' in doc)
       ? Object.fromEntries([['_id', randomHex()], ...Object.entries(doc)])
       : doc;

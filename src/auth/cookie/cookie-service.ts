@@ -1,0 +1,98 @@
+import type { Config } from '../../config/config.js';
+import { randomHex } from '../../crypto/crypto.js';
+import type { Logger } from '../../log/logger.js';
+import { mintCookieValue, parseHashAlgorithms } from './codec.js';
+import { SecretRing } from './secret-ring.js';
+import { authSessionSetCookie, sameSiteAttribute, type CookieSettings } from './set-cookie.js';
+
+/**
+ * Everything about AuthSession cookies that depends on configuration: the secret (generated on
+ * first use, rotated with a grace period), the algorithms, and the Set-Cookie attributes. Parsed
+ * settings are cached and rebuilt only when `[chttpd_auth]` changes, because this runs on every
+ * cookie request.
+ */
+export class CookieService {
+  readonly #config: Config;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #ring: SecretRing;
+  #algorithms: string[];
+  #generating: Promise<string> | undefined;
+
+  constructor(config: Config, log: Logger, now: () => number = Date.now) {
+    this.#config = config;
+    this.#log = log;
+    this.#now = now;
+    this.#ring = new SecretRing(now);
+    this.#ring.rotate(this.#configuredSecret(), 0);
+    this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms', 'sha256, sha'));
+    config.onChange((change) => {
+      if (change.section !== 'chttpd_auth' && change.section !== 'couch_httpd_auth') return;
+      if (change.key === 'secret') this.#ring.rotate(this.#configuredSecret(), this.timeoutSeconds());
+      if (change.key === 'hash_algorithms') this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms', 'sha256, sha'));
+    });
+  }
+
+  #configuredSecret(): string | undefined {
+    const secret = this.#config.authString('secret', '');
+    return secret === '' ? undefined : secret;
+  }
+
+  timeoutSeconds(): number {
+    return Math.max(0, this.#config.authInteger('timeout', 600));
+  }
+
+  nowSeconds(): number {
+    return Math.floor(this.#now() / 1000);
+  }
+
+  /** Secrets a cookie may be signed with: the current one, then recently replaced ones. */
+  secrets(): string[] {
+    return this.#ring.valid();
+  }
+
+  algorithms(): readonly string[] {
+    return this.#algorithms;
+  }
+
+  /** The signing secret, generated and persisted (like CouchDB on its first login) when none is set. */
+  async ensureSecret(): Promise<string> {
+    const current = this.#ring.current();
+    if (current !== undefined) return current;
+    this.#generating ??= (async () => {
+      const secret = randomHex();
+      await this.#config.set('chttpd_auth', 'secret', secret);
+      return secret;
+    })().finally(() => (this.#generating = undefined));
+    return this.#generating;
+  }
+
+  /** A fresh cookie value for a user, signed with the first of `hash_algorithms`. */
+  async mint(name: string, salt: string): Promise<string> {
+    const secret = await this.ensureSecret();
+    return mintCookieValue(name, this.nowSeconds(), secret, salt, this.#algorithms[0]!);
+  }
+
+  settings(secureConnection: boolean): CookieSettings {
+    const sameSite = this.#config.authString('same_site', '');
+    if (sameSite !== '' && sameSiteAttribute(sameSite) === undefined) {
+      this.#log.error(`[chttpd_auth] same_site has an invalid value; SameSite is left out`);
+    }
+    return {
+      timeoutSeconds: this.timeoutSeconds(),
+      persistent: this.#config.authBoolean('allow_persistent_cookies', true),
+      secure: secureConnection || this.#config.authBoolean('secure_cookie', false),
+      domain: this.#config.authString('cookie_domain', ''),
+      sameSite,
+    };
+  }
+
+  setCookie(value: string, secureConnection: boolean): string {
+    return authSessionSetCookie(value, this.settings(secureConnection), this.#now());
+  }
+
+  /** The cleared cookie: an empty value with the same attributes (spec 2.3). */
+  clearingCookie(secureConnection: boolean): string {
+    return this.setCookie('', secureConnection);
+  }
+}

@@ -1,0 +1,80 @@
+import { isDbAdmin, isDbMember, requireDbMember } from '../../auth/authorization.js';
+import { renderRevision, toEdit, isValidRev } from '../../documents/document-json.js';
+import { badRequest, conflict, documentDeleted, documentMissing, forbidden, methodNotAllowed } from '../../errors/catalog.js';
+import type { JsonObject, SecurityObject } from '../../storage/storage.js';
+import { filterUserRead, userNameFromId } from '../../users/user-documents.js';
+import { booleanParam } from '../query.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+import { absoluteUrl, documentPath } from '../urls.js';
+import { securityOf } from './database-access.js';
+import { maxDocumentSize } from './databases.js';
+
+/**
+ * Documents of the users database. Its per-document rules replace the membership check for a
+ * user's own document (DESIGN §1): the owner may read it and change its password; everyone else
+ * sees at most the public fields, and writes go through CouchDB's hashing and validation.
+ */
+export async function userDocument(request: Request, services: Services, db: string, id: string): Promise<Reply> {
+  const security = await securityOf(services.storage, db);
+  const isAdmin = isDbAdmin(request.userCtx, security);
+  if (id.startsWith('_design/') && !isAdmin) throw forbidden('Only administrators can view design docs in the users database.');
+  switch (request.method) {
+    case 'GET':
+    case 'HEAD':
+      return readUserDocument(request, services, db, id, security, isAdmin);
+    case 'PUT': {
+      const body = await request.json(maxDocumentSize(services));
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Document must be a JSON object');
+      const rev = request.query.get('rev') ?? undefined;
+      const withId = Object.fromEntries([...Object.entries(body), ['_id', id], ...(rev !== undefined && !('_rev' in body) ? [['_rev', rev]] : [])]);
+      return writeUserDocument(request, services, db, withId as JsonObject, security, isAdmin);
+    }
+    case 'DELETE': {
+      const rev = request.query.get('rev');
+      if (rev === null) throw conflict();
+      if (!isValidRev(rev)) throw badRequest('Invalid rev format');
+      return writeUserDocument(request, services, db, { _id: id, _rev: rev, _deleted: true }, security, isAdmin, 200);
+    }
+    default:
+      throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
+  }
+}
+
+async function readUserDocument(request: Request, services: Services, db: string, id: string, security: SecurityObject, isAdmin: boolean): Promise<Reply> {
+  const owner = request.userCtx.name !== null && userNameFromId(id) === request.userCtx.name;
+  const mayReadOthers = isAdmin || isDbMember(request.userCtx, security) || services.config.authBoolean('users_db_public', false);
+  if (!isAdmin && !owner && !mayReadOthers) throw documentMissing();
+  const rev = request.query.get('rev') ?? undefined;
+  if (rev !== undefined && !isValidRev(rev)) throw badRequest('Invalid rev format');
+  const stored = await services.storage.readDocument(db, id, rev === undefined ? {} : { rev });
+  if (!stored) throw documentMissing();
+  if (stored.deleted && rev === undefined) throw documentDeleted();
+  const full = renderRevision(stored, {
+    revs: booleanParam(request.query, 'revs'),
+    conflicts: booleanParam(request.query, 'conflicts'),
+  });
+  const visible = filterUserRead(full, { userCtx: request.userCtx, isAdmin }, services.users.publicFields());
+  if (!visible) throw documentMissing();
+  return json(200, visible, { ETag: `"${stored.rev}"` });
+}
+
+/** Creation needs membership of the users db (signup is closed by default); updates follow the owner rules. */
+export async function writeUserDocument(
+  request: Request,
+  services: Services,
+  db: string,
+  doc: JsonObject,
+  security: SecurityObject,
+  isAdmin: boolean,
+  status = 201,
+): Promise<Reply> {
+  const id = String(doc['_id']);
+  if (!isAdmin && (await services.users.current(db, id)) === undefined) requireDbMember(request.userCtx, security);
+  const prepared = await services.users.prepare(db, doc, { userCtx: request.userCtx, isAdmin });
+  const { edit } = toEdit(prepared, { newEdits: true });
+  const [result] = await services.storage.writeDocuments(db, [edit], { newEdits: true });
+  if (!result!.ok) throw conflict();
+  return json(status, { ok: true, id, rev: result!.rev }, { ETag: `"${result!.rev}"`, Location: absoluteUrl(request, documentPath(db, id)) });
+}

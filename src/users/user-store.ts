@@ -1,0 +1,81 @@
+import type { Config } from '../config/config.js';
+import { unauthorized } from '../errors/catalog.js';
+import { renderRevision } from '../documents/document-json.js';
+import type { Storage } from '../storage/storage.js';
+import { USER_PREFIX, credentialsFromDoc, type UserCredentials } from './user-documents.js';
+
+export type UserLookup = UserCredentials | undefined;
+
+interface Entry {
+  value: UserLookup | 'conflict';
+  expires: number;
+}
+
+export const conflictedUserDocument = () =>
+  unauthorized('User document conflicts must be resolved before the document is used for authentication purposes.');
+
+/**
+ * Credentials from `_users` documents, cached (unknown names too, so guessing names costs no storage
+ * reads) and dropped on every write to the users database and after `[chttpd_auth_cache]
+ * max_lifetime`.
+ */
+export class UserStore {
+  readonly #storage: Storage;
+  readonly #config: Config;
+  readonly #now: () => number;
+  readonly #cache = new Map<string, Entry>();
+  /** Bumped by every invalidation, so a lookup that raced with a write does not cache stale data. */
+  #generation = 0;
+
+  constructor(storage: Storage, config: Config, now: () => number = Date.now) {
+    this.#storage = storage;
+    this.#config = config;
+    this.#now = now;
+  }
+
+  get usersDb(): string {
+    return this.#config.authString('authentication_db', '_users');
+  }
+
+  /** Credentials of a user; undefined when unknown; throws 401 for a conflicted document. */
+  async lookup(name: string): Promise<UserLookup> {
+    const now = this.#now();
+    let entry = this.#cache.get(name);
+    if (!entry || entry.expires <= now) {
+      const generation = this.#generation;
+      entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime', 600000) };
+      this.#cache.delete(name);
+      if (generation === this.#generation) this.#cache.set(name, entry);
+      const max = this.#config.getInteger('chttpd_auth_cache', 'max_objects', 10000);
+      while (this.#cache.size > Math.max(1, max)) this.#cache.delete(this.#cache.keys().next().value as string);
+    }
+    if (entry.value === 'conflict') {
+      if (!this.#config.authBoolean('allow_conflicted_user_docs', false)) throw conflictedUserDocument();
+      return this.#load(name, true) as Promise<UserLookup>;
+    }
+    return entry.value;
+  }
+
+  /** Drops cached credentials: of the users named by these document ids, or all. */
+  invalidate(ids: readonly string[] | 'all'): void {
+    this.#generation++;
+    if (ids === 'all') {
+      this.#cache.clear();
+      return;
+    }
+    for (const id of ids) if (id.startsWith(USER_PREFIX)) this.#cache.delete(id.slice(USER_PREFIX.length));
+  }
+
+  async #load(name: string, ignoreConflicts = false): Promise<UserLookup | 'conflict'> {
+    let stored;
+    try {
+      stored = await this.#storage.readDocument(this.usersDb, USER_PREFIX + name);
+    } catch {
+      // A missing users database means only [admins] can authenticate (as CouchDB).
+      return undefined;
+    }
+    if (!stored || stored.deleted) return undefined;
+    if (stored.conflicts.length > 0 && !ignoreConflicts) return 'conflict';
+    return credentialsFromDoc(renderRevision(stored));
+  }
+}
