@@ -1,4 +1,4 @@
-import { notAServerAdmin, notAllowedForDb, notAuthorizedForDb, unauthorized } from '../errors/catalog.js';
+import { notAServerAdmin, notAllowedForDb, notAuthorizedForDb, notADbOrServerAdmin } from '../errors/catalog.js';
 import type { Json, SecurityObject } from '../storage/storage.js';
 import type { UserCtx } from './types.js';
 
@@ -51,5 +51,5 @@ export function requireDbMember(userCtx: UserCtx, security: SecurityObject): voi
 }
 
 export function requireDbAdmin(userCtx: UserCtx, security: SecurityObject): void {
-  if (!isDbAdmin(userCtx, security)) throw unauthorized('You are not a db or server admin.');
+  if (!isDbAdmin(userCtx, security)) throw notADbOrServerAdmin();
 }

@@ -23,6 +23,16 @@ export const notAServerAdmin = (): CouchError => unauthorized('You are not a ser
 export const notAServerOrDbAdmin = (): CouchError => unauthorized('You are not a server or db admin.');
 export const notAuthorizedForDb = (): CouchError => unauthorized('You are not authorized to access this db.');
 export const notAllowedForDb = (): CouchError => forbidden('You are not allowed to access this db.');
+export const notADbOrServerAdmin = (): CouchError => unauthorized('You are not a db or server admin.');
+export const usersDesignDocsForAdmins = (): CouchError =>
+  forbidden('Only administrators can view design docs in the users database.');
+export const accountLocked = (): CouchError =>
+  forbidden('Account is temporarily locked due to multiple authentication failures');
+export const conflictedUserDocument = (): CouchError =>
+  unauthorized('User document conflicts must be resolved before the document is used for authentication purposes.');
+export const invalidPrf = (): CouchError => forbidden('PRF is invalid');
+export const pleaseLogin = (): CouchError => unauthorized('Please login.');
+export const malformedCookie = (): CouchError => badRequest('Malformed AuthSession cookie. Please clear your cookies.');
 export const nameOrPasswordIncorrect = (): CouchError => unauthorized('Name or password is incorrect.');
 export const authenticationRequired = (): CouchError => unauthorized('Authentication required.');
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { forbidden, nameOrPasswordIncorrect } from '../errors/catalog.js';
+import { nameOrPasswordIncorrect, accountLocked } from '../errors/catalog.js';
 import type { Logger } from '../log/logger.js';
 import type { Admins } from './admins.js';
 import type { HashUpgrader } from './hash-upgrader.js';
@@ -29,7 +29,6 @@ export interface ResolvedCredentials {
   document?: UserCredentials;
 }
 
-export const accountLocked = () => forbidden('Account is temporarily locked due to multiple authentication failures');
 
 /**
  * Checks a name and password against server admins and `_users`: lockout first, then the

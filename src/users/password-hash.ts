@@ -1,5 +1,5 @@
 import { PBKDF2_PRFS, constantTimeEqual, pbkdf2Hex, randomHex, sha1Hex } from '../crypto/crypto.js';
-import { forbidden } from '../errors/catalog.js';
+import { forbidden, invalidPrf } from '../errors/catalog.js';
 
 /** How a password is stored: the fields CouchDB keeps in a user document or an `[admins]` string. */
 export type PasswordHash =
@@ -41,7 +41,7 @@ export function isHashedAdminValue(value: string): boolean {
 /** `-pbkdf2:sha256-<hex>,<salt>,<iterations>`, the form CouchDB 3.4+ writes for server admins. */
 export async function hashAdminPassword(password: string, prf: string, iterations: number): Promise<string> {
   const digest = PBKDF2_PRFS.get(prf);
-  if (digest === undefined) throw forbidden('PRF is invalid');
+  if (digest === undefined) throw invalidPrf();
   const salt = randomHex();
   const derivedKey = await pbkdf2Hex(password, salt, iterations, digest);
   return `-pbkdf2:${prf}-${derivedKey},${salt},${iterations}`;
@@ -54,7 +54,7 @@ export async function hashAdminPassword(password: string, prf: string, iteration
 export async function verifyPasswordHash(hash: PasswordHash, password: string, limits: IterationLimits): Promise<boolean> {
   if (hash.scheme === 'simple') return constantTimeEqual(sha1Hex(password + hash.salt), hash.passwordSha);
   const digest = PBKDF2_PRFS.get(hash.prf);
-  if (digest === undefined) throw forbidden('PRF is invalid');
+  if (digest === undefined) throw invalidPrf();
   if (hash.iterations < limits.min) throw forbidden('Iteration count is too low for this server');
   if (hash.iterations > limits.max) throw forbidden('Iteration count is too high for this server');
   const input = hash.scheme === 'simple+pbkdf2' ? sha1Hex(password + hash.salt) : password;

@@ -1,5 +1,5 @@
 import type { UserCtx } from '../auth/types.js';
-import { forbidden, notFound, unauthorized } from '../errors/catalog.js';
+import { notFound, notADbOrServerAdmin, usersDesignDocsForAdmins } from '../errors/catalog.js';
 import type { JsonObject } from '../storage/storage.js';
 import type { PasswordHash } from './password-hash.js';
 import { hashPasswordFields, type HashSettings } from './user-hashing.js';
@@ -75,7 +75,7 @@ export async function prepareUserWrite(
 
   if (docId.startsWith('_design/')) {
     // Only an anonymous non-admin gets here: a named one was answered 404 above.
-    if (!writer.isAdmin) throw unauthorized('You are not a db or server admin.');
+    if (!writer.isAdmin) throw notADbOrServerAdmin();
     return hashed;
   }
 
@@ -99,7 +99,7 @@ export function filterUserRead(
   const docId = typeof id === 'string' ? id : '';
   if (docId.startsWith('_design/')) {
     if (reader.isAdmin) return doc;
-    throw forbidden('Only administrators can view design docs in the users database.');
+    throw usersDesignDocsForAdmins();
   }
   if (reader.isAdmin) return doc;
   if (reader.userCtx.name !== null && reader.userCtx.name === userNameFromId(docId)) return doc;

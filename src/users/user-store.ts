@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { unauthorized } from '../errors/catalog.js';
+import { conflictedUserDocument } from '../errors/catalog.js';
 import { renderRevision } from '../documents/document-json.js';
 import type { Storage } from '../storage/storage.js';
 import { USER_PREFIX, credentialsFromDoc, type UserCredentials } from './user-documents.js';
@@ -11,8 +11,6 @@ interface Entry {
   expires: number;
 }
 
-export const conflictedUserDocument = () =>
-  unauthorized('User document conflicts must be resolved before the document is used for authentication purposes.');
 
 /**
  * Credentials from `_users` documents, cached (unknown names too, so guessing names costs no storage

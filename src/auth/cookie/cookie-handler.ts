@@ -1,11 +1,10 @@
-import { badRequest } from '../../errors/catalog.js';
+import { malformedCookie } from '../../errors/catalog.js';
 import type { PasswordAuthenticator } from '../../users/password-authenticator.js';
 import { parseBasicHeader } from '../basic/parse.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { decodeCookieValue, firstAuthSessionCookie, isExpired, parseTimeHex, verifyCookieMac } from './codec.js';
 import type { CookieService } from './cookie-service.js';
 
-const malformedCookie = () => badRequest('Malformed AuthSession cookie. Please clear your cookies.');
 
 /**
  * `cookie_authentication_handler`: a valid AuthSession cookie authenticates without a password.

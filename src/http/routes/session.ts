@@ -1,5 +1,5 @@
 import { isCouchError } from '../../errors/couch-error.js';
-import { badContentType, badRequest, methodNotAllowed, unauthorized } from '../../errors/catalog.js';
+import { badContentType, badRequest, methodNotAllowed, unauthorized, pleaseLogin } from '../../errors/catalog.js';
 import type { JsonObject } from '../../storage/storage.js';
 import { parseJsonBytes, type Request } from '../request.js';
 import { json, type Reply } from '../reply.js';
@@ -26,7 +26,7 @@ export async function session(request: Request, services: Services): Promise<Rep
 
 async function sessionInfo(request: Request, services: Services): Promise<Reply> {
   const { userCtx, handler } = request.auth;
-  if (userCtx.name === null && request.query.get('basic') === 'true') throw unauthorized('Please login.');
+  if (userCtx.name === null && request.query.get('basic') === 'true') throw pleaseLogin();
   const info: JsonObject = { authentication_handlers: services.chain().handlerNames };
   if (handler !== undefined) info['authenticated'] = handler;
   info['authentication_db'] = services.users.name;

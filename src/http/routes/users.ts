@@ -1,6 +1,6 @@
 import { isDbAdmin, isDbMember, requireDbMember } from '../../auth/authorization.js';
 import { renderRevision, toEdit, isValidRev } from '../../documents/document-json.js';
-import { badRequest, conflict, documentDeleted, documentMissing, forbidden, methodNotAllowed } from '../../errors/catalog.js';
+import { badRequest, conflict, documentDeleted, documentMissing, methodNotAllowed, usersDesignDocsForAdmins } from '../../errors/catalog.js';
 import type { JsonObject, SecurityObject } from '../../storage/storage.js';
 import { filterUserRead, userNameFromId } from '../../users/user-documents.js';
 import { booleanParam } from '../query.js';
@@ -19,7 +19,7 @@ import { maxDocumentSize } from './databases.js';
 export async function userDocument(request: Request, services: Services, db: string, id: string): Promise<Reply> {
   const security = await securityOf(services.storage, db);
   const isAdmin = isDbAdmin(request.userCtx, security);
-  if (id.startsWith('_design/') && !isAdmin) throw forbidden('Only administrators can view design docs in the users database.');
+  if (id.startsWith('_design/') && !isAdmin) throw usersDesignDocsForAdmins();
   switch (request.method) {
     case 'GET':
     case 'HEAD':

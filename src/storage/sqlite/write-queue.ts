@@ -14,7 +14,6 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  * back alone and only its caller sees the error; callers are answered after COMMIT.
  */
 export class WriteQueue {
-  readonly #db: Connection;
   #pending: Job[] = [];
   #scheduled = false;
   #closed = false;
@@ -22,7 +21,6 @@ export class WriteQueue {
   readonly #runBatch: Transaction<(jobs: Job[]) => Outcome[]>;
 
   constructor(db: Connection) {
-    this.#db = db;
     // better-sqlite3 turns a transaction function called inside another into a savepoint.
     const runJob = db.transaction((job: Job) => job.run());
     this.#runBatch = db.transaction((jobs: Job[]): Outcome[] =>
