@@ -18,6 +18,7 @@ import type { Storage } from './storage/storage.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { CookieHandler } from './auth/cookie/cookie-handler.js';
 import { CookieService } from './auth/cookie/cookie-service.js';
+import { ProxyHandler } from './auth/proxy/proxy-handler.js';
 import { observeStorage } from './storage/observed-storage.js';
 import { Admins } from './users/admins.js';
 import { HashUpgrader } from './users/hash-upgrader.js';
@@ -117,6 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const registry: HandlerRegistry = new Map<string, AuthHandler>([
     ['cookie', new CookieHandler(cookies, authenticator)],
     ['default', new BasicHandler(authenticator)],
+    ['proxy', new ProxyHandler(config, cookies)],
   ]);
   let chain: AuthChain = buildChain(config, registry);
   config.onChange((change) => {

@@ -1,0 +1,68 @@
+import type { Config } from '../../config/config.js';
+import { constantTimeEqual, hmac } from '../../crypto/crypto.js';
+import { COUCH_HASH_ALGORITHMS } from '../cookie/codec.js';
+import type { CookieService } from '../cookie/cookie-service.js';
+import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
+
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+
+/** Splits the roles header on commas; surrounding whitespace and empty entries are dropped. */
+export function parseProxyRoles(header: string | undefined): string[] {
+  if (header === undefined) return [];
+  return header.split(',').map((role) => role.trim()).filter((role) => role !== '');
+}
+
+/**
+ * True when `token` is the hex HMAC of `name` under one of the secrets with one of the
+ * algorithms. Hex is decoded (either case, as CouchDB 3.5.2) and compared in constant time; a
+ * missing or non-hex token simply does not verify (CouchDB 3.5.2 answers 500 there).
+ */
+export function verifyProxyToken(name: string, token: string | undefined, secrets: readonly string[], algorithms: readonly string[]): boolean {
+  if (token === undefined || !HEX.test(token)) return false;
+  const presented = Buffer.from(token, 'hex');
+  let verified = false;
+  for (const secret of secrets) {
+    for (const algorithm of algorithms) {
+      const digest = COUCH_HASH_ALGORITHMS.get(algorithm);
+      if (digest === undefined) continue;
+      // No early exit: the time taken does not tell which secret or algorithm matched.
+      if (constantTimeEqual(hmac(digest, secret, name), presented)) verified = true;
+    }
+  }
+  return verified;
+}
+
+/**
+ * `proxy_authentication_handler`: a trusted reverse proxy names the user and roles in headers.
+ * With `proxy_use_secret` and a secret, the token header must carry the HMAC of the name; a wrong
+ * or missing token passes the request on (the next handler may still authenticate it).
+ */
+export class ProxyHandler implements AuthHandler {
+  readonly name = 'proxy';
+  readonly #config: Config;
+  readonly #cookies: CookieService;
+
+  constructor(config: Config, cookies: CookieService) {
+    this.#config = config;
+    this.#cookies = cookies;
+  }
+
+  async authenticate(request: AuthRequest): Promise<AuthOutcome> {
+    const name = this.#header(request, 'x_auth_username', 'X-Auth-CouchDB-UserName');
+    if (name === undefined) return undefined;
+    if (this.#config.authBoolean('proxy_use_secret', false)) {
+      const secrets = this.#cookies.secrets();
+      // As CouchDB: with no secret configured the token cannot be checked and is not required.
+      if (secrets.length > 0) {
+        const token = this.#header(request, 'x_auth_token', 'X-Auth-CouchDB-Token');
+        if (!verifyProxyToken(name, token, secrets, this.#cookies.algorithms())) return undefined;
+      }
+    }
+    return { userCtx: { name, roles: parseProxyRoles(this.#header(request, 'x_auth_roles', 'X-Auth-CouchDB-Roles')) } };
+  }
+
+  #header(request: AuthRequest, setting: string, fallback: string): string | undefined {
+    const value = request.headers[this.#config.authString(setting, fallback).toLowerCase()];
+    return Array.isArray(value) ? value[0] : value;
+  }
+}
