@@ -22,15 +22,16 @@ export class CookieHandler implements AuthHandler {
   }
 
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
-    // Explicit Basic credentials decide over a cookie. PouchDB and nano keep one cookie jar per
-    // process, and Basic responses carry a cookie (spec 5.1.3): letting a stored cookie of one user
-    // answer for a request that names another, or hide a wrong password, would be wrong either way.
-    if (parseBasicHeader(request.headers.authorization).kind === 'credentials') return undefined;
     const value = firstAuthSessionCookie(headerText(request.headers.cookie));
     if (value === undefined || value === '') return undefined;
     const decoded = decodeCookieValue(value);
     if (decoded.kind === 'malformed') throw malformedCookie();
     if (decoded.kind !== 'token') return undefined;
+    // Explicit Basic credentials decide over a (well-formed) cookie. PouchDB and nano keep one
+    // cookie jar per process, and Basic responses carry a cookie (spec 5.1.3): letting a stored
+    // cookie of one user answer for a request that names another, or hide a wrong password, would
+    // be wrong either way.
+    if (parseBasicHeader(request.headers.authorization).kind === 'credentials') return undefined;
     const secrets = this.#cookies.secrets();
     if (secrets.length === 0) return undefined;
     const credentials = await this.#authenticator.resolve(decoded.name);
