@@ -65,16 +65,17 @@ export class PasswordAuthenticator {
   async authenticate(name: string, password: string, peer: string, channel: PasswordChannel): Promise<AuthenticatedUser> {
     const credentials = await this.resolve(name);
     if (!credentials) {
-      // CouchDB counts unknown names only on /_session (with an empty salt); Basic fails at once.
-      if (channel === 'session') this.#countFailure(peer, name, '');
+      // CouchDB treats unknown names on /_session as users with an empty salt, lockout included,
+      // so that a lock does not tell which names exist; on Basic they fail at once.
+      if (channel === 'session') {
+        this.#checkLockout(peer, name, '');
+        this.#countFailure(peer, name, '');
+      }
       throw nameOrPasswordIncorrect();
     }
     if (channel === 'basic' && credentials.hasTotp) throw nameOrPasswordIncorrect();
     const { hash } = credentials;
-    if (this.#lockout.isLocked(peer, name, hash.salt)) {
-      if (this.#lockout.mode === 'enforce') throw accountLocked();
-      this.#log.warning(`lockout threshold reached for user ${JSON.stringify(name)} from ${peer} (mode warn)`);
-    }
+    this.#checkLockout(peer, name, hash.salt);
     const cached = this.#cache.check(name, hash.salt, password);
     const verified =
       cached ??
@@ -86,11 +87,16 @@ export class PasswordAuthenticator {
       this.#countFailure(peer, name, hash.salt);
       throw nameOrPasswordIncorrect();
     }
-    if (cached === undefined) {
-      this.#cache.remember(name, hash.salt, password);
-      if (credentials.document) this.#upgrader.maybeUpgrade(credentials.document, password);
-    }
+    if (cached === undefined) this.#cache.remember(name, hash.salt, password);
+    // Also on a cache hit, as CouchDB: a user who only ever uses Basic must still get upgraded.
+    if (credentials.document) this.#upgrader.maybeUpgrade(credentials.document, password);
     return { roles: credentials.roles, salt: hash.salt, hasTotp: credentials.hasTotp };
+  }
+
+  #checkLockout(peer: string, name: string, salt: string): void {
+    if (!this.#lockout.isLocked(peer, name, salt)) return;
+    if (this.#lockout.mode === 'enforce') throw accountLocked();
+    this.#log.warning(`lockout threshold reached for user ${JSON.stringify(name)} from ${peer} (mode warn)`);
   }
 
   #countFailure(peer: string, name: string, salt: string): void {

@@ -19,8 +19,9 @@ async function openListing(request: Request, services: Services): Promise<string
   if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
     throw methodNotAllowed(['GET', 'HEAD', 'POST']);
   }
-  await openAsMember(services.storage, db, request.userCtx);
+  // The path rule comes first, as in CouchDB: no membership answer may hint at who is listed.
   if (db === usersDbName(services) || db === '_replicator') requireServerAdmin(request.userCtx);
+  await openAsMember(services.storage, db, request.userCtx);
   return db;
 }
 

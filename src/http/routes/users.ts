@@ -71,7 +71,18 @@ export async function writeUserDocument(
   status = 201,
 ): Promise<Reply> {
   const id = String(doc['_id']);
-  if (!isAdmin && (await services.users.current(db, id)) === undefined) requireDbMember(request.userCtx, security);
+  // Only the owner's own document skips the membership check (DESIGN §1); for everyone else the
+  // answer must not depend on whether the name exists.
+  if (!isAdmin && (request.userCtx.name === null || userNameFromId(id) !== request.userCtx.name)) {
+    requireDbMember(request.userCtx, security);
+  }
+  // As CouchDB, a write to a live document that does not name one of its leaves is a conflict
+  // before any validation (so validation messages never hint at the document's content).
+  const stored = await services.storage.readDocument(db, id);
+  if (stored && !stored.deleted) {
+    const leaves = [stored.rev, ...stored.conflicts];
+    if (typeof doc['_rev'] !== 'string' || !leaves.includes(doc['_rev'])) throw conflict();
+  }
   const prepared = await services.users.prepare(db, doc, { userCtx: request.userCtx, isAdmin });
   const { edit } = toEdit(prepared, { newEdits: true });
   const [result] = await services.storage.writeDocuments(db, [edit], { newEdits: true });
