@@ -31,7 +31,7 @@ describe('proxy authentication', () => {
     assert.equal(createHmac('sha1', 'the_secret').update('foo').digest('hex'), SHA1_FOO);
   });
 
-  test('R-PROXY-1/2/5 R-PROXY-4: the headers alone give the user context, no /_session call needed', async () => {
+  test('R-PROXY-1 R-PROXY-2 R-PROXY-5 R-PROXY-4: the headers alone give the user context, no /_session call needed', async () => {
     await withSecretOff(async () => {
       assert.deepEqual(await session(proxyHeaders('couch@apache.org', 'test_role_1,test_role_2')), {
         status: 200,
@@ -89,7 +89,7 @@ describe('proxy authentication', () => {
     }
   });
 
-  test('header names are case-insensitive and configurable (x_auth_username, x_auth_roles, x_auth_token)', async () => {
+  test('R-PROXY-1 R-PROXY-2 R-PROXY-3: header names are case-insensitive and configurable (x_auth_username, x_auth_roles, x_auth_token)', async () => {
     assert.equal((await session({ 'x-auth-couchdb-username': 'foo', 'X-AUTH-COUCHDB-TOKEN': SHA256_FOO })).name, 'foo');
     await server.admin('/_node/_local/_config/chttpd_auth/x_auth_username', { method: 'PUT', body: '"X-User"' });
     await server.admin('/_node/_local/_config/chttpd_auth/x_auth_roles', { method: 'PUT', body: '"X-Roles"' });
