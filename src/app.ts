@@ -19,6 +19,7 @@ import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { CookieHandler } from './auth/cookie/cookie-handler.js';
 import { CookieService } from './auth/cookie/cookie-service.js';
 import { ProxyHandler } from './auth/proxy/proxy-handler.js';
+import { JwtHandler } from './auth/jwt/jwt-handler.js';
 import { observeStorage } from './storage/observed-storage.js';
 import { Admins } from './users/admins.js';
 import { HashUpgrader } from './users/hash-upgrader.js';
@@ -115,10 +116,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   const upgrader = new HashUpgrader(config, storage, users, log);
   const authenticator = new PasswordAuthenticator({ config, admins, users: userStore, cache: passwordCache, lockout, upgrader, log });
   const cookies = new CookieService(config, log);
+  const jwt = new JwtHandler(config, log);
   const registry: HandlerRegistry = new Map<string, AuthHandler>([
     ['cookie', new CookieHandler(cookies, authenticator)],
     ['default', new BasicHandler(authenticator)],
     ['proxy', new ProxyHandler(config, cookies)],
+    ['jwt', jwt],
   ]);
   let chain: AuthChain = buildChain(config, registry);
   config.onChange((change) => {
@@ -194,6 +197,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await Promise.all(servers.map((server) => drain(server, 10000)));
       await admins.settled();
       await upgrader.settled();
+      jwt.close();
       await storage.close();
     },
   };

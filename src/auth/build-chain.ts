@@ -16,7 +16,8 @@ export function buildChain(config: Config, registry: HandlerRegistry): AuthChain
   const handlers: AuthHandler[] = [];
   for (const spec of parsed.handlers) {
     const handler = registry.get(spec.name);
-    if (handler) handlers.push(handler);
+    if (!handler) throw new AuthenticationConfigError(`[chttpd] authentication_handlers: the ${spec.name} handler is not available`);
+    handlers.push(handler);
   }
   return new AuthChain(handlers);
 }

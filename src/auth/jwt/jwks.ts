@@ -1,0 +1,324 @@
+/**
+ * Keys published by an identity provider as a JSON Web Key Set (`[jwt_auth] jwks_url`), a Divan
+ * extension: CouchDB only knows `[jwt_keys]`. Keys are fetched on first need and cached. An unknown
+ * `kid` triggers a refresh, at most once per `jwks_refresh_interval`, so a key rotation is picked
+ * up without letting random kids hammer the provider. After `jwks_cache_ttl` a refresh runs in
+ * the background while the cached keys keep answering, and a provider that is down never fails a
+ * request whose key is cached. Only asymmetric keys are accepted: a JWKS is public, so an `oct`
+ * (HMAC) key in it would let anybody sign tokens.
+ *
+ * @module
+ */
+import { createHash, createPublicKey } from 'node:crypto';
+
+import type { Logger } from '../../log/logger.js';
+import { isJwtAlgorithm, type JwtAlgorithm, type KeyKind, keyKindOf } from './algorithms.js';
+import { publicKeyProblem, VerificationKey } from './verification-key.js';
+
+export const DEFAULT_JWKS_REFRESH_INTERVAL_SECONDS = 300;
+export const DEFAULT_JWKS_CACHE_TTL_SECONDS = 3600;
+export const JWKS_FETCH_TIMEOUT_MS = 5000;
+/** A key set is a few KiB; anything far larger is not one. */
+export const JWKS_MAX_BYTES = 1024 * 1024;
+
+export interface JwksOptions {
+  urls: readonly string[];
+  /** Minimum time between two fetches of one URL caused by unknown kids (or a stale cache). */
+  refreshIntervalMs: number;
+  /** Age after which a successful fetch is refreshed in the background. */
+  cacheTtlMs: number;
+  log: Logger;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** Milliseconds since the epoch. */
+  now?: () => number;
+  /** Called when a refresh removed or replaced a key, so results verified with it can be dropped. */
+  onKeysChanged?: () => void;
+}
+
+export interface JwksKey {
+  kid: string;
+  kind: Exclude<KeyKind, 'hmac'>;
+  /** The JWK's `alg`, when it names one: the key then verifies that algorithm only. */
+  alg: JwtAlgorithm | undefined;
+  key: VerificationKey;
+  /** kid, kind, alg and a digest of the public key: equal fingerprints mean the same key. */
+  fingerprint: string;
+}
+
+interface Source {
+  url: string;
+  keys: JwksKey[];
+  loadedAtMs: number | undefined;
+  attemptedAtMs: number | undefined;
+  inflight: Promise<void> | undefined;
+  failing: boolean;
+}
+
+export class JwksStore {
+  readonly #sources: Source[];
+  readonly #refreshIntervalMs: number;
+  readonly #cacheTtlMs: number;
+  readonly #timeoutMs: number;
+  readonly #log: Logger;
+  readonly #fetch: typeof fetch;
+  readonly #now: () => number;
+  readonly #onKeysChanged: (() => void) | undefined;
+
+  constructor(options: JwksOptions) {
+    this.#sources = options.urls.map((url) => ({
+      url,
+      keys: [],
+      loadedAtMs: undefined,
+      attemptedAtMs: undefined,
+      inflight: undefined,
+      failing: false,
+    }));
+    this.#refreshIntervalMs = options.refreshIntervalMs;
+    this.#cacheTtlMs = options.cacheTtlMs;
+    this.#timeoutMs = options.timeoutMs ?? JWKS_FETCH_TIMEOUT_MS;
+    this.#log = options.log;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#now = options.now ?? Date.now;
+    this.#onKeysChanged = options.onKeysChanged;
+  }
+
+  /**
+   * The key with this `kid` that may verify `alg` (its kind is `alg`'s family, and its own `alg`,
+   * when it has one, is `alg`), fetching the set when the kid is not cached and the refresh
+   * interval allows. `undefined` when no source has it.
+   */
+  async find(kind: KeyKind, kid: string, alg: JwtAlgorithm): Promise<VerificationKey | undefined> {
+    if (kind === 'hmac') return undefined;
+    const now = this.#now();
+    const cached = this.#match(kind, kid, alg);
+    if (cached !== undefined) {
+      this.#refreshStale(now);
+      return cached;
+    }
+    const pending: Promise<void>[] = [];
+    for (const source of this.#sources) {
+      if (source.inflight !== undefined) pending.push(source.inflight);
+      else if (this.#mayFetch(source, now)) pending.push(this.#refresh(source));
+    }
+    if (pending.length === 0) return undefined;
+    await Promise.all(pending);
+    return this.#match(kind, kid, alg);
+  }
+
+  /** Resolves once no fetch is under way (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.#sources.some((source) => source.inflight !== undefined)) {
+      await Promise.all(this.#sources.map((source) => source.inflight));
+    }
+  }
+
+  #match(kind: KeyKind, kid: string, alg: JwtAlgorithm): VerificationKey | undefined {
+    const candidates: VerificationKey[] = [];
+    for (const source of this.#sources) {
+      for (const entry of source.keys) {
+        if (entry.kid === kid && entry.kind === kind && (entry.alg === undefined || entry.alg === alg)) {
+          candidates.push(entry.key);
+        }
+      }
+    }
+    return candidates.find((key) => key.supports(alg)) ?? candidates[0];
+  }
+
+  #mayFetch(source: Source, now: number): boolean {
+    return source.attemptedAtMs === undefined || now - source.attemptedAtMs >= this.#refreshIntervalMs;
+  }
+
+  #refreshStale(now: number): void {
+    for (const source of this.#sources) {
+      if (source.inflight !== undefined || source.loadedAtMs === undefined) continue;
+      if (now - source.loadedAtMs >= this.#cacheTtlMs && this.#mayFetch(source, now)) void this.#refresh(source);
+    }
+  }
+
+  /** Fetches one source; never rejects: on failure the cached keys stay. */
+  #refresh(source: Source): Promise<void> {
+    source.attemptedAtMs = this.#now();
+    const run = (async () => {
+      try {
+        const body = await fetchJson(this.#fetch, source.url, this.#timeoutMs);
+        const parsed = parseJwks(body);
+        if (parsed === undefined) throw new Error('the response is not a JSON Web Key Set');
+        if (parsed.skipped.length > 0) {
+          this.#log.warning(`jwt: JWKS ${describeUrl(source.url)}: ignored keys: ${parsed.skipped.join('; ')}`);
+        }
+        const kept = new Set(parsed.keys.map((entry) => entry.fingerprint));
+        const lostKey = source.keys.some((entry) => !kept.has(entry.fingerprint));
+        source.keys = parsed.keys;
+        source.loadedAtMs = this.#now();
+        if (source.failing) this.#log.notice(`jwt: JWKS ${describeUrl(source.url)} answers again`);
+        source.failing = false;
+        if (lostKey) this.#onKeysChanged?.();
+      } catch (error) {
+        // Logged once per outage, not once per attempt; the message names the URL, never a key.
+        if (!source.failing) {
+          this.#log.warning(
+            `jwt: cannot fetch JWKS ${describeUrl(source.url)} (${describeError(error)}); ` +
+              `serving ${source.keys.length} cached key(s)`,
+          );
+        }
+        source.failing = true;
+      } finally {
+        source.inflight = undefined;
+      }
+    })();
+    source.inflight = run;
+    return run;
+  }
+}
+
+/**
+ * The URLs of `[jwt_auth] jwks_url`: comma-separated, `http:` or `https:` only. Problems are
+ * returned for the log; the URLs that parse are still used.
+ */
+export function parseJwksUrls(value: string | undefined): { urls: string[]; problems: string[] } {
+  const urls: string[] = [];
+  const problems: string[] = [];
+  for (const raw of (value ?? '').split(',')) {
+    const text = raw.trim();
+    if (text === '') continue;
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      problems.push(`"${text}" is not a URL`);
+      continue;
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      problems.push(`${describeUrl(text)} is neither http nor https`);
+      continue;
+    }
+    if (url.username !== '' || url.password !== '') {
+      problems.push(`${describeUrl(text)} carries credentials in the URL, which fetch refuses`);
+      continue;
+    }
+    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+      problems.push(`${describeUrl(text)} uses plain http: anyone on the path can substitute keys`);
+    }
+    if (!urls.includes(url.href)) urls.push(url.href);
+  }
+  return { urls, problems };
+}
+
+/** Keys of a JWKS document, and why the others were left out (for the log). */
+export function parseJwks(body: unknown): { keys: JwksKey[]; skipped: string[] } | undefined {
+  if (!isObject(body) || !Array.isArray(body.keys)) return undefined;
+  const keys: JwksKey[] = [];
+  const skipped: string[] = [];
+  body.keys.forEach((jwk: unknown, index) => {
+    const parsed = parseJwk(jwk);
+    if (typeof parsed === 'string') {
+      const kid = isObject(jwk) && typeof jwk.kid === 'string' ? `kid ${JSON.stringify(jwk.kid)}` : `#${index}`;
+      skipped.push(`${kid}: ${parsed}`);
+    } else {
+      keys.push(parsed);
+    }
+  });
+  return { keys, skipped };
+}
+
+const KIND_OF_KTY: Readonly<Record<string, Exclude<KeyKind, 'hmac'>>> = { RSA: 'rsa', EC: 'ec', OKP: 'okp' };
+const PUBLIC_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  RSA: ['n', 'e'],
+  EC: ['crv', 'x', 'y'],
+  OKP: ['crv', 'x'],
+};
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** One usable public key, or why it is not one. */
+export function parseJwk(jwk: unknown): JwksKey | string {
+  if (!isObject(jwk)) return 'not an object';
+  const { kid, kty, alg, use } = jwk;
+  if (typeof kid !== 'string' || kid === '') return 'no kid (keys are selected by kid)';
+  if (kty === 'oct') return 'a symmetric key, never accepted from a JWKS';
+  const kind = typeof kty === 'string' && Object.hasOwn(KIND_OF_KTY, kty) ? KIND_OF_KTY[kty] : undefined;
+  if (kind === undefined) return `unsupported kty ${JSON.stringify(kty)}`;
+  if (use !== undefined && use !== 'sig') return `use ${JSON.stringify(use)} is not "sig"`;
+  const ops = jwk.key_ops;
+  if (ops !== undefined && !(Array.isArray(ops) && ops.includes('verify'))) return 'key_ops lacks "verify"';
+  if (PRIVATE_MEMBERS.some((member) => Object.hasOwn(jwk, member))) return 'contains private key material';
+  if (alg !== undefined && !(isJwtAlgorithm(alg) && keyKindOf(alg) === kind)) {
+    return `alg ${JSON.stringify(alg)} does not fit kty ${kty}`;
+  }
+  const members: Record<string, string> = { kty: kty as string };
+  for (const name of PUBLIC_MEMBERS[kty as string]) {
+    const value = jwk[name];
+    if (typeof value !== 'string') return `member "${name}" missing`;
+    members[name] = value;
+  }
+  let publicKey;
+  try {
+    publicKey = createPublicKey({ key: members, format: 'jwk' });
+  } catch {
+    return 'does not decode to a public key';
+  }
+  const problem = publicKeyProblem(kind, publicKey);
+  if (problem !== undefined) return problem.detail;
+  const key = new VerificationKey(kind, publicKey);
+  if (alg !== undefined && !key.supports(alg)) return `alg ${alg} does not fit curve ${members.crv}`;
+  const digest = createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
+  return { kid, kind, alg, key, fingerprint: `${kind}:${String(alg)}:${kid}:${digest}` };
+}
+
+async function fetchJson(fetcher: typeof fetch, url: string, timeoutMs: number): Promise<unknown> {
+  const response = await fetcher(url, {
+    headers: { accept: 'application/jwk-set+json, application/json' },
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`HTTP ${response.status}`);
+  }
+  return JSON.parse(await readLimited(response, JWKS_MAX_BYTES));
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<string> {
+  if (response.body === null) return '';
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new Error(`response larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+}
+
+/** Scheme, host and path only: a URL may carry credentials in its userinfo or query. */
+export function describeUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    return `${url.protocol}//${url.host}${url.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out';
+  const cause = (error as { cause?: unknown }).cause;
+  const code = isObject(cause) && typeof cause.code === 'string' ? ` ${cause.code}` : '';
+  // Messages may quote the URL, query string included.
+  const message = error.message.replace(/[a-z][a-z0-9+.-]*:\/\/\S+/gi, (url) => describeUrl(url));
+  return `${message}${code}`.replace(/\s+/g, ' ').slice(0, 200);
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
