@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { badRequest } from '../errors/catalog.js';
+import { Cors, addCorsHeaders, grantFor, preflight } from './cors.js';
 import { errorReply } from './error-reply.js';
 import { PeerResolver, normalizeAddress } from './peer.js';
 import { needsRefresh } from '../auth/cookie/codec.js';
-import { writeReply, type Reply } from './reply.js';
+import { writeReply, type OutgoingHeaders, type Reply } from './reply.js';
 import { Request } from './request.js';
 import { route } from './router.js';
 import type { Endpoint, Services } from './services.js';
@@ -51,8 +52,12 @@ async function addSessionCookie(request: Request, reply: Reply, services: Servic
   } else if (handler !== 'default' || !services.config.authBoolean('basic_auth_cookie', true)) {
     return;
   }
-  const value = await cookies.mint(cookieSubject.name, cookieSubject.salt);
-  reply.headers = { ...reply.headers, 'Set-Cookie': [...[existing ?? []].flat(), cookies.setCookie(value, request.secure)] };
+  const header = await cookies.freshSetCookie(cookieSubject.name, cookieSubject.salt, request.secure);
+  reply.headers = { ...reply.headers, 'Set-Cookie': [...[existing ?? []].flat(), header] };
+}
+
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 let requestCounter = 0;
@@ -70,6 +75,22 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     }
   });
   const serverHeader = `Divan/${services.version}`;
+  const cors = new Cors(services.config, services.log);
+  // Whether a socket's peer is a trusted proxy does not change during the connection: decide once.
+  let trustedSockets = new WeakMap<object, boolean>();
+  services.config.onChange((change) => {
+    if (change.section === 'chttpd' && change.key === 'trusted_proxies') trustedSockets = new WeakMap();
+  });
+  const peerOf = (raw: IncomingMessage): { peer: string; viaTrustedProxy: boolean } => {
+    const socketPeer = normalizeAddress(raw.socket.remoteAddress ?? '');
+    let trusted = trustedSockets.get(raw.socket);
+    if (trusted === undefined) {
+      trusted = peers.isTrusted(socketPeer);
+      trustedSockets.set(raw.socket, trusted);
+    }
+    const forwardedFor = raw.headers['x-forwarded-for'];
+    return { peer: trusted && forwardedFor !== undefined ? peers.resolve(socketPeer, forwardedFor) : socketPeer, viaTrustedProxy: trusted };
+  };
 
   return async function handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
@@ -77,23 +98,35 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     const head = raw.method === 'HEAD';
     let request: Request | undefined;
     let reply: Reply;
+    // CORS headers go on every reply to an allowed origin, errors included, except a preflight's own.
+    const corsSettings = cors.settings;
+    let corsGrant = grantFor(corsSettings, headerText(raw.headers.origin));
+    let isPreflight = false;
     try {
       const target = parseTarget(raw.url ?? '/');
       if (!target) throw badRequest('invalid URL encoding');
       request = new Request(raw, {
         ...target,
-        peer: peers.resolve(raw.socket.remoteAddress, raw.headers['x-forwarded-for']),
+        ...peerOf(raw),
         secure: Boolean((raw.socket as TLSSocket).encrypted),
-        viaTrustedProxy: peers.isTrusted(normalizeAddress(raw.socket.remoteAddress ?? '')),
         id: requestId,
         limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size', 4294967296) },
       });
-      request.auth = await services.chain().authenticate(request, {
-        requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user', false),
-        requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up', false),
-      });
-      const endpoint = route(request, extraEndpoints);
-      reply = await endpoint(request, services);
+      // A preflight is answered before authentication (CouchDB's process_request/1): browsers send
+      // no credentials with it. A refused one goes on as an ordinary request, without CORS headers.
+      const check = preflight(corsSettings, request.method, raw.headers);
+      if (check.kind === 'answer') {
+        isPreflight = true;
+        reply = { status: 204, headers: check.headers };
+      } else {
+        if (check.kind === 'refused') corsGrant = undefined;
+        request.auth = await services.chain().authenticate(request, {
+          requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user', false),
+          requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up', false),
+        });
+        const endpoint = route(request, extraEndpoints);
+        reply = await endpoint(request, services);
+      }
     } catch (error) {
       reply = errorReply(error, request, services.config, services.log);
     }
@@ -105,7 +138,8 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
       }
     }
     if (res.headersSent || res.destroyed) return;
-    writeReply(res, reply, { head, requestId, serverHeader });
+    const decorate = isPreflight ? undefined : (headers: OutgoingHeaders) => addCorsHeaders(corsSettings, corsGrant, headers);
+    writeReply(res, reply, { head, requestId, serverHeader, decorate });
     if (services.log.enabled('info')) {
       const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
       const who = request?.userCtx.name === null || request === undefined ? 'undefined' : JSON.stringify(request.userCtx.name);

@@ -20,22 +20,30 @@ export function serialize(body: Reply['body']): Buffer {
   return Buffer.from(`${JSON.stringify(body)}\n`, 'utf8');
 }
 
+/** Response headers as written: names as given, values as `writeHead` takes them. */
+export type OutgoingHeaders = Record<string, string | string[] | number>;
+
 export interface WriteOptions {
   head: boolean;
   requestId: string;
   serverHeader: string;
+  /** Called with the complete headers just before they are written (CORS needs the final names). */
+  decorate?: (headers: OutgoingHeaders) => void;
 }
 
 export function writeReply(res: ServerResponse, reply: Reply, options: WriteOptions): void {
-  const payload = Buffer.isBuffer(reply.body) ? reply.body : serialize(reply.body);
-  const headers: Record<string, string | string[] | number> = {
-    'Content-Type': 'application/json',
+  // A 204 has no body, so no Content-Type and (RFC 9110 §8.6) no Content-Length.
+  const noContent = reply.status === 204;
+  const payload = noContent ? Buffer.alloc(0) : Buffer.isBuffer(reply.body) ? reply.body : serialize(reply.body);
+  const headers: OutgoingHeaders = {
+    ...(noContent ? {} : { 'Content-Type': 'application/json' }),
     'Cache-Control': 'must-revalidate',
     'X-Couch-Request-ID': options.requestId,
     Server: options.serverHeader,
     ...reply.headers,
-    'Content-Length': payload.length,
   };
+  if (!noContent) headers['Content-Length'] = payload.length;
+  options.decorate?.(headers);
   res.writeHead(reply.status, headers);
-  res.end(options.head ? undefined : payload);
+  res.end(options.head || noContent ? undefined : payload);
 }

@@ -18,6 +18,8 @@ export class CookieService {
   readonly #ring: SecretRing;
   #algorithms: string[];
   #generating: Promise<string> | undefined;
+  readonly #memo = new Map<string, string>();
+  #memoSecond = -1;
 
   constructor(config: Config, log: Logger, now: () => number = Date.now) {
     this.#config = config;
@@ -28,6 +30,7 @@ export class CookieService {
     this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms', 'sha256, sha'));
     config.onChange((change) => {
       if (change.section !== 'chttpd_auth' && change.section !== 'couch_httpd_auth') return;
+      this.#memo.clear();
       if (change.key === 'secret') this.#ring.rotate(this.#configuredSecret(), this.timeoutSeconds());
       if (change.key === 'hash_algorithms') this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms', 'sha256, sha'));
     });
@@ -71,6 +74,25 @@ export class CookieService {
   async mint(name: string, salt: string): Promise<string> {
     const secret = await this.ensureSecret();
     return mintCookieValue(name, this.nowSeconds(), secret, salt, this.#algorithms[0]!);
+  }
+
+  /**
+   * A complete fresh `Set-Cookie` value for a user. Cookies carry whole seconds, so within one
+   * second the same user gets the same header: remembered for that second, because every Basic
+   * request asks for one.
+   */
+  async freshSetCookie(name: string, salt: string, secureConnection: boolean): Promise<string> {
+    const second = this.nowSeconds();
+    if (second !== this.#memoSecond) {
+      this.#memo.clear();
+      this.#memoSecond = second;
+    }
+    const key = `${secureConnection ? 's' : 'p'}\u0000${name}\u0000${salt}`;
+    const cached = this.#memo.get(key);
+    if (cached !== undefined) return cached;
+    const header = this.setCookie(await this.mint(name, salt), secureConnection);
+    if (this.#memo.size < 10000) this.#memo.set(key, header);
+    return header;
   }
 
   settings(secureConnection: boolean): CookieSettings {

@@ -58,6 +58,9 @@ export class SqliteStorage implements Storage {
   readonly #queue: WriteQueue;
   readonly #ranges: RangeQueries;
   #closed = false;
+  /** Database name → internal id and parsed `_security`, read on nearly every request. */
+  readonly #idCache = new Map<string, number>();
+  readonly #securityCache = new Map<string, SecurityObject>();
 
   constructor(file: string) {
     this.file = file;
@@ -84,13 +87,15 @@ export class SqliteStorage implements Storage {
   }
 
   createDatabase(name: string, security: SecurityObject): Promise<boolean> {
-    return this.#queue.enqueue(
-      () => this.#st.insertDatabase.run(name, JSON.stringify(security), nowMicros()).changes === 1,
-    );
+    return this.#queue.enqueue(() => {
+      this.#forget(name);
+      return this.#st.insertDatabase.run(name, JSON.stringify(security), nowMicros()).changes === 1;
+    });
   }
 
   deleteDatabase(name: string): Promise<boolean> {
     return this.#queue.enqueue(() => {
+      this.#forget(name);
       const dbId = this.#st.databaseId.get(name);
       if (dbId === undefined) return false;
       this.#st.deleteBodiesOfDatabase.run(dbId);
@@ -119,12 +124,19 @@ export class SqliteStorage implements Storage {
   }
 
   async getSecurity(db: string): Promise<SecurityObject | undefined> {
+    const cached = this.#securityCache.get(db);
+    if (cached !== undefined) return cached;
     const row = this.#read(() => this.#st.databaseByName.get(db));
-    return row === undefined ? undefined : (JSON.parse(row.security) as SecurityObject);
+    if (row === undefined) return undefined;
+    // This process is the file's only writer, so the cache is dropped exactly when it changes.
+    const security = deepFreeze(JSON.parse(row.security) as SecurityObject);
+    this.#securityCache.set(db, security);
+    return security;
   }
 
   putSecurity(db: string, security: SecurityObject): Promise<boolean> {
     return this.#queue.enqueue(() => {
+      this.#forget(db);
       const dbId = this.#st.databaseId.get(db);
       if (dbId === undefined) return false;
       this.#st.updateSecurity.run(JSON.stringify(security), dbId);
@@ -202,15 +214,32 @@ export class SqliteStorage implements Storage {
   }
 
   #databaseId(name: string): number {
+    const cached = this.#idCache.get(name);
+    if (cached !== undefined) return cached;
     const dbId = this.#st.databaseId.get(name);
     if (dbId === undefined) throw databaseMissing();
+    this.#idCache.set(name, dbId);
     return dbId;
+  }
+
+  /** Drops what is cached about a database; called inside every write that changes it. */
+  #forget(name: string): void {
+    this.#idCache.delete(name);
+    this.#securityCache.delete(name);
   }
 
   #read<T>(query: () => T): T {
     if (this.#closed) throw new Error('storage is closed');
     return query();
   }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** Opens (creating if needed) the SQLite file; throws a one-line `Error` when it cannot. */

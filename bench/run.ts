@@ -1,0 +1,390 @@
+/**
+ * `npm run bench [-- --quick] [-- --compare URL --admin user:pass]`
+ *
+ * Measures every authentication path of Divan against a bare node:http server answering a JSON body
+ * of the same size, in the same run, alternating baseline and scenario so that drift shows. Figures
+ * are ratios to the baseline, because these machines are shared and noisy.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+const MAIN = join(ROOT, 'dist', 'src', 'main.js');
+const BASELINE = join(ROOT, 'dist', 'bench', 'baseline-server.js');
+
+interface Options {
+  quick: boolean;
+  compare?: string;
+  compareAdmin?: [string, string];
+  connections: number;
+  duration: number;
+  warmup: number;
+}
+
+function parseOptions(argv: string[]): Options {
+  const quick = argv.includes('--quick');
+  const at = (flag: string): string | undefined => {
+    const index = argv.indexOf(flag);
+    return index === -1 ? undefined : argv[index + 1];
+  };
+  const admin = at('--admin');
+  const [name, ...password] = (admin ?? '').split(':');
+  return {
+    quick,
+    compare: at('--compare')?.replace(/\/$/, ''),
+    compareAdmin: admin ? [name!, password.join(':')] : undefined,
+    connections: Number(at('--connections') ?? 32),
+    duration: Number(at('--duration') ?? (quick ? 2 : 10)),
+    warmup: quick ? 1 : 3,
+  };
+}
+
+interface Running {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Running> {
+  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolveStart, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const match = ready.exec(out);
+      if (match) {
+        resolveStart({
+          url: match[1]!.replace(/\/$/, ''),
+          pid: child.pid!,
+          stop: () => new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)));
+  });
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+function call(base: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  const url = new URL(path, base);
+  return new Promise((resolveCall, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers: options.headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      res.on('end', () => resolveCall({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const basic = (name: string, password: string): string => `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
+
+interface ScenarioRequest {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Each request gets its own path (path + a counter), e.g. to create new documents. */
+  uniquePath?: boolean;
+}
+
+interface Scenario {
+  name: string;
+  goal?: { ratio?: number };
+  request: ScenarioRequest;
+}
+
+let uniqueCounter = 0;
+
+function cannonOptions(url: string, request: ScenarioRequest, connections: number, duration: number): autocannon.Options {
+  const options: autocannon.Options = { url: url + request.path, connections, duration, method: (request.method ?? 'GET') as autocannon.Request['method'], headers: request.headers, body: request.body };
+  if (request.uniquePath) {
+    options.requests = [{ setupRequest: (req) => ({ ...req, path: `${request.path}${process.pid}-${uniqueCounter++}` }) }];
+  }
+  return options;
+}
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+async function load(options: autocannon.Options): Promise<Measurement> {
+  const result = await autocannon(options);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+
+async function measure(url: string, scenario: Scenario, options: Options): Promise<Measurement> {
+  await load(cannonOptions(url, scenario.request, options.connections, options.warmup));
+  return load(cannonOptions(url, scenario.request, options.connections, options.duration));
+}
+
+interface Target {
+  label: string;
+  url: string;
+  setup: Setup;
+}
+
+interface Setup {
+  cookie: string;
+  basic: string;
+  proxy?: Record<string, string>;
+  jwt?: { hs256: string; rs256: string; es256: string };
+  db: string;
+  doc: string;
+  coldUsers: [string, string][];
+}
+
+/** Users, a members-only database with a document, and a cookie, on any CouchDB-compatible server. */
+async function prepare(url: string, admin: [string, string], coldUserCount: number, extras: { secret?: string; jwtKeys?: JwtKeys }): Promise<Setup> {
+  const adminAuth = { Authorization: basic(...admin) };
+  const user = `bench${randomBytes(3).toString('hex')}`;
+  const password = 'bench-pass';
+  const putUser = (name: string, pass: string) =>
+    call(url, `/_users/org.couchdb.user:${name}`, { method: 'PUT', headers: { ...adminAuth, ...JSON_HEADERS }, body: JSON.stringify({ name, password: pass, roles: [], type: 'user' }) });
+  if ((await putUser(user, password)).status >= 300) throw new Error(`cannot create a user on ${url}`);
+  const db = `bench-${randomBytes(3).toString('hex')}`;
+  await call(url, `/${db}`, { method: 'PUT', headers: adminAuth });
+  await call(url, `/${db}/_security`, { method: 'PUT', headers: { ...adminAuth, ...JSON_HEADERS }, body: JSON.stringify({ members: { names: [user], roles: [] }, admins: { names: [], roles: [] } }) });
+  await call(url, `/${db}/doc1`, { method: 'PUT', headers: { ...adminAuth, ...JSON_HEADERS }, body: JSON.stringify({ title: 'benchmark document', n: 1 }) });
+  const login = await call(url, '/_session', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ name: user, password }) });
+  const cookie = String([login.headers['set-cookie']].flat()[0] ?? '').split(';')[0]!;
+  const coldUsers: [string, string][] = [];
+  await Promise.all(
+    Array.from({ length: coldUserCount }, async (_, i) => {
+      const name = `${user}-cold${i}`;
+      await putUser(name, `cold-pass-${i}`);
+      coldUsers.push([name, `cold-pass-${i}`]);
+    }),
+  );
+  const setup: Setup = { cookie, basic: basic(user, password), db, doc: 'doc1', coldUsers };
+  if (extras.secret) {
+    setup.proxy = {
+      'X-Auth-CouchDB-UserName': user,
+      'X-Auth-CouchDB-Roles': 'bench',
+      'X-Auth-CouchDB-Token': createHmac('sha256', extras.secret).update(user).digest('hex'),
+    };
+  }
+  if (extras.jwtKeys) setup.jwt = await jwtTokens(user, extras.jwtKeys);
+  return setup;
+}
+
+interface JwtKeys {
+  hmac: Buffer;
+  rsa: ReturnType<typeof generateKeyPairSync>;
+  ec: ReturnType<typeof generateKeyPairSync>;
+}
+
+async function jwtTokens(sub: string, keys: JwtKeys): Promise<{ hs256: string; rs256: string; es256: string }> {
+  const claims = { sub, exp: Math.floor(Date.now() / 1000) + 3600, '_couchdb.roles': ['bench'] };
+  return {
+    hs256: await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(keys.hmac),
+    rs256: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(keys.rsa.privateKey),
+    es256: await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).sign(keys.ec.privateKey),
+  };
+}
+
+function scenarios(setup: Setup): Scenario[] {
+  const list: Scenario[] = [
+    { name: 'cookie GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Cookie: setup.cookie } } },
+    { name: 'Basic GET /_session (repeated)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: setup.basic } } },
+  ];
+  if (setup.proxy) list.push({ name: 'proxy GET /_session (token)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: setup.proxy } });
+  if (setup.jwt) {
+    list.push(
+      { name: 'JWT HS256 GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.hs256}` } } },
+      { name: 'JWT RS256 GET /_session', goal: { ratio: 0.4 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.rs256}` } } },
+      { name: 'JWT ES256 GET /_session', goal: { ratio: 0.4 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.es256}` } } },
+    );
+  }
+  list.push(
+    { name: 'anonymous GET /', request: { path: '/' } },
+    { name: 'cookie GET /{db}/{doc}', goal: { ratio: 0.35 }, request: { path: `/${setup.db}/${setup.doc}`, headers: { Cookie: setup.cookie } } },
+    {
+      name: 'cookie PUT /{db}/{doc} (new docs)',
+      goal: { ratio: 0.1 },
+      request: { method: 'PUT', path: `/${setup.db}/w-`, headers: { Cookie: setup.cookie, ...JSON_HEADERS }, body: JSON.stringify({ title: 'benchmark write', n: 1 }), uniquePath: true },
+    },
+  );
+  return list;
+}
+
+/** Cookie latency while `coldUsers` log in at once (600000 PBKDF2 iterations each). */
+async function coldLogins(url: string, setup: Setup, options: Options): Promise<{ measurement: Measurement; loginsMs: number; loginStatuses: number[] }> {
+  const started = Date.now();
+  const loadRun = load(cannonOptions(url, { path: '/_session', headers: { Cookie: setup.cookie } }, options.connections, Math.max(3, options.duration)));
+  await new Promise((wait) => setTimeout(wait, 300));
+  const loginStarted = Date.now();
+  const statuses = await Promise.all(
+    setup.coldUsers.map(([name, password]) =>
+      call(url, '/_session', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ name, password }) }).then((answer) => answer.status),
+    ),
+  );
+  const loginsMs = Date.now() - loginStarted;
+  const measurement = await loadRun;
+  void started;
+  return { measurement, loginsMs, loginStatuses: statuses };
+}
+
+function peakRssMb(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /VmHWM:\s+(\d+) kB/.exec(status);
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface Row {
+  target: string;
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  baselineRps?: number;
+  ratio?: number;
+  goal?: string;
+  met?: boolean;
+  note?: string;
+}
+
+function formatTable(rows: Row[], memory: string): string {
+  const lines = [
+    '| target | scenario | req/s | p50 ms | p99 ms | baseline req/s | ratio | goal | met |',
+    '|---|---|---:|---:|---:|---:|---:|---|---|',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.target} | ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(1)} | ${row.p99.toFixed(1)} | ${row.baselineRps?.toFixed(0) ?? '–'} | ${row.ratio?.toFixed(2) ?? '–'} | ${row.goal ?? ''} | ${row.met === undefined ? '' : row.met ? 'yes' : '**no**'}${row.note ? ` (${row.note})` : ''} |`,
+    );
+  }
+  lines.push('', memory);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const data = mkdtempSync(join(tmpdir(), 'divan-bench-'));
+  const secret = randomBytes(16).toString('hex');
+  const keys: JwtKeys = {
+    hmac: randomBytes(32),
+    rsa: generateKeyPairSync('rsa', { modulusLength: 2048 }),
+    ec: generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+  };
+  const pem = (key: JwtKeys['rsa']['publicKey']): string => String(key.export({ type: 'spki', format: 'pem' })).trim().replace(/\n/g, '\\n');
+  const ini = join(data, 'bench.ini');
+  writeFileSync(
+    ini,
+    [
+      '[chttpd]',
+      'authentication_handlers = {chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}',
+      '[chttpd_auth]',
+      `secret = ${secret}`,
+      'proxy_use_secret = true',
+      '[jwt_keys]',
+      `hmac:_default = ${keys.hmac.toString('base64')}`,
+      `rsa:_default = ${pem(keys.rsa.publicKey)}`,
+      `ec:_default = ${pem(keys.ec.publicKey)}`,
+      '[log]',
+      'level = warning',
+      '',
+    ].join('\n'),
+  );
+  const admin: [string, string] = ['admin', randomBytes(8).toString('hex')];
+  const divan = await startProcess([MAIN, '--port', '0', '--data', data, '--config', ini], { COUCHDB_USER: admin[0], COUCHDB_PASSWORD: admin[1] }, /Divan listening on (http:\/\/\S+)\n/);
+  const coldCount = 8;
+  const targets: Target[] = [{ label: 'Divan', url: divan.url, setup: await prepare(divan.url, admin, coldCount, { secret, jwtKeys: keys }) }];
+  if (options.compare && options.compareAdmin) {
+    targets.push({ label: new URL(options.compare).host, url: options.compare, setup: await prepare(options.compare, options.compareAdmin, coldCount, {}) });
+  }
+  const sample = await call(divan.url, '/_session', { headers: { Cookie: targets[0]!.setup.cookie } });
+  const baseline = await startProcess([BASELINE, String(Buffer.byteLength(sample.body))], {}, /baseline listening on (http:\/\/\S+)\n/);
+
+  const rows: Row[] = [];
+  const baselineRuns: number[] = [];
+  const baselineScenario: Scenario = { name: 'baseline', request: { path: '/' } };
+  const measureBaseline = async (): Promise<number> => {
+    const result = await measure(baseline.url, baselineScenario, options);
+    baselineRuns.push(result.rps);
+    return result.rps;
+  };
+  try {
+    let before = await measureBaseline();
+    for (const target of targets) {
+      for (const scenario of scenarios(target.setup)) {
+        const probe = await call(target.url, scenario.request.uniquePath ? `${scenario.request.path}probe` : scenario.request.path, {
+          method: scenario.request.method ?? 'GET',
+          headers: scenario.request.headers,
+          body: scenario.request.body,
+        });
+        if (probe.status >= 300) {
+          rows.push({ target: target.label, scenario: scenario.name, rps: 0, p50: 0, p99: 0, note: `not measured: answered ${probe.status}` });
+          continue;
+        }
+        const result = await measure(target.url, scenario, options);
+        const after = await measureBaseline();
+        const baselineRps = (before + after) / 2;
+        before = after;
+        const ratio = result.rps / baselineRps;
+        rows.push({
+          target: target.label,
+          scenario: scenario.name,
+          ...result,
+          baselineRps,
+          ratio,
+          goal: scenario.goal?.ratio === undefined ? undefined : `≥ ${scenario.goal.ratio}`,
+          met: scenario.goal?.ratio === undefined ? undefined : ratio >= scenario.goal.ratio,
+          note: result.non2xx + result.errors > 0 ? `${result.non2xx} non-2xx, ${result.errors} errors` : undefined,
+        });
+        process.stderr.write(`${target.label}: ${scenario.name}: ${result.rps.toFixed(0)} req/s, ratio ${ratio.toFixed(2)}\n`);
+      }
+      const cold = await coldLogins(target.url, target.setup, options);
+      rows.push({
+        target: target.label,
+        scenario: `cookie GET /_session during ${target.setup.coldUsers.length} cold logins`,
+        ...cold.measurement,
+        goal: 'p99 < 25 ms',
+        met: cold.measurement.p99 < 25,
+        note: `logins took ${cold.loginsMs} ms, statuses ${[...new Set(cold.loginStatuses)].join('/')}`,
+      });
+    }
+  } finally {
+    const peak = peakRssMb(divan.pid);
+    const memory = `Peak resident memory of the Divan process: ${peak === undefined ? 'unknown' : `${peak.toFixed(1)} MiB`}. Baseline runs (req/s): ${baselineRuns.map((value) => value.toFixed(0)).join(', ')}.`;
+    await divan.stop();
+    await baseline.stop();
+    rmSync(data, { recursive: true, force: true });
+    const header = `# Benchmark results\n\n${new Date().toISOString()}, ${options.quick ? 'quick' : 'full'} run: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s of warm-up, Node ${process.version}. Ratios are to the bare node:http baseline (same body size) measured just before and after each scenario.\n\n`;
+    const table = formatTable(rows, memory);
+    process.stdout.write(`\n${table}\n`);
+    writeFileSync(join(ROOT, 'bench', 'results.md'), `${header}${table}\n`);
+    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify({ date: new Date().toISOString(), options: { ...options, compareAdmin: undefined }, rows, peakRssMb: peak, baselineRuns }, null, 2)}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
