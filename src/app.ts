@@ -16,6 +16,10 @@ import type { Services } from './http/services.js';
 import { Logger } from './log/logger.js';
 import type { Storage } from './storage/storage.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
+import { openPostgresStorage } from './storage/postgres/postgres-storage.js';
+import { openPostgresBus } from './storage/postgres/pg-bus.js';
+import type { ClusterBus } from './storage/cluster-bus.js';
+import { storedSecret } from './auth/cookie/shared-secret.js';
 import { CookieHandler } from './auth/cookie/cookie-handler.js';
 import { CookieService } from './auth/cookie/cookie-service.js';
 import { ProxyHandler } from './auth/proxy/proxy-handler.js';
@@ -91,16 +95,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   const generatedAdminPassword = await ensureAnAdmin(config, admins);
   if (config.get('couchdb', 'uuid') === undefined) await config.set('couchdb', 'uuid', randomHex());
 
-  let backend: Storage;
-  try {
-    backend = openSqliteStorage(join(dataDir, 'divan.sqlite'));
-  } catch (error) {
-    throw new StartupError((error as Error).message);
-  }
+  const { backend, bus } = await openStorage(config, dataDir, options.env ?? {}, log);
   let userStore: UserStore | undefined;
-  // Every write to the users database, whichever endpoint made it, drops cached credentials.
+  // Every write to the users database, whichever endpoint (or node) made it, drops cached credentials.
   const storage = observeStorage(backend, (change) => {
-    if (userStore && users.isUsersDb(change.db)) userStore.invalidate(change.ids);
+    if (!userStore || !users.isUsersDb(change.db)) return;
+    userStore.invalidate(change.ids);
+    if (bus) {
+      const payload = change.ids === 'all' || JSON.stringify(change.ids).length > 6000 ? '"all"' : JSON.stringify(change.ids);
+      bus.publish('users', payload).catch((error: unknown) => log.warning(`could not tell other nodes about a user change: ${(error as Error).message}`));
+    }
   });
   const users = new UsersDatabase(storage, config);
   userStore = new UserStore(storage, config);
@@ -113,9 +117,31 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (change.section === 'chttpd_auth_lockout') lockout.configure(lockoutSettings(config));
     if (change.section === 'admins') passwordCache.forget(change.key);
   });
+  let cookies: CookieService | undefined;
+  if (bus) {
+    // Failed passwords count on every node, so guesses spread over nodes still lock the account.
+    lockout.onLocalFailure = (peer, name, salt) => {
+      bus.publish('lockout', JSON.stringify([peer, name, salt])).catch(() => undefined);
+    };
+    bus.subscribe((message) => {
+      if (message.from === bus.nodeId) return;
+      try {
+        if (message.topic === 'users') userStore!.invalidate(JSON.parse(message.payload) as string[] | 'all');
+        if (message.topic === 'lockout') lockout.recordRemoteFailure(...(JSON.parse(message.payload) as [string, string, string]));
+        if (message.topic === 'secret') cookies?.sharedSecretChanged();
+      } catch {
+        log.warning(`ignored a malformed cluster message on ${message.topic}`);
+      }
+    });
+  }
   const upgrader = new HashUpgrader(config, storage, users, log);
   const authenticator = new PasswordAuthenticator({ config, admins, users: userStore, cache: passwordCache, lockout, upgrader, log });
-  const cookies = new CookieService(config, log);
+  cookies = new CookieService(
+    config,
+    log,
+    Date.now,
+    bus ? storedSecret(storage, () => void bus.publish('secret', '').catch(() => undefined)) : undefined,
+  );
   const jwt = new JwtHandler(config, log);
   const registry: HandlerRegistry = new Map<string, AuthHandler>([
     ['cookie', new CookieHandler(cookies, authenticator)],
@@ -198,9 +224,46 @@ export async function createApp(options: AppOptions): Promise<App> {
       await admins.settled();
       await upgrader.settled();
       jwt.close();
+      await bus?.close();
       await storage.close();
     },
   };
+}
+
+/**
+ * The store `[divan] storage` names: SQLite under the data directory (the default), or PostgreSQL
+ * at `[divan] postgres_url` / `DIVAN_POSTGRES_URL` with a cluster bus so several nodes can share it.
+ */
+async function openStorage(
+  config: Config,
+  dataDir: string,
+  env: Readonly<Record<string, string | undefined>>,
+  log: Logger,
+): Promise<{ backend: Storage; bus?: ClusterBus }> {
+  const kind = config.getString('divan', 'storage', 'sqlite');
+  if (kind === 'sqlite') {
+    try {
+      return { backend: openSqliteStorage(join(dataDir, 'divan.sqlite')) };
+    } catch (error) {
+      throw new StartupError((error as Error).message);
+    }
+  }
+  if (kind !== 'postgres') throw new StartupError(`[divan] storage must be sqlite or postgres, not ${JSON.stringify(kind)}`);
+  const url = env['DIVAN_POSTGRES_URL'] ?? config.get('divan', 'postgres_url');
+  if (url === undefined || url === '') throw new StartupError('[divan] storage = postgres needs [divan] postgres_url or DIVAN_POSTGRES_URL');
+  const schema = config.getString('divan', 'postgres_schema', 'public');
+  try {
+    const backend = await openPostgresStorage({ url, schema, onError: (error) => log.warning(`PostgreSQL connection lost: ${error.message}`) });
+    try {
+      const bus = await openPostgresBus({ url, schema, onError: (message) => log.warning(message) });
+      return { backend, bus };
+    } catch (error) {
+      await backend.close();
+      throw error;
+    }
+  } catch (error) {
+    throw new StartupError((error as Error).message);
+  }
 }
 
 function lockoutSettings(config: Config): LockoutSettings {

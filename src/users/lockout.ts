@@ -48,8 +48,22 @@ export class Lockout {
     return entry.failures >= this.#settings.threshold;
   }
 
+  /** Called for every failure recorded here (not for remote ones), so other nodes can count it too. */
+  onLocalFailure: ((peer: string, name: string, salt: string) => void) | undefined;
+
   recordFailure(peer: string, name: string, salt: string): void {
     if (this.#settings.mode === 'off') return;
+    this.#count(peer, name, salt);
+    this.onLocalFailure?.(peer, name, salt);
+  }
+
+  /** A failure another node saw: counted here so that guesses spread over nodes still lock. */
+  recordRemoteFailure(peer: string, name: string, salt: string): void {
+    if (this.#settings.mode === 'off') return;
+    this.#count(peer, name, salt);
+  }
+
+  #count(peer: string, name: string, salt: string): void {
     const key = lockoutKey(peer, name, salt);
     const now = this.#now();
     const entry = this.#entries.get(key);

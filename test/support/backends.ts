@@ -1,11 +1,20 @@
 /**
  * Every Storage backend the contract suite (test/storage/) runs against. `STORAGE_BACKENDS`
  * (comma list, e.g. `sqlite,postgres`) narrows the set; by default every available one runs.
+ *
+ * PostgreSQL is available when `DIVAN_TEST_POSTGRES_URL` is set, or when a server answers at
+ * `postgresql://postgres@127.0.0.1:5432/test` (probed once per process). Each opened backend gets its
+ * own schema, dropped by `cleanup()`. Naming `postgres` in `STORAGE_BACKENDS`, or setting
+ * `DIVAN_TEST_POSTGRES_URL`, while no server answers fails loudly rather than skipping it.
  */
 import { afterEach, beforeEach } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
+import { reasonOf, redactUrl } from '../../src/storage/postgres/connection.js';
+import { openPostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
 
@@ -45,14 +54,91 @@ const sqlite: BackendFactory = {
   },
 };
 
+const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
+
+/** Runs `work` on a single short-lived connection (schema administration of the tests). */
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** The URL of the test server, or why there is none (probed once, quickly). */
+async function probePostgres(): Promise<{ url: string } | { reason: string }> {
+  const explicit = process.env.DIVAN_TEST_POSTGRES_URL?.trim();
+  const url = explicit !== undefined && explicit !== '' ? explicit : DEFAULT_POSTGRES_URL;
+  try {
+    await withClient(url, (client) => client.query('SELECT 1'));
+    return { url };
+  } catch (error) {
+    return { reason: `no PostgreSQL server at ${redactUrl(url)}: ${reasonOf(error, url)}` };
+  }
+}
+
+const postgresProbe = await probePostgres();
+
+/** URL of the PostgreSQL server the tests use; undefined when none answered. */
+export const POSTGRES_TEST_URL: string | undefined = 'url' in postgresProbe ? postgresProbe.url : undefined;
+/** Why PostgreSQL tests are skipped (undefined when they run). */
+export const POSTGRES_SKIP_REASON: string | undefined = 'reason' in postgresProbe ? postgresProbe.reason : undefined;
+
+/** A fresh, unique schema name (`divan_test_<hex>`); the storage creates it when it opens. */
+export function uniqueSchema(): string {
+  return `divan_test_${randomBytes(6).toString('hex')}`;
+}
+
+/** Drops a test schema and everything in it. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  await withClient(url, (client) => client.query(`DROP SCHEMA IF EXISTS "${schema.replace(/"/g, '""')}" CASCADE`));
+}
+
+function postgresFactory(url: string): BackendFactory {
+  return {
+    name: 'postgres',
+    async open() {
+      const schema = uniqueSchema();
+      let current: Storage = await openPostgresStorage({ url, schema, poolSize: 4 });
+      return {
+        get storage() {
+          return current;
+        },
+        async reopen() {
+          await current.close();
+          current = await openPostgresStorage({ url, schema, poolSize: 4 });
+          return current;
+        },
+        async cleanup() {
+          await current.close();
+          await dropSchema(url, schema);
+        },
+      };
+    },
+  };
+}
+
+// An explicit URL is a request to test PostgreSQL: it must answer.
+if (POSTGRES_TEST_URL === undefined && (process.env.DIVAN_TEST_POSTGRES_URL?.trim() ?? '') !== '') {
+  throw new Error(`DIVAN_TEST_POSTGRES_URL is set but unusable (${POSTGRES_SKIP_REASON})`);
+}
+
 const AVAILABLE: BackendFactory[] = [sqlite];
+if (POSTGRES_TEST_URL !== undefined) AVAILABLE.push(postgresFactory(POSTGRES_TEST_URL));
+const KNOWN = ['sqlite', 'postgres'];
 
 function selected(): BackendFactory[] {
   const wanted = process.env.STORAGE_BACKENDS?.trim();
   if (wanted === undefined || wanted === '') return AVAILABLE;
   const names = wanted.split(',').map((n) => n.trim()).filter((n) => n !== '');
-  const unknown = names.filter((n) => !AVAILABLE.some((b) => b.name === n));
+  const unknown = names.filter((n) => !KNOWN.includes(n));
   if (unknown.length > 0) throw new Error(`STORAGE_BACKENDS: unknown backend(s) ${unknown.join(', ')}`);
+  if (names.includes('postgres') && POSTGRES_TEST_URL === undefined) {
+    throw new Error(`STORAGE_BACKENDS names postgres but it is unreachable (${POSTGRES_SKIP_REASON})`);
+  }
   return AVAILABLE.filter((b) => names.includes(b.name));
 }
 

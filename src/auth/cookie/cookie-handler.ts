@@ -32,7 +32,7 @@ export class CookieHandler implements AuthHandler {
     // cookie of one user answer for a request that names another, or hide a wrong password, would
     // be wrong either way.
     if (parseBasicHeader(request.headers.authorization).kind === 'credentials') return undefined;
-    const secrets = this.#cookies.secrets();
+    const secrets = await this.#cookies.verificationSecrets();
     if (secrets.length === 0) return undefined;
     const credentials = await this.#authenticator.resolve(decoded.name);
     if (!credentials) return undefined;

@@ -5,6 +5,13 @@ import { mintCookieValue, parseHashAlgorithms } from './codec.js';
 import { SecretRing } from './secret-ring.js';
 import { authSessionSetCookie, sameSiteAttribute, type CookieSettings } from './set-cookie.js';
 
+/** Where the nodes of a cluster keep a generated secret (see `src/auth/cookie/shared-secret.ts`). */
+export interface SharedSecret {
+  load(): Promise<string | undefined>;
+  /** Stores `candidate` unless a secret exists already; answers the secret that won. */
+  loadOrCreate(candidate: string): Promise<string>;
+}
+
 /**
  * Everything about AuthSession cookies that depends on configuration: the secret (generated on
  * first use, rotated with a grace period), the algorithms, and the Set-Cookie attributes. Parsed
@@ -19,10 +26,13 @@ export class CookieService {
   #algorithms: string[];
   #generating: Promise<string> | undefined;
   readonly #memo = new Map<string, string>();
+  readonly #shared: SharedSecret | undefined;
+  #lastSharedLookup = 0;
   #memoSecond = -1;
 
-  constructor(config: Config, log: Logger, now: () => number = Date.now) {
+  constructor(config: Config, log: Logger, now: () => number = Date.now, shared?: SharedSecret) {
     this.#config = config;
+    this.#shared = shared;
     this.#log = log;
     this.#now = now;
     this.#ring = new SecretRing(now);
@@ -54,6 +64,24 @@ export class CookieService {
     return this.#ring.valid();
   }
 
+  /**
+   * As `secrets()`, but when none is configured on a node of a cluster, first looks for the
+   * secret another node generated and stored (at most once a second while there is none).
+   */
+  async verificationSecrets(): Promise<string[]> {
+    if (this.#ring.current() === undefined && this.#shared && this.#now() - this.#lastSharedLookup >= 1000) {
+      this.#lastSharedLookup = this.#now();
+      const shared = await this.#shared.load();
+      if (shared !== undefined && this.#ring.current() === undefined) this.#ring.rotate(shared, 0);
+    }
+    return this.#ring.valid();
+  }
+
+  /** Forget a failed lookup of the shared secret (another node just stored one). */
+  sharedSecretChanged(): void {
+    this.#lastSharedLookup = 0;
+  }
+
   algorithms(): readonly string[] {
     return this.#algorithms;
   }
@@ -63,6 +91,12 @@ export class CookieService {
     const current = this.#ring.current();
     if (current !== undefined) return current;
     this.#generating ??= (async () => {
+      if (this.#shared) {
+        // Nodes of a cluster share the secret through the store: the first one to need it wins.
+        const secret = await this.#shared.loadOrCreate(randomHex());
+        if (this.#ring.current() === undefined) this.#ring.rotate(secret, 0);
+        return secret;
+      }
       const secret = randomHex();
       await this.#config.set('chttpd_auth', 'secret', secret);
       return secret;

@@ -1,0 +1,119 @@
+/**
+ * Versioned schema of the PostgreSQL backend. Every node runs `migrate` when it starts: the steps
+ * run in one transaction that first takes a transaction-scoped advisory lock, so nodes starting at
+ * the same time wait for each other and each step is applied exactly once.
+ *
+ * A step is never edited once released: a schema change is a new step with the next version.
+ */
+import type { ClientBase } from 'pg';
+import { quoteIdentifier } from './connection.js';
+
+export interface Migration {
+  version: number;
+  description: string;
+  /** One or more statements, run with `search_path` set to the target schema. */
+  sql: string;
+}
+
+/**
+ * Advisory-lock class shared by every Divan node ('DIVA' in ASCII); the second key is a hash of
+ * the schema name, so nodes migrating different schemas of one database do not wait for each other.
+ */
+export const MIGRATION_LOCK_CLASS = 0x44495641;
+
+// Tables are keyed by an internal database id that is never reused (identity), so a database deleted
+// and created again starts empty at update_seq 0. Only leaf revisions keep a body; the whole revision
+// tree of a document is one JSON text. Bodies stay `text` (not jsonb) so they come back byte for byte,
+// key order included. Names, ids and revs use COLLATE "C": byte order of UTF-8, as CouchDB sorts ids.
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'databases, documents, leaf bodies, local documents',
+    sql: `
+CREATE TABLE databases (
+  db_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  name text COLLATE "C" NOT NULL UNIQUE,
+  security text NOT NULL,
+  update_seq bigint NOT NULL DEFAULT 0,
+  doc_count bigint NOT NULL DEFAULT 0,
+  deleted_doc_count bigint NOT NULL DEFAULT 0,
+  data_size bigint NOT NULL DEFAULT 0,
+  instance_start_time text NOT NULL
+);
+CREATE TABLE documents (
+  doc_pk bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  db_id bigint NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  tree text NOT NULL,
+  winner text COLLATE "C" NOT NULL,
+  deleted boolean NOT NULL,
+  seq bigint NOT NULL,
+  UNIQUE (db_id, id)
+);
+CREATE UNIQUE INDEX documents_by_seq ON documents (db_id, seq);
+CREATE INDEX live_documents ON documents (db_id, id) WHERE NOT deleted;
+CREATE TABLE leaf_bodies (
+  doc_pk bigint NOT NULL,
+  rev text COLLATE "C" NOT NULL,
+  body text NOT NULL,
+  PRIMARY KEY (doc_pk, rev)
+);
+CREATE TABLE local_documents (
+  db_id bigint NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  rev bigint NOT NULL,
+  body text NOT NULL,
+  PRIMARY KEY (db_id, id)
+);
+`,
+  },
+];
+
+/** The latest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
+
+/**
+ * Brings `schema` (created when missing) up to `SCHEMA_VERSION` on `client`, which must not be in a
+ * transaction. Returns the versions applied by this call (empty when another node got there first).
+ * Refuses a schema already migrated by a newer Divan.
+ */
+export async function migrate(client: ClientBase, schema: string): Promise<number[]> {
+  const quoted = quoteIdentifier(schema);
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [MIGRATION_LOCK_CLASS, schema]);
+    // CREATE SCHEMA IF NOT EXISTS checks the CREATE privilege even when the schema exists, so look first:
+    // a role that may only use an existing schema can still start.
+    const exists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (exists.rowCount === 0) await client.query(`CREATE SCHEMA ${quoted}`);
+    await client.query(`SET LOCAL search_path TO ${quoted}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (
+         version integer PRIMARY KEY,
+         description text NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const done = new Set(rows.map((row) => row.version));
+    const newest = Math.max(0, ...done);
+    if (newest > SCHEMA_VERSION) {
+      throw new Error(`schema "${schema}" is at version ${newest}, newer than this Divan supports (${SCHEMA_VERSION})`);
+    }
+    const applied: number[] = [];
+    for (const step of MIGRATIONS) {
+      if (done.has(step.version)) continue;
+      await client.query(step.sql);
+      await client.query('INSERT INTO schema_migrations (version, description) VALUES ($1, $2)', [
+        step.version,
+        step.description,
+      ]);
+      applied.push(step.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,425 @@
+/**
+ * The shared backend: several Divan nodes on one PostgreSQL database (one schema). Semantics are the
+ * SQLite backend's; what changes is that other nodes write at the same time:
+ *
+ * - every write transaction first locks its database row (`FOR NO KEY UPDATE`), then its document
+ *   rows (`FOR UPDATE`), and allocates update sequences by incrementing that row, so writers of one
+ *   database are serialised across nodes: two edits of one revision give one success and one
+ *   conflict whichever nodes made them, and no sequence is handed out twice;
+ * - a write is answered after COMMIT (synchronous_commit=on, PostgreSQL's default);
+ * - concurrent writes to one database on one node share a transaction (`WriteLanes`).
+ *
+ * @example
+ * const storage = await openPostgresStorage({ url: 'postgresql://divan@db.internal/divan' })
+ * await storage.createDatabase('db', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } })
+ * await storage.close()
+ */
+import type pg from 'pg';
+import { badRequest, databaseMissing } from '../../errors/catalog.js';
+import { isCouchError } from '../../errors/couch-error.js';
+import { isValidRevisionPath, parseRevision } from '../revision-tree.js';
+import type {
+  ChangeRow,
+  ChangesOptions,
+  DatabaseInfo,
+  DocumentEdit,
+  DocumentSummary,
+  EditResult,
+  JsonObject,
+  LocalDocument,
+  RangeOptions,
+  RangeResult,
+  ReadOptions,
+  SecurityObject,
+  Storage,
+  StoredRevision,
+  WriteOptions,
+} from '../storage.js';
+import { createPool, reasonOf, redactUrl } from './connection.js';
+import { writeEdits, type QueuedEdit } from './document-writer.js';
+import { migrate } from './migrations.js';
+import * as queries from './queries.js';
+import { WriteLanes, type Outcome } from './write-lanes.js';
+
+export interface PostgresStorageOptions {
+  /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */
+  url: string;
+  /** Schema holding Divan's tables, created when missing; default `public`. */
+  schema?: string;
+  /** Connections per node (reads and write transactions share them); default 10. */
+  poolSize?: number;
+  /** Limit on opening a connection, or on waiting for a free one; default 10 000 ms. */
+  connectTimeoutMs?: number;
+  /** Limit on `ping()`; default 2 000 ms. */
+  pingTimeoutMs?: number;
+  /** Told about connections that failed while idle (they are dropped and replaced); default: ignored. */
+  onError?: (error: Error) => void;
+}
+
+/** A write, queued in the lane of its database name. */
+type WriteJob =
+  | { kind: 'create'; security: SecurityObject }
+  | { kind: 'delete' }
+  | { kind: 'security'; security: SecurityObject }
+  | { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean }
+  | { kind: 'putLocal'; id: string; body: JsonObject; rev: string | undefined }
+  | { kind: 'deleteLocal'; id: string; rev: string | undefined };
+
+const LOCAL_REV = /^0-(0|[1-9][0-9]*)$/;
+
+/** Microseconds since the epoch, as CouchDB's `instance_start_time` (wall clock, ms precision). */
+function nowMicros(): string {
+  return String(Date.now() * 1000);
+}
+
+function conflict(id: string): EditResult {
+  return { ok: false, id, error: 'conflict', reason: 'Document update conflict.' };
+}
+
+/** Local revisions are counters: absent means 0, as CouchDB compares them. NaN never matches. */
+function localRevNumber(rev: string | undefined): number {
+  if (rev === undefined) return 0;
+  const match = LOCAL_REV.exec(rev);
+  return match === null ? Number.NaN : Number(match[1]);
+}
+
+/**
+ * The database row of one batch, locked at first use and kept locked until the batch commits.
+ * Locking it before any document row gives every writer the same lock order (no deadlocks).
+ */
+class LockedDatabase {
+  readonly #client: pg.PoolClient;
+  readonly name: string;
+  /** undefined: not looked up yet; null: does not exist. */
+  #id: number | null | undefined;
+
+  constructor(client: pg.PoolClient, name: string) {
+    this.#client = client;
+    this.name = name;
+  }
+
+  async id(): Promise<number | undefined> {
+    if (this.#id === undefined) {
+      const { rows } = await this.#client.query<{ db_id: number }>(
+        'SELECT db_id FROM databases WHERE name = $1 FOR NO KEY UPDATE',
+        [this.name],
+      );
+      this.#id = rows.length === 0 ? null : rows[0].db_id;
+    }
+    return this.#id ?? undefined;
+  }
+
+  set(id: number | null | undefined): void {
+    this.#id = id;
+  }
+}
+
+export class PostgresStorage implements Storage {
+  readonly kind = 'postgres';
+  /** The schema this storage uses. */
+  readonly schema: string;
+  readonly #pool: pg.Pool;
+  readonly #lanes: WriteLanes<WriteJob>;
+  readonly #pingTimeoutMs: number;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  /** Use `openPostgresStorage`, which also checks the connection and migrates the schema. */
+  constructor(pool: pg.Pool, schema: string, pingTimeoutMs: number) {
+    this.#pool = pool;
+    this.schema = schema;
+    this.#pingTimeoutMs = pingTimeoutMs;
+    this.#lanes = new WriteLanes(pool, (client, name, jobs) => this.#executeBatch(client, name, jobs));
+  }
+
+  /** Transactions committed since opening; concurrent writes to one database share one. */
+  get committedTransactions(): number {
+    return this.#lanes.transactions;
+  }
+
+  /** Answers the writes already queued, then closes every connection. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      await this.#lanes.close();
+      await this.#pool.end();
+    })();
+    return this.#closing;
+  }
+
+  async ping(): Promise<void> {
+    this.#checkOpen();
+    let timer: NodeJS.Timeout | undefined;
+    const query = this.#pool.query('SELECT 1');
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`PostgreSQL did not answer within ${this.#pingTimeoutMs} ms`)), this.#pingTimeoutMs);
+    });
+    try {
+      await Promise.race([query, timeout]);
+    } catch (error) {
+      query.catch(() => undefined);
+      throw new Error(`PostgreSQL is unreachable: ${reasonOf(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  createDatabase(name: string, security: SecurityObject): Promise<boolean> {
+    return this.#write(name, { kind: 'create', security });
+  }
+
+  deleteDatabase(name: string): Promise<boolean> {
+    return this.#write(name, { kind: 'delete' });
+  }
+
+  async listDatabases(): Promise<string[]> {
+    this.#checkOpen();
+    const { rows } = await this.#pool.query<{ name: string }>('SELECT name FROM databases ORDER BY name');
+    return rows.map((row) => row.name);
+  }
+
+  async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
+    this.#checkOpen();
+    const { rows } = await this.#pool.query<{
+      name: string;
+      doc_count: number;
+      deleted_doc_count: number;
+      update_seq: number;
+      data_size: number;
+      instance_start_time: string;
+    }>(
+      `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, instance_start_time
+       FROM databases WHERE name = $1`,
+      [name],
+    );
+    if (rows.length === 0) return undefined;
+    const row = rows[0];
+    return {
+      name: row.name,
+      docCount: row.doc_count,
+      deletedDocCount: row.deleted_doc_count,
+      updateSeq: row.update_seq,
+      dataSize: row.data_size,
+      instanceStartTime: row.instance_start_time,
+    };
+  }
+
+  async getSecurity(db: string): Promise<SecurityObject | undefined> {
+    this.#checkOpen();
+    const { rows } = await this.#pool.query<{ security: string }>('SELECT security FROM databases WHERE name = $1', [db]);
+    return rows.length === 0 ? undefined : (JSON.parse(rows[0].security) as SecurityObject);
+  }
+
+  putSecurity(db: string, security: SecurityObject): Promise<boolean> {
+    return this.#write(db, { kind: 'security', security });
+  }
+
+  writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> {
+    // Malformed revisions refuse the whole request (CouchDB answers 400 before writing anything),
+    // and are caught here so they never enter a shared batch.
+    for (const edit of edits) {
+      const valid = options.newEdits
+        ? edit.baseRev === undefined || parseRevision(edit.baseRev) !== undefined
+        : edit.revPath !== undefined && isValidRevisionPath(edit.revPath);
+      if (!valid) return Promise.reject(badRequest('Invalid rev format'));
+    }
+    return this.#write(db, { kind: 'documents', edits, newEdits: options.newEdits });
+  }
+
+  async readDocument(db: string, id: string, options: ReadOptions = {}): Promise<StoredRevision | undefined> {
+    this.#checkOpen();
+    return queries.readRevision(this.#pool, db, id, options.rev);
+  }
+
+  async listDocuments(db: string, options: RangeOptions): Promise<RangeResult> {
+    this.#checkOpen();
+    return queries.listDocuments(this.#pool, db, options);
+  }
+
+  async lookupDocuments(
+    db: string,
+    ids: readonly string[],
+    includeDocs: boolean,
+  ): Promise<(DocumentSummary | undefined)[]> {
+    this.#checkOpen();
+    return queries.lookupDocuments(this.#pool, db, ids, includeDocs);
+  }
+
+  async changes(db: string, options: ChangesOptions): Promise<ChangeRow[]> {
+    this.#checkOpen();
+    return queries.changes(this.#pool, db, options);
+  }
+
+  async getLocal(db: string, id: string): Promise<LocalDocument | undefined> {
+    this.#checkOpen();
+    return queries.getLocal(this.#pool, db, id);
+  }
+
+  putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult> {
+    return this.#write(db, { kind: 'putLocal', id, body, rev });
+  }
+
+  deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
+    return this.#write(db, { kind: 'deleteLocal', id, rev });
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new Error('storage is closed');
+  }
+
+  #write<T>(db: string, job: WriteJob): Promise<T> {
+    return this.#lanes.enqueue<T>(db, job);
+  }
+
+  /**
+   * Runs a lane's batch in order inside one transaction. Consecutive document writes are merged
+   * into one `writeEdits` call. A job that finds its database missing fails alone (it wrote
+   * nothing); any other error aborts the batch (the lanes then retry each job alone).
+   */
+  async #executeBatch(client: pg.PoolClient, name: string, jobs: WriteJob[]): Promise<Outcome[]> {
+    const database = new LockedDatabase(client, name);
+    const outcomes: Outcome[] = [];
+    let i = 0;
+    while (i < jobs.length) {
+      const job = jobs[i];
+      if (job.kind !== 'documents') {
+        outcomes.push(await this.#runJob(client, database, job));
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < jobs.length && jobs[end].kind === 'documents') end++;
+      const group = jobs.slice(i, end) as Extract<WriteJob, { kind: 'documents' }>[];
+      i = end;
+      const dbId = await database.id();
+      if (dbId === undefined) {
+        group.forEach(() => outcomes.push({ ok: false, error: databaseMissing() }));
+        continue;
+      }
+      const queued: QueuedEdit[] = group.flatMap((g) => g.edits.map((edit) => ({ edit, newEdits: g.newEdits })));
+      const results = await writeEdits(client, dbId, queued);
+      let offset = 0;
+      for (const g of group) {
+        outcomes.push({ ok: true, value: results.slice(offset, offset + g.edits.length) });
+        offset += g.edits.length;
+      }
+    }
+    return outcomes;
+  }
+
+  async #runJob(client: pg.PoolClient, database: LockedDatabase, job: Exclude<WriteJob, { kind: 'documents' }>): Promise<Outcome> {
+    try {
+      return { ok: true, value: await this.#runOne(client, database, job) };
+    } catch (error) {
+      // Only thrown before the job wrote anything; anything else must abort the batch.
+      if (isCouchError(error)) return { ok: false, error };
+      throw error;
+    }
+  }
+
+  async #runOne(
+    client: pg.PoolClient,
+    database: LockedDatabase,
+    job: Exclude<WriteJob, { kind: 'documents' }>,
+  ): Promise<unknown> {
+    switch (job.kind) {
+      case 'create': {
+        // Waits for a concurrent insert of the same name by another node, then does nothing.
+        const { rows } = await client.query<{ db_id: number }>(
+          `INSERT INTO databases (name, security, instance_start_time) VALUES ($1, $2, $3)
+           ON CONFLICT (name) DO NOTHING RETURNING db_id`,
+          [database.name, JSON.stringify(job.security), nowMicros()],
+        );
+        database.set(rows.length === 1 ? rows[0].db_id : undefined);
+        return rows.length === 1;
+      }
+      case 'delete': {
+        const dbId = await database.id();
+        if (dbId === undefined) return false;
+        await client.query(
+          'DELETE FROM leaf_bodies b USING documents d WHERE b.doc_pk = d.doc_pk AND d.db_id = $1',
+          [dbId],
+        );
+        await client.query('DELETE FROM documents WHERE db_id = $1', [dbId]);
+        await client.query('DELETE FROM local_documents WHERE db_id = $1', [dbId]);
+        await client.query('DELETE FROM databases WHERE db_id = $1', [dbId]);
+        database.set(null);
+        return true;
+      }
+      case 'security': {
+        const dbId = await database.id();
+        if (dbId === undefined) return false;
+        await client.query('UPDATE databases SET security = $2 WHERE db_id = $1', [dbId, JSON.stringify(job.security)]);
+        return true;
+      }
+      case 'putLocal':
+      case 'deleteLocal': {
+        const dbId = await database.id();
+        if (dbId === undefined) throw databaseMissing();
+        const { rows } = await client.query<{ rev: number }>(
+          'SELECT rev FROM local_documents WHERE db_id = $1 AND id = $2 FOR UPDATE',
+          [dbId, job.id],
+        );
+        const current = rows.length === 0 ? 0 : rows[0].rev;
+        if (localRevNumber(job.rev) !== current) return conflict(job.id);
+        if (job.kind === 'deleteLocal') {
+          await client.query('DELETE FROM local_documents WHERE db_id = $1 AND id = $2', [dbId, job.id]);
+          return { ok: true, id: job.id, rev: '0-0' };
+        }
+        await client.query(
+          `INSERT INTO local_documents (db_id, id, rev, body) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body`,
+          [dbId, job.id, current + 1, JSON.stringify(job.body)],
+        );
+        return { ok: true, id: job.id, rev: `0-${current + 1}` };
+      }
+    }
+  }
+}
+
+const DEFAULT_POOL_SIZE = 10;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_PING_TIMEOUT_MS = 2_000;
+
+/**
+ * Connects, brings the schema up to date (safe when several nodes start at once) and returns the
+ * storage. Rejects with a one-line `Error` that names the server but never its password.
+ */
+export async function openPostgresStorage(options: PostgresStorageOptions): Promise<PostgresStorage> {
+  const schema = options.schema ?? 'public';
+  const where = redactUrl(options.url);
+  let pool: pg.Pool;
+  try {
+    pool = createPool({
+      url: options.url,
+      schema,
+      poolSize: options.poolSize ?? DEFAULT_POOL_SIZE,
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      onError: options.onError ?? (() => undefined),
+    });
+  } catch (error) {
+    // An unparsable URL is refused by pg before any connection.
+    throw new Error(`cannot connect to PostgreSQL at ${where}: ${reasonOf(error, options.url)}`);
+  }
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot connect to PostgreSQL at ${where}: ${reasonOf(error, options.url)}`);
+  }
+  // A checked-out client has no listener of the pool's: a disconnect must not become an uncaught 'error'.
+  const ignore = (): void => undefined;
+  client.on('error', ignore);
+  try {
+    await migrate(client, schema);
+    client.removeListener('error', ignore);
+    client.release();
+  } catch (error) {
+    client.removeListener('error', ignore);
+    client.release(true);
+    await pool.end().catch(() => undefined);
+    throw new Error(`cannot migrate schema "${schema}" of PostgreSQL at ${where}: ${reasonOf(error, options.url)}`);
+  }
+  return new PostgresStorage(pool, schema, options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS);
+}

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../../src/storage/postgres/migrations.js';
+import { openPostgresStorage } from '../../../../src/storage/postgres/postgres-storage.js';
+import { POSTGRES_SKIP_REASON, POSTGRES_TEST_URL, dropSchema, uniqueSchema } from '../../../support/backends.js';
+
+const url = POSTGRES_TEST_URL as string;
+
+async function query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('postgres migrations', { skip: POSTGRES_SKIP_REASON }, () => {
+  let schema: string;
+  beforeEach(() => {
+    schema = uniqueSchema();
+  });
+  afterEach(async () => {
+    await dropSchema(url, schema);
+  });
+
+  it('lets 5 nodes start at once on a fresh schema, applying each step once', async () => {
+    const storages = await Promise.all(Array.from({ length: 5 }, () => openPostgresStorage({ url, schema, poolSize: 2 })));
+    try {
+      const versions = await query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+      assert.deepEqual(
+        versions.map((row) => row.version),
+        MIGRATIONS.map((step) => step.version),
+      );
+      // Every node works on the same tables.
+      assert.equal(await storages[0].createDatabase('db', {}), true);
+      for (const storage of storages.slice(1)) assert.deepEqual(await storage.listDatabases(), ['db']);
+    } finally {
+      await Promise.all(storages.map((storage) => storage.close()));
+    }
+  });
+
+  it('applies the steps exactly once when migrate races on 5 connections', async () => {
+    const clients = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        return client;
+      }),
+    );
+    try {
+      const applied = await Promise.all(clients.map((client) => migrate(client, schema)));
+      assert.deepEqual(applied.flat(), MIGRATIONS.map((step) => step.version));
+      assert.deepEqual(await migrate(clients[0], schema), [], 'nothing left to do');
+    } finally {
+      await Promise.all(clients.map((client) => client.end()));
+    }
+  });
+
+  it('creates the tables in the schema only, with byte-order collation', async () => {
+    const storage = await openPostgresStorage({ url, schema });
+    await storage.close();
+    const tables = await query<{ table_name: string }>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
+      [schema],
+    );
+    assert.deepEqual(
+      tables.map((row) => row.table_name),
+      ['databases', 'documents', 'leaf_bodies', 'local_documents', 'schema_migrations'],
+    );
+    const collations = await query<{ column_name: string; collation_name: string | null }>(
+      `SELECT table_name || '.' || column_name AS column_name, collation_name FROM information_schema.columns
+       WHERE table_schema = $1 AND data_type = 'text' AND column_name IN ('name', 'id') ORDER BY 1`,
+      [schema],
+    );
+    assert.ok(collations.length >= 3);
+    assert.ok(collations.every((row) => row.collation_name === 'C'), JSON.stringify(collations));
+  });
+
+  it('refuses a schema migrated by a newer version', async () => {
+    const storage = await openPostgresStorage({ url, schema });
+    await storage.close();
+    await query(`INSERT INTO "${schema}".schema_migrations (version, description) VALUES ($1, 'from the future')`, [
+      SCHEMA_VERSION + 1,
+    ]);
+    await assert.rejects(openPostgresStorage({ url, schema }), (error: unknown) => {
+      assert.ok(error instanceof Error);
+      assert.match(error.message, /newer than this Divan supports/);
+      assert.ok(!error.message.includes('\n'));
+      return true;
+    });
+  });
+});
