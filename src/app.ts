@@ -28,6 +28,7 @@ import { observeStorage } from './storage/observed-storage.js';
 import { Admins } from './users/admins.js';
 import { HashUpgrader } from './users/hash-upgrader.js';
 import { Lockout, lockoutMode, type LockoutSettings } from './users/lockout.js';
+import { TotpReplayGuard } from './users/totp-replay.js';
 import { UserStore } from './users/user-store.js';
 import { UsersDatabase } from './users/users-database.js';
 import { PasswordAuthenticator } from './users/password-authenticator.js';
@@ -129,13 +130,33 @@ export async function createApp(options: AppOptions): Promise<App> {
         if (message.topic === 'users') userStore!.invalidate(JSON.parse(message.payload) as string[] | 'all');
         if (message.topic === 'lockout') lockout.recordRemoteFailure(...(JSON.parse(message.payload) as [string, string, string]));
         if (message.topic === 'secret') cookies?.sharedSecretChanged();
+        if (message.topic === 'totp') usedCodes.accept(...(JSON.parse(message.payload) as [string, string, number]));
       } catch {
         log.warning(`ignored a malformed cluster message on ${message.topic}`);
       }
     });
   }
   const upgrader = new HashUpgrader(config, storage, users, log);
-  const authenticator = new PasswordAuthenticator({ config, admins, users: userStore, cache: passwordCache, lockout, upgrader, log });
+  const usedCodes = new TotpReplayGuard();
+  const authenticator = new PasswordAuthenticator({
+    config,
+    admins,
+    users: userStore,
+    cache: passwordCache,
+    lockout,
+    upgrader,
+    log,
+    // On a cluster, a TOTP code used on one node is refused as a replay on every node.
+    usedCodes: bus
+      ? {
+          accept(name: string, salt: string, counter: number): boolean {
+            const accepted = usedCodes.accept(name, salt, counter);
+            if (accepted) bus.publish('totp', JSON.stringify([name, salt, counter])).catch(() => undefined);
+            return accepted;
+          },
+        }
+      : usedCodes,
+  });
   cookies = new CookieService(
     config,
     log,

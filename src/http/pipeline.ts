@@ -138,7 +138,7 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
       }
     }
     if (res.headersSent || res.destroyed) return;
-    const decorate = isPreflight ? undefined : (headers: OutgoingHeaders) => addCorsHeaders(corsSettings, corsGrant, headers);
+    const decorate = isPreflight || !corsSettings.enabled ? undefined : (headers: OutgoingHeaders) => addCorsHeaders(corsSettings, corsGrant, headers);
     writeReply(res, reply, { head, requestId, serverHeader, decorate });
     if (services.log.enabled('info')) {
       const elapsed = Number(process.hrtime.bigint() - started) / 1e6;

@@ -6,6 +6,8 @@ import type { HashUpgrader } from './hash-upgrader.js';
 import type { Lockout } from './lockout.js';
 import type { VerifiedPasswordCache } from './password-cache.js';
 import { verifyPasswordHash, type PasswordHash } from './password-hash.js';
+import { verifyTotp, type TotpSettings, type TotpVerdict } from './totp.js';
+import { TotpReplayGuard } from './totp-replay.js';
 import type { UserStore } from './user-store.js';
 import type { UserCredentials } from './user-documents.js';
 
@@ -13,7 +15,7 @@ export interface AuthenticatedUser {
   roles: string[];
   /** The salt of the stored hash: cookies are keyed by it, so a password change ends them. */
   salt: string;
-  /** The user document carries a TOTP secret (second factor required on /_session). */
+  /** The user document carries a TOTP secret (second factor required on /_session, and checked). */
   hasTotp: boolean;
 }
 
@@ -25,6 +27,8 @@ export interface ResolvedCredentials {
   hash: PasswordHash;
   roles: string[];
   hasTotp: boolean;
+  /** The second factor; absent with `hasTotp` when the stored one is unusable (nothing matches then). */
+  totp?: TotpSettings;
   /** Present when the hash comes from a `_users` document (hash upgrades apply only then). */
   document?: UserCredentials;
 }
@@ -33,6 +37,10 @@ export interface ResolvedCredentials {
 /**
  * Checks a name and password against server admins and `_users`: lockout first, then the
  * verified-password cache, the slow PBKDF2 only on a miss; counts failures, upgrades old hashes.
+ *
+ * Users with a `totp` object (admins too, when their same-named document has one) need a code
+ * besides the password on `/_session` and never pass Basic. A wrong, missing or replayed code is a
+ * failure like a wrong password: the same 401, counted for lockout under the same key.
  */
 export class PasswordAuthenticator {
   readonly #config: Config;
@@ -42,8 +50,21 @@ export class PasswordAuthenticator {
   readonly #lockout: Lockout;
   readonly #upgrader: HashUpgrader;
   readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #usedCodes: Pick<TotpReplayGuard, 'accept'>;
 
-  constructor(deps: { config: Config; admins: Admins; users: UserStore; cache: VerifiedPasswordCache; lockout: Lockout; upgrader: HashUpgrader; log: Logger }) {
+  /** `now` (milliseconds, default Date.now) is the TOTP clock; `usedCodes` remembers codes already used. */
+  constructor(deps: {
+    config: Config;
+    admins: Admins;
+    users: UserStore;
+    cache: VerifiedPasswordCache;
+    lockout: Lockout;
+    upgrader: HashUpgrader;
+    log: Logger;
+    now?: () => number;
+    usedCodes?: Pick<TotpReplayGuard, 'accept'>;
+  }) {
     this.#config = deps.config;
     this.#admins = deps.admins;
     this.#users = deps.users;
@@ -51,18 +72,30 @@ export class PasswordAuthenticator {
     this.#lockout = deps.lockout;
     this.#upgrader = deps.upgrader;
     this.#log = deps.log;
+    this.#now = deps.now ?? Date.now;
+    this.#usedCodes = deps.usedCodes ?? new TotpReplayGuard();
   }
 
   /** Admin hash first (roles merged with a same-named user doc), else the user doc; undefined when unknown. */
   async resolve(name: string): Promise<ResolvedCredentials | undefined> {
     const adminHash = this.#admins.hashOf(name);
     const document = await this.#users.lookup(name);
-    if (adminHash) return { hash: adminHash, roles: ['_admin', ...(document?.roles ?? [])], hasTotp: document?.hasTotp ?? false };
+    if (adminHash) {
+      const credentials: ResolvedCredentials = { hash: adminHash, roles: ['_admin', ...(document?.roles ?? [])], hasTotp: document?.hasTotp ?? false };
+      if (document?.totp) credentials.totp = document.totp;
+      return credentials;
+    }
     if (!document) return undefined;
-    return { hash: document.hash, roles: document.roles, hasTotp: document.hasTotp, document };
+    const credentials: ResolvedCredentials = { hash: document.hash, roles: document.roles, hasTotp: document.hasTotp, document };
+    if (document.totp) credentials.totp = document.totp;
+    return credentials;
   }
 
-  async authenticate(name: string, password: string, peer: string, channel: PasswordChannel): Promise<AuthenticatedUser> {
+  /**
+   * `token` is the TOTP code of a `/_session` login; it is only looked at for users with a second
+   * factor, and only after the lockout check.
+   */
+  async authenticate(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): Promise<AuthenticatedUser> {
     const credentials = await this.resolve(name);
     if (!credentials) {
       // CouchDB treats unknown names on /_session as users with an empty salt, lockout included,
@@ -83,10 +116,20 @@ export class PasswordAuthenticator {
         min: this.#config.authInteger('min_iterations', 1),
         max: this.#config.authInteger('max_iterations', 1000000000),
       }));
+    // Checked whatever the password gave, so that the time taken does not tell a right password
+    // with a wrong code from a wrong password.
+    const code = credentials.hasTotp ? this.#checkCode(credentials.totp, token) : undefined;
     if (!verified) {
       this.#countFailure(peer, name, hash.salt);
       throw nameOrPasswordIncorrect();
     }
+    // Only a correct password consumes the code: a guess with a stolen code must not burn it.
+    if (code !== undefined && !(code.ok && this.#usedCodes.accept(name, hash.salt, code.counter))) {
+      this.#countFailure(peer, name, hash.salt, code.ok ? 'replayed TOTP code' : 'wrong or missing TOTP code');
+      throw nameOrPasswordIncorrect();
+    }
+    // Only now: remembering a password whose code failed would make the next try with it faster,
+    // telling a right password from a wrong one.
     if (cached === undefined) this.#cache.remember(name, hash.salt, password);
     // Also on a cache hit, as CouchDB: a user who only ever uses Basic must still get upgraded.
     if (credentials.document) this.#upgrader.maybeUpgrade(credentials.document, password);
@@ -99,8 +142,13 @@ export class PasswordAuthenticator {
     this.#log.warning(`lockout threshold reached for user ${JSON.stringify(name)} from ${peer} (mode warn)`);
   }
 
-  #countFailure(peer: string, name: string, salt: string): void {
+  #checkCode(settings: TotpSettings | undefined, token: string | undefined): TotpVerdict {
+    if (settings === undefined) return { ok: false };
+    return verifyTotp(token, settings, this.#now() / 1000);
+  }
+
+  #countFailure(peer: string, name: string, salt: string, why?: string): void {
     this.#lockout.recordFailure(peer, name, salt);
-    this.#log.warning(`${peer} failed to authenticate as ${JSON.stringify(name)}`);
+    this.#log.warning(`${peer} failed to authenticate as ${JSON.stringify(name)}${why ? ` (${why})` : ''}`);
   }
 }

@@ -2,6 +2,7 @@ import type { UserCtx } from '../auth/types.js';
 import { notFound, notADbOrServerAdmin, usersDesignDocsForAdmins } from '../errors/catalog.js';
 import type { JsonObject } from '../storage/storage.js';
 import type { PasswordHash } from './password-hash.js';
+import { totpSettings, type TotpSettings } from './totp.js';
 import { hashPasswordFields, type HashSettings } from './user-hashing.js';
 import { isJsonObject, own } from './user-json.js';
 import { validateUserDoc } from './user-validation.js';
@@ -22,8 +23,13 @@ export interface UserCredentials {
   name: string;
   roles: string[];
   hash: PasswordHash;
-  /** Users with a `totp` object can never authenticate with Basic. */
+  /** Users with a `totp` object can never authenticate with Basic, and need a code on /_session. */
   hasTotp: boolean;
+  /**
+   * The second factor's settings; absent when `hasTotp` is false, and also when the stored `totp`
+   * object is unusable (then no code ever matches: such a user cannot log in until it is fixed).
+   */
+  totp?: TotpSettings;
   /** Present for credentials read from a stored doc: only those are ever hash-upgraded. */
   rev?: string;
 }
@@ -83,10 +89,13 @@ export async function prepareUserWrite(
   return hashed;
 }
 
+/** Never public, whatever `public_fields` says: the TOTP secret is as private as the password. */
+const PRIVATE_FIELDS: ReadonlySet<string> = new Set(['totp']);
+
 /**
  * What a reader may see of a user doc (CouchDB's `after_doc_read`): everything for admins and the
- * owner; otherwise `_id`, `_rev` and the `[chttpd_auth] public_fields`, or undefined (answer 404
- * `missing`) when no field would remain. Design docs are for admins only: 403.
+ * owner; otherwise `_id`, `_rev` and the `[chttpd_auth] public_fields` (never `totp`), or undefined
+ * (answer 404 `missing`) when no field would remain. Design docs are for admins only: 403.
  *
  * @example filterUserRead(doc, { userCtx: { name: 'eve', roles: [] }, isAdmin: false }, ['name']) // → { _id, _rev, name }
  */
@@ -104,7 +113,9 @@ export function filterUserRead(
   if (reader.isAdmin) return doc;
   if (reader.userCtx.name !== null && reader.userCtx.name === userNameFromId(docId)) return doc;
 
-  const visible = new Set(publicFields.map((field) => field.trim()).filter((field) => field !== '' && !field.startsWith('_')));
+  const visible = new Set(
+    publicFields.map((field) => field.trim()).filter((field) => field !== '' && !field.startsWith('_') && !PRIVATE_FIELDS.has(field)),
+  );
   const entries = Object.entries(doc).filter(([key]) => key === '_id' || key === '_rev' || visible.has(key));
   if (!entries.some(([key]) => key !== '_id' && key !== '_rev')) return undefined;
   return Object.fromEntries(entries) as JsonObject;
@@ -135,6 +146,8 @@ export function credentialsFromDoc(doc: JsonObject): UserCredentials | undefined
     hash,
     hasTotp: isJsonObject(own(doc, 'totp')),
   };
+  const totp = credentials.hasTotp ? totpSettings(own(doc, 'totp')) : undefined;
+  if (totp) credentials.totp = totp;
   const rev = own(doc, '_rev');
   if (typeof rev === 'string') credentials.rev = rev;
   return credentials;

@@ -1,6 +1,7 @@
 import type { UserCtx } from '../auth/types.js';
 import { forbidden } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../storage/storage.js';
+import { totpProblem } from './totp.js';
 import { jsString, own } from './user-json.js';
 
 const USER_PREFIX = 'org.couchdb.user:';
@@ -17,6 +18,9 @@ const SCHEMES: readonly Json[] = ['simple', 'pbkdf2', 'simple+pbkdf2'];
  * | other (anonymous) | roles must be `[]`            | only own doc, sorted roles unchanged      | only own doc      |
  *
  * (*) CouchDB's function tests the `_admin` role for deletes, not the security object.
+ *
+ * A `totp` member, when present and not null, must be a usable second factor (see totp.ts for the
+ * reasons); CouchDB's function does not look at it.
  *
  * Two places differ from the JavaScript on purpose, where it would crash or accept nonsense:
  * a `name` that is not a string is "doc.name is required" (an array `["bob"]` would otherwise
@@ -59,6 +63,11 @@ export function validateUserDoc(newDoc: JsonObject, oldDoc: JsonObject | undefin
     if (typeof own(newDoc, 'iterations') !== 'number') throw forbidden('iterations must be a number.');
     if (typeof own(newDoc, 'derived_key') !== 'string') throw forbidden('derived_key must be a string.');
   }
+
+  // Divan's addition (CouchDB accepts any `totp` and fails at login): a second factor that can
+  // never match would lock the user out, so it is refused when written.
+  const totp = totpProblem(own(newDoc, 'totp'));
+  if (totp !== undefined) throw forbidden(totp);
 
   if (!isAdmin) {
     if (oldDoc !== undefined) {

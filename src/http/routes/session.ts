@@ -1,5 +1,5 @@
 import { isCouchError } from '../../errors/couch-error.js';
-import { badContentType, badRequest, methodNotAllowed, unauthorized, pleaseLogin } from '../../errors/catalog.js';
+import { badContentType, badRequest, methodNotAllowed, pleaseLogin } from '../../errors/catalog.js';
 import type { JsonObject } from '../../storage/storage.js';
 import { parseJsonBytes, type Request } from '../request.js';
 import { json, type Reply } from '../reply.js';
@@ -82,16 +82,17 @@ async function logIn(request: Request, services: Services): Promise<Reply> {
   const name = username ?? nameField;
   if (name === undefined) throw badRequest('request body must contain a username');
   const password = fields.get('password') ?? '';
+  // The TOTP code of users with a second factor (ignored for the others, as CouchDB).
+  const token = fields.get('token');
   const secure = request.secure;
   const next = request.query.get('next');
   const fail = request.query.get('fail');
 
   let user;
   try {
-    user = await services.authenticator.authenticate(name, password, request.peer, 'session');
-    // TOTP users need a second factor that this release does not check yet: refuse rather than
-    // let a password alone through.
-    if (user.hasTotp) throw unauthorized(FAILED_LOGIN_REASON);
+    // A wrong or missing code gives the same 401 as a wrong password, through the same path below
+    // (clearing cookie, `?fail=`), so a response never tells that the password was right.
+    user = await services.authenticator.authenticate(name, password, request.peer, 'session', token);
   } catch (error) {
     if (!isCouchError(error) || error.status !== 401 || error.reason !== FAILED_LOGIN_REASON) throw error;
     const headers: Record<string, string> = { 'Set-Cookie': services.cookies.clearingCookie(secure) };
