@@ -1,4 +1,5 @@
 import { createHash, createHmac, pbkdf2 as pbkdf2Callback, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as cryptoModule from 'node:crypto';
 import { promisify } from 'node:util';
 
 const pbkdf2Async = promisify(pbkdf2Callback);
@@ -32,6 +33,19 @@ export function sha1Hex(text: string): string {
 export function md5Hex(text: string): string {
   return createHash('md5').update(text, 'utf8').digest('hex');
 }
+
+/**
+ * SHA-256 of `key ‖ 0 ‖ text` in one call (no Hmac object per call). For in-memory comparisons
+ * under a secret random key, where a fixed-length digest of a keyed input is all that is needed.
+ */
+export function keyedSha256(key: string, text: string): Buffer {
+  return oneShotHash('sha256', `${key}\u0000${text}`);
+}
+
+const oneShotHash: (algorithm: string, data: string) => Buffer =
+  typeof (cryptoModule as { hash?: unknown }).hash === 'function'
+    ? (algorithm, data) => (cryptoModule as unknown as { hash(a: string, d: string, o: 'buffer'): Buffer }).hash(algorithm, data, 'buffer')
+    : (algorithm, data) => createHash(algorithm).update(data, 'utf8').digest();
 
 export function hmac(digest: string, key: string | Buffer, message: string | Buffer): Buffer {
   return createHmac(digest, key).update(message).digest();

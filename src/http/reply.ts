@@ -34,7 +34,9 @@ export interface WriteOptions {
 export function writeReply(res: ServerResponse, reply: Reply, options: WriteOptions): void {
   // A 204 has no body, so no Content-Type and (RFC 9110 §8.6) no Content-Length.
   const noContent = reply.status === 204;
-  const payload = noContent ? Buffer.alloc(0) : Buffer.isBuffer(reply.body) ? reply.body : serialize(reply.body);
+  // A JSON body goes out as a string: Node then sends headers and body in one write() instead of a
+  // writev() of two chunks, which is measurable on small answers (the common case).
+  const payload: string | Buffer = noContent || reply.body === undefined ? '' : Buffer.isBuffer(reply.body) ? reply.body : `${JSON.stringify(reply.body)}\n`;
   const headers: OutgoingHeaders = {
     ...(noContent ? {} : { 'Content-Type': 'application/json' }),
     'Cache-Control': 'must-revalidate',
@@ -42,7 +44,7 @@ export function writeReply(res: ServerResponse, reply: Reply, options: WriteOpti
     Server: options.serverHeader,
     ...reply.headers,
   };
-  if (!noContent) headers['Content-Length'] = payload.length;
+  if (!noContent) headers['Content-Length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
   options.decorate?.(headers);
   res.writeHead(reply.status, headers);
   res.end(options.head || noContent ? undefined : payload);

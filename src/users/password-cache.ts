@@ -1,14 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { constantTimeEqual, hmac } from '../crypto/crypto.js';
+import { constantTimeEqual, keyedSha256 } from '../crypto/crypto.js';
 
 /**
  * Remembers passwords that passed the slow PBKDF2 check, as a keyed fast hash, so repeated Basic
  * requests cost microseconds (CouchDB 3.4's `couch_passwords_cache`). Entries are keyed by user
- * name and salt, so a password change (new salt) never meets a stale entry; the process-local
- * HMAC key means a memory dump does not yield offline-crackable hashes of a known construction.
+ * name and salt, so a password change (new salt) never meets a stale entry. The digest is a
+ * SHA-256 under a random key that lives only in this process: entries are never written anywhere
+ * and mean nothing to another process (someone who can read this process's memory could also read
+ * passwords as they arrive, so the cache adds no new exposure there).
  */
 export class VerifiedPasswordCache {
-  readonly #key = randomBytes(32);
+  readonly #key = randomBytes(32).toString('hex');
   readonly #entries = new Map<string, { digest: Buffer; lastUsed: number }>();
   #maxObjects: number;
   #maxIdleMs: number;
@@ -73,7 +75,7 @@ export class VerifiedPasswordCache {
   }
 
   #digest(salt: string, password: string): Buffer {
-    return hmac('sha256', this.#key, `${salt}\u0000${password}`);
+    return keyedSha256(this.#key, `${salt}\u0000${password}`);
   }
 }
 

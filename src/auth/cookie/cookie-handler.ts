@@ -16,14 +16,46 @@ export class CookieHandler implements AuthHandler {
   readonly #cookies: CookieService;
   readonly #authenticator: PasswordAuthenticator;
 
+  /**
+   * Cookies whose MAC has been checked, so a repeated cookie costs no HMAC. An entry is only a
+   * shortcut for the MAC: expiry, the user's current salt (password changes, deletion) and Basic
+   * precedence are checked on every request, and any change of secret or algorithms
+   * (`generation`) makes every entry stale.
+   */
+  readonly #verified = new Map<string, VerifiedCookie>();
+
   constructor(cookies: CookieService, authenticator: PasswordAuthenticator) {
     this.#cookies = cookies;
     this.#authenticator = authenticator;
   }
 
+  async #fromVerified(request: AuthRequest, value: string, known: VerifiedCookie): Promise<AuthOutcome> {
+    if (parseBasicHeader(request.headers.authorization).kind === 'credentials') return undefined;
+    if (isExpired(known.issuedAt, this.#cookies.nowSeconds(), this.#cookies.timeoutSeconds())) {
+      this.#verified.delete(value);
+      return undefined;
+    }
+    const credentials = await this.#authenticator.resolve(known.name);
+    if (!credentials || credentials.hash.salt !== known.salt) {
+      this.#verified.delete(value);
+      return undefined;
+    }
+    return {
+      userCtx: { name: known.name, roles: credentials.roles },
+      cookieSubject: { name: known.name, salt: known.salt, issuedAt: known.issuedAt },
+    };
+  }
+
+  #remember(value: string, entry: VerifiedCookie): void {
+    this.#verified.set(value, entry);
+    if (this.#verified.size > MAX_VERIFIED_COOKIES) this.#verified.delete(this.#verified.keys().next().value as string);
+  }
+
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const value = firstAuthSessionCookie(headerText(request.headers.cookie));
     if (value === undefined || value === '') return undefined;
+    const known = this.#verified.get(value);
+    if (known !== undefined && known.generation === this.#cookies.generation) return this.#fromVerified(request, value, known);
     const decoded = decodeCookieValue(value);
     if (decoded.kind === 'malformed') throw malformedCookie();
     if (decoded.kind !== 'token') return undefined;
@@ -40,11 +72,23 @@ export class CookieHandler implements AuthHandler {
     if (issuedAt === undefined) return undefined;
     if (isExpired(issuedAt, this.#cookies.nowSeconds(), this.#cookies.timeoutSeconds())) return undefined;
     if (!verifyCookieMac(decoded, secrets, credentials.hash.salt, this.#cookies.algorithms())) return undefined;
+    // While a replaced secret is still in its grace period, the entry could outlive that secret:
+    // such cookies are verified every time instead.
+    if (secrets.length === 1) this.#remember(value, { name: decoded.name, issuedAt, salt: credentials.hash.salt, generation: this.#cookies.generation });
     return {
       userCtx: { name: decoded.name, roles: credentials.roles },
       cookieSubject: { name: decoded.name, salt: credentials.hash.salt, issuedAt },
     };
   }
+}
+
+const MAX_VERIFIED_COOKIES = 10000;
+
+interface VerifiedCookie {
+  name: string;
+  issuedAt: number;
+  salt: string;
+  generation: number;
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {

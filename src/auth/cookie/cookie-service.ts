@@ -26,6 +26,8 @@ export class CookieService {
   #algorithms: string[];
   #generating: Promise<string> | undefined;
   readonly #memo = new Map<string, string>();
+  /** Bumped whenever the secrets or algorithms change: verified-cookie caches compare it. */
+  generation = 0;
   readonly #shared: SharedSecret | undefined;
   #lastSharedLookup = 0;
   #memoSecond = -1;
@@ -41,6 +43,7 @@ export class CookieService {
     config.onChange((change) => {
       if (change.section !== 'chttpd_auth' && change.section !== 'couch_httpd_auth') return;
       this.#memo.clear();
+      if (change.key === 'secret' || change.key === 'hash_algorithms') this.generation++;
       if (change.key === 'secret') this.#ring.rotate(this.#configuredSecret(), this.timeoutSeconds());
       if (change.key === 'hash_algorithms') this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms', 'sha256, sha'));
     });
@@ -72,7 +75,10 @@ export class CookieService {
     if (this.#ring.current() === undefined && this.#shared && this.#now() - this.#lastSharedLookup >= 1000) {
       this.#lastSharedLookup = this.#now();
       const shared = await this.#shared.load();
-      if (shared !== undefined && this.#ring.current() === undefined) this.#ring.rotate(shared, 0);
+      if (shared !== undefined && this.#ring.current() === undefined) {
+        this.#ring.rotate(shared, 0);
+        this.generation++;
+      }
     }
     return this.#ring.valid();
   }
@@ -94,7 +100,10 @@ export class CookieService {
       if (this.#shared) {
         // Nodes of a cluster share the secret through the store: the first one to need it wins.
         const secret = await this.#shared.loadOrCreate(randomHex());
-        if (this.#ring.current() === undefined) this.#ring.rotate(secret, 0);
+        if (this.#ring.current() === undefined) {
+          this.#ring.rotate(secret, 0);
+          this.generation++;
+        }
         return secret;
       }
       const secret = randomHex();

@@ -4,13 +4,13 @@ import type { Statements } from './statements.js';
 
 /** A revision of a document with its body; undefined when unknown or no longer a leaf. */
 export function readRevision(st: Statements, dbId: number, id: string, rev?: string): StoredRevision | undefined {
-  const row = st.document.get(dbId, id);
+  const row = rev === undefined ? st.documentWithWinner.get(dbId, id) : st.document.get(dbId, id);
   if (row === undefined) return undefined;
   const tree = JSON.parse(row.tree) as RevisionTree;
   const wanted = rev ?? row.winner;
   if (!Object.hasOwn(tree, wanted)) return undefined;
   // Only leaves keep a body (CouchDB after compaction): an older revision reads as missing.
-  const body = st.body.get(row.doc_pk, wanted);
+  const body = rev === undefined ? ((row as { body?: string | null }).body ?? undefined) : st.body.get(row.doc_pk, wanted);
   if (body === undefined) return undefined;
   const parsed = parseRevision(wanted);
   return {

@@ -52,6 +52,12 @@ export function prepareStatements(db: Connection) {
     document: db.prepare<[number, string], DocumentRow>(
       'SELECT doc_pk, id, tree, winner, deleted, seq FROM documents WHERE db_id = ? AND id = ?',
     ),
+    // The common read (the winner with its body) in one statement instead of two.
+    documentWithWinner: db.prepare<[number, string], DocumentRow & { body: string | null }>(
+      `SELECT d.doc_pk, d.id, d.tree, d.winner, d.deleted, d.seq, b.body
+       FROM documents d LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner
+       WHERE d.db_id = ? AND d.id = ?`,
+    ),
     insertDocument: db.prepare<[number, string, string, string, number, number]>(
       'INSERT INTO documents (db_id, id, tree, winner, deleted, seq) VALUES (?, ?, ?, ?, ?, ?)',
     ),
