@@ -61,6 +61,8 @@ export class SqliteStorage implements Storage {
   /** Database name → internal id and parsed `_security`, read on nearly every request. */
   readonly #idCache = new Map<string, number>();
   readonly #securityCache = new Map<string, SecurityObject>();
+  /** Winning revisions recently read; every write of a document drops its entry first. */
+  readonly #winners = new WinnerCache(32 * 1024 * 1024);
 
   constructor(file: string) {
     this.file = file;
@@ -155,12 +157,21 @@ export class SqliteStorage implements Storage {
     }
     return this.#queue.enqueue(() => {
       const dbId = this.#databaseId(db);
+      for (const edit of edits) this.#winners.delete(dbId, edit.id);
       return edits.map((edit) => writeEdit(this.#st, dbId, edit, options.newEdits));
     });
   }
 
   async readDocument(db: string, id: string, options: ReadOptions = {}): Promise<StoredRevision | undefined> {
-    return this.#read(() => readRevision(this.#st, this.#databaseId(db), id, options.rev));
+    return this.#read(() => {
+      const dbId = this.#databaseId(db);
+      if (options.rev !== undefined) return readRevision(this.#st, dbId, id, options.rev);
+      const cached = this.#winners.get(dbId, id);
+      if (cached !== undefined) return cached;
+      const stored = readRevision(this.#st, dbId, id);
+      if (stored !== undefined) this.#winners.set(dbId, id, stored);
+      return stored;
+    });
   }
 
   async listDocuments(db: string, options: RangeOptions): Promise<RangeResult> {
@@ -231,6 +242,50 @@ export class SqliteStorage implements Storage {
   #read<T>(query: () => T): T {
     if (this.#closed) throw new Error('storage is closed');
     return query();
+  }
+}
+
+/**
+ * A size-bounded LRU of winning revisions by (database id, document id). Database ids are never
+ * reused, so a deleted and recreated database never meets old entries.
+ */
+class WinnerCache {
+  readonly #entries = new Map<string, { stored: StoredRevision; size: number }>();
+  readonly #maxBytes: number;
+  #bytes = 0;
+
+  constructor(maxBytes: number) {
+    this.#maxBytes = maxBytes;
+  }
+
+  get(dbId: number, id: string): StoredRevision | undefined {
+    const key = `${dbId}\u0000${id}`;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.stored;
+  }
+
+  set(dbId: number, id: string, stored: StoredRevision): void {
+    const size = JSON.stringify(stored.body).length + id.length + 256;
+    if (size > this.#maxBytes / 64) return;
+    this.delete(dbId, id);
+    this.#entries.set(`${dbId}\u0000${id}`, { stored: deepFreeze(stored), size });
+    this.#bytes += size;
+    while (this.#bytes > this.#maxBytes) {
+      const [oldest, entry] = this.#entries.entries().next().value as [string, { size: number }];
+      this.#entries.delete(oldest);
+      this.#bytes -= entry.size;
+    }
+  }
+
+  delete(dbId: number, id: string): void {
+    const key = `${dbId}\u0000${id}`;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.size;
   }
 }
 
