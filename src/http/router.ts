@@ -8,6 +8,7 @@ import { database, security } from './routes/databases.js';
 import { allDocs, changes } from './routes/listings.js';
 import { allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
+import { utils } from './routes/utils.js';
 
 function only(methods: readonly string[], endpoint: Endpoint): Endpoint {
   return async (request, services) => {
@@ -45,6 +46,8 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     const endpoint = extraServerEndpoints.get(first) ?? SERVER_ENDPOINTS.get(first);
     if (endpoint && request.segments.length === 1) return endpoint;
     if (first === '_node' && request.segments[2] === '_config') return nodeConfig;
+    // `/_utils` and every file below it (the browser login page).
+    if (first === '_utils') return utils;
     if (!isSystemDatabase(first)) {
       // Unknown `_` paths are server-admin territory in CouchDB; for admins they are then database
       // paths whose name is illegal (400 illegal_database_name).
