@@ -25,6 +25,8 @@ import { CookieService } from './auth/cookie/cookie-service.js';
 import { ProxyHandler } from './auth/proxy/proxy-handler.js';
 import { JwtHandler } from './auth/jwt/jwt-handler.js';
 import { observeStorage } from './storage/observed-storage.js';
+import { ChangeNotifier } from './storage/change-notifier.js';
+import { PerUserDatabases } from './users/peruser.js';
 import { Admins } from './users/admins.js';
 import { HashUpgrader } from './users/hash-upgrader.js';
 import { Lockout, lockoutMode, type LockoutSettings } from './users/lockout.js';
@@ -98,15 +100,20 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const { backend, bus } = await openStorage(config, dataDir, options.env ?? {}, log);
   let userStore: UserStore | undefined;
+  // Live _changes feeds wake on every committed write, on this node or (through the bus) another.
+  const changes = new ChangeNotifier();
+  // Per-user databases follow the users database (and, if configured, JWT and proxy users).
+  const perUser: PerUserDatabases = new PerUserDatabases(config, log, (db: string): boolean => users.isUsersDb(db));
   // Every write to the users database, whichever endpoint (or node) made it, drops cached credentials.
-  const storage = observeStorage(backend, (change) => {
+  const storage: Storage = perUser.wrap(observeStorage(backend, (change) => {
+    changes.changed(change.db);
     if (!userStore || !users.isUsersDb(change.db)) return;
     userStore.invalidate(change.ids);
     if (bus) {
       const payload = change.ids === 'all' || JSON.stringify(change.ids).length > 6000 ? '"all"' : JSON.stringify(change.ids);
       bus.publish('users', payload).catch((error: unknown) => log.warning(`could not tell other nodes about a user change: ${(error as Error).message}`));
     }
-  });
+  }));
   const users = new UsersDatabase(storage, config);
   userStore = new UserStore(storage, config);
   await storage.createDatabase(users.name, defaultSecurity('admin_only'));
@@ -120,6 +127,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   let cookies: CookieService | undefined;
   if (bus) {
+    changes.connect((dbs) => {
+      // NOTIFY payloads are small: send the names in slices that fit.
+      for (let i = 0; i < dbs.length; i += 40) {
+        bus.publish('db', JSON.stringify(dbs.slice(i, i + 40))).catch(() => undefined);
+      }
+    });
     // Failed passwords count on every node, so guesses spread over nodes still lock the account.
     lockout.onLocalFailure = (peer, name, salt) => {
       bus.publish('lockout', JSON.stringify([peer, name, salt])).catch(() => undefined);
@@ -131,6 +144,7 @@ export async function createApp(options: AppOptions): Promise<App> {
         if (message.topic === 'lockout') lockout.recordRemoteFailure(...(JSON.parse(message.payload) as [string, string, string]));
         if (message.topic === 'secret') cookies?.sharedSecretChanged();
         if (message.topic === 'totp') usedCodes.accept(...(JSON.parse(message.payload) as [string, string, number]));
+        if (message.topic === 'db') for (const db of JSON.parse(message.payload) as string[]) changes.changedElsewhere(db);
       } catch {
         log.warning(`ignored a malformed cluster message on ${message.topic}`);
       }
@@ -167,8 +181,8 @@ export async function createApp(options: AppOptions): Promise<App> {
   const registry: HandlerRegistry = new Map<string, AuthHandler>([
     ['cookie', new CookieHandler(cookies, authenticator)],
     ['default', new BasicHandler(authenticator)],
-    ['proxy', new ProxyHandler(config, cookies)],
-    ['jwt', jwt],
+    ['proxy', perUser.watchExternal(new ProxyHandler(config, cookies))],
+    ['jwt', perUser.watchExternal(jwt)],
   ]);
   let chain: AuthChain = buildChain(config, registry);
   config.onChange((change) => {
@@ -189,6 +203,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     authenticator,
     cookies,
     log,
+    changes,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name', 'divan@127.0.0.1'),
     chain: () => chain,
@@ -241,6 +256,8 @@ export async function createApp(options: AppOptions): Promise<App> {
       return listenOn(port, bind, tls);
     },
     async close() {
+      // Open feeds write their last line and end, so draining does not wait for them.
+      changes.close();
       await Promise.all(servers.map((server) => drain(server, 10000)));
       await admins.settled();
       await upgrader.settled();

@@ -19,6 +19,7 @@ const LINE_BREAK = /\r\n|\n|\r|\x1a/;
 const LINE_BREAK_KEPT = /(\r\n|\n|\r|\x1a)/;
 const LINE_BREAK_END = /(?:\r\n|\n|\r|\x1a)$/;
 const INLINE_COMMENT = / ;|\t;/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 // Erlang's string:trim/1 strips Unicode Pattern_White_Space, which is narrower than
 // String.prototype.trim (no NBSP, no BOM): a value ending in U+00A0 keeps it in CouchDB.
@@ -93,13 +94,15 @@ function formatEntry(key: string, value: string): string {
  */
 export function isRepresentable(key: string, value: string): boolean {
   if (LINE_BREAK.test(key) || LINE_BREAK.test(value)) return false;
+  // The file is UTF-8: a lone surrogate would be written as U+FFFD and read back as another value.
+  if (LONE_SURROGATE.test(key) || LONE_SURROGATE.test(value)) return false;
   const line = classify(formatEntry(key, value));
   return line.kind === 'entry' && line.key === key && line.value === value && value !== '';
 }
 
 /** True when `[name]` reads back as a header for exactly that section. */
 export function isRepresentableSection(name: string): boolean {
-  if (LINE_BREAK.test(name)) return false;
+  if (LINE_BREAK.test(name) || LONE_SURROGATE.test(name)) return false;
   const line = classify(`[${name}]`);
   return line.kind === 'section' && line.name === name;
 }

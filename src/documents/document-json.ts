@@ -22,11 +22,22 @@ export function isObject(value: unknown): value is JsonObject {
 export function validateDocumentId(id: unknown): string {
   if (typeof id !== 'string') throw badRequest('Document id must be a string');
   if (id === '') throw badRequest('Document id must not be empty');
+  // A lone surrogate cannot be written as UTF-8 (storage would mangle it, a Location header
+  // cannot encode it), and PostgreSQL text cannot hold NUL: such ids are refused on every backend.
+  if (!isWellFormedText(id)) throw badRequest('Document id must be valid UTF-8.');
+  if (id.includes('\u0000')) throw badRequest('Document id must not contain NUL characters.');
   if (id.startsWith('_') && !id.startsWith('_design/') && !id.startsWith('_local/')) {
     throw badRequest('Only reserved document ids may start with underscore.');
   }
   if (id === '_design/' || id === '_local/') throw badRequest('Document id must not be empty');
   return id;
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** `String.prototype.isWellFormed` (ES2024, not in this project's lib typings). */
+function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
 }
 
 export function isValidRev(rev: string): boolean {

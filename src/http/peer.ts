@@ -21,7 +21,8 @@ export class PeerResolver {
       if (family === 0) continue;
       const type = family === 6 ? 'ipv6' : 'ipv4';
       if (prefix === undefined) trusted.addAddress(address, type);
-      else if (/^\d+$/.test(prefix)) trusted.addSubnet(address, Number(prefix), type);
+      // An out-of-range prefix is skipped like any other unreadable entry (BlockList would throw).
+      else if (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32)) trusted.addSubnet(address, Number(prefix), type);
     }
     this.#trusted = trusted;
     this.#setting = setting;

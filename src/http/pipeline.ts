@@ -5,7 +5,7 @@ import { Cors, addCorsHeaders, grantFor, preflight } from './cors.js';
 import { errorReply } from './error-reply.js';
 import { PeerResolver, normalizeAddress } from './peer.js';
 import { needsRefresh } from '../auth/cookie/codec.js';
-import { writeReply, type OutgoingHeaders, type Reply } from './reply.js';
+import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply } from './reply.js';
 import { Request } from './request.js';
 import { route } from './router.js';
 import type { Endpoint, Services } from './services.js';
@@ -139,7 +139,31 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     }
     if (res.headersSent || res.destroyed) return;
     const decorate = isPreflight || !corsSettings.enabled ? undefined : (headers: OutgoingHeaders) => addCorsHeaders(corsSettings, corsGrant, headers);
-    writeReply(res, reply, { head, requestId, serverHeader, decorate });
+    if (reply.stream !== undefined) {
+      // A streamed body (live _changes): errors before its first byte still get their error reply.
+      const outcome = await writeStreamingReply(res, reply, { head, requestId, serverHeader, decorate });
+      if (outcome.error !== undefined) {
+        if (!outcome.started && !res.headersSent && !res.destroyed) {
+          reply = errorReply(outcome.error, request, services.config, services.log);
+          writeReply(res, reply, { head, requestId, serverHeader, decorate });
+        } else {
+          services.log.error(`streamed reply to ${raw.method} ${request?.path ?? '-'} failed: ${(outcome.error as Error)?.message ?? String(outcome.error)}`);
+          res.destroy();
+        }
+      }
+    } else {
+      try {
+        writeReply(res, reply, { head, requestId, serverHeader, decorate });
+      } catch (error) {
+        // A body that cannot be serialised (JSON.stringify overflowing its stack) is a bug, answered
+        // as a 500 like any other: thrown from here it would be an unhandled rejection, a crash.
+        if (res.headersSent || res.destroyed) res.destroy();
+        else {
+          reply = errorReply(error, request, services.config, services.log);
+          writeReply(res, reply, { head, requestId, serverHeader, decorate });
+        }
+      }
+    }
     if (services.log.enabled('info')) {
       const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
       const who = request?.userCtx.name === null || request === undefined ? 'undefined' : JSON.stringify(request.userCtx.name);

@@ -1,6 +1,6 @@
 import { CouchError } from '../errors/couch-error.js';
-import { invalidJson } from '../errors/catalog.js';
 import type { Json } from '../storage/storage.js';
+import { parseJsonText } from './request.js';
 
 /** Query-string readers with CouchDB's `query_parse_error` answers. */
 
@@ -18,18 +18,15 @@ export function nonNegativeIntegerParam(query: URLSearchParams, name: string): n
   const value = query.get(name);
   if (value === null) return undefined;
   if (!/^\d+$/.test(value)) throw queryParseError(`Invalid value for positive integer: ${JSON.stringify(value)}`);
-  return Number(value);
+  // Beyond 2^53 a count means "all of them"; an inexact float would reach SQL as a REAL (500).
+  return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }
 
 export function jsonParam(query: URLSearchParams, ...names: string[]): Json | undefined {
   for (const name of names) {
     const value = query.get(name);
     if (value === null) continue;
-    try {
-      return JSON.parse(value) as Json;
-    } catch {
-      throw invalidJson();
-    }
+    return parseJsonText(value) as Json;
   }
   return undefined;
 }

@@ -7,6 +7,22 @@ export interface Reply {
   /** JSON values (strings included) are serialised with a trailing newline; a Buffer is sent as is. */
   body?: Json | object | Buffer | string;
   headers?: Record<string, string | string[]>;
+  /**
+   * A streamed body (continuous `_changes`, …): called instead of writing `body`. The status and
+   * headers go out with the first chunk, so an error thrown before any `write` is still answered
+   * as an ordinary error reply; after that, an error can only cut the response.
+   */
+  stream?: (out: ReplyStream) => Promise<void>;
+}
+
+/** Where a streamed body goes. */
+export interface ReplyStream {
+  /** Sends a chunk (the first one sends status and headers); resolves once the socket takes more. */
+  write(chunk: string | Buffer): Promise<void>;
+  /** True once status and headers were sent. */
+  readonly started: boolean;
+  /** Aborted when the client goes away: stop producing. */
+  readonly signal: AbortSignal;
 }
 
 export function json(status: number, body: Json | object, headers?: Record<string, string | string[]>): Reply {
@@ -31,19 +47,75 @@ export interface WriteOptions {
   decorate?: (headers: OutgoingHeaders) => void;
 }
 
+function commonHeaders(reply: Reply, options: WriteOptions, withBody: boolean): OutgoingHeaders {
+  return {
+    ...(withBody ? { 'Content-Type': 'application/json' } : {}),
+    'Cache-Control': 'must-revalidate',
+    'X-Couch-Request-ID': options.requestId,
+    Server: options.serverHeader,
+    ...reply.headers,
+  };
+}
+
+/**
+ * Runs `reply.stream` against `res` (chunked). Resolves when the body is complete, with the error
+ * the stream threw, if any, and whether the status line had gone out by then.
+ */
+export async function writeStreamingReply(
+  res: ServerResponse,
+  reply: Reply,
+  options: WriteOptions,
+): Promise<{ started: boolean; error?: unknown }> {
+  const controller = new AbortController();
+  const onClose = (): void => controller.abort();
+  res.on('close', onClose);
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    const headers = commonHeaders(reply, options, true);
+    options.decorate?.(headers);
+    res.writeHead(reply.status, headers);
+  };
+  const out: ReplyStream = {
+    get started() {
+      return started;
+    },
+    signal: controller.signal,
+    write(chunk: string | Buffer): Promise<void> {
+      start();
+      if (res.destroyed || controller.signal.aborted) return Promise.resolve();
+      if (res.write(chunk)) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const done = (): void => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    },
+  };
+  try {
+    if (!options.head) await reply.stream!(out);
+    start();
+    res.end();
+    return { started: true };
+  } catch (error) {
+    return { started, error };
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
 export function writeReply(res: ServerResponse, reply: Reply, options: WriteOptions): void {
   // A 204 has no body, so no Content-Type and (RFC 9110 §8.6) no Content-Length.
   const noContent = reply.status === 204;
   // A JSON body goes out as a string: Node then sends headers and body in one write() instead of a
   // writev() of two chunks, which is measurable on small answers (the common case).
   const payload: string | Buffer = noContent || reply.body === undefined ? '' : Buffer.isBuffer(reply.body) ? reply.body : `${JSON.stringify(reply.body)}\n`;
-  const headers: OutgoingHeaders = {
-    ...(noContent ? {} : { 'Content-Type': 'application/json' }),
-    'Cache-Control': 'must-revalidate',
-    'X-Couch-Request-ID': options.requestId,
-    Server: options.serverHeader,
-    ...reply.headers,
-  };
+  const headers = commonHeaders(reply, options, !noContent);
   if (!noContent) headers['Content-Length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
   options.decorate?.(headers);
   res.writeHead(reply.status, headers);

@@ -72,7 +72,13 @@ export class Request implements AuthRequest {
     if (encoding !== 'identity' && encoding !== 'gzip') {
       throw badContentType(`${encoding} is not a supported content encoding.`);
     }
-    const source = encoding === 'gzip' ? this.raw.pipe(createGunzip()) : this.raw;
+    let source: NodeJS.ReadableStream = this.raw;
+    if (encoding === 'gzip') {
+      const gunzip = createGunzip();
+      // pipe() does not pass errors on: a client cut off mid-body would leave this read waiting forever.
+      this.raw.once('error', (error) => gunzip.destroy(error));
+      source = this.raw.pipe(gunzip);
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     try {
@@ -88,6 +94,8 @@ export class Request implements AuthRequest {
       if ((error as { code?: string }).code === 'Z_DATA_ERROR' || (error as { code?: string }).code === 'Z_BUF_ERROR') {
         throw badRequest('Request body is not valid gzip data.');
       }
+      // The client went away (or a timeout cut it off) before the end of its body: no server error.
+      if ((error as { code?: string }).code === 'ECONNRESET') throw badRequest('The request body ended early.');
       throw error;
     }
     return Buffer.concat(chunks, size);
@@ -114,9 +122,47 @@ export function parseJsonBytes(bytes: Buffer): unknown {
   } catch {
     throw invalidJson();
   }
+  return parseJsonText(text);
+}
+
+/**
+ * JSON nesting deeper than this is refused with 400. JSON.parse accepts any depth, but
+ * JSON.stringify (revision hashing, storage, the reply) overflows the stack at a few thousand
+ * levels, which would be a 500 or, in the reply itself, a crash.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** JSON.parse (last duplicate key wins) with the nesting limit; every failure is a 400. */
+export function parseJsonText(text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw invalidJson();
   }
+  if (nestingExceeds(text, MAX_JSON_DEPTH)) throw badRequest(`JSON is nested deeper than ${MAX_JSON_DEPTH} levels.`);
+  return value;
+}
+
+/** Whether valid JSON `text` opens more than `max` arrays/objects at once (brackets in strings skipped). */
+function nestingExceeds(text: string, max: number): boolean {
+  // Deeper than `max` needs more than `max` opening and as many closing brackets.
+  if (text.length <= 2 * max) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string: a backslash escapes the next character.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }

@@ -6,6 +6,7 @@ import { nodeConfig } from './routes/config.js';
 import { bulkDocs, document } from './routes/documents.js';
 import { database, security } from './routes/databases.js';
 import { allDocs, changes } from './routes/listings.js';
+import { bulkGet, ensureFullCommit, missingRevs, revsDiff } from './routes/replication.js';
 import { allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
@@ -33,6 +34,10 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_bulk_docs', bulkDocs],
   ['_security', security],
   ['_changes', changes],
+  ['_revs_diff', revsDiff],
+  ['_missing_revs', missingRevs],
+  ['_bulk_get', bulkGet],
+  ['_ensure_full_commit', ensureFullCommit],
 ]);
 
 /**

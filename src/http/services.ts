@@ -2,6 +2,7 @@ import type { AuthChain } from '../auth/chain.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import type { Storage } from '../storage/storage.js';
+import type { ChangeNotifier } from '../storage/change-notifier.js';
 import type { CookieService } from '../auth/cookie/cookie-service.js';
 import type { Admins } from '../users/admins.js';
 import type { PasswordAuthenticator } from '../users/password-authenticator.js';
@@ -18,6 +19,8 @@ export interface Services {
   readonly authenticator: PasswordAuthenticator;
   readonly cookies: CookieService;
   readonly log: Logger;
+  /** Wakes live `_changes` feeds when a database changes (on this node or, on a cluster, another). */
+  readonly changes: ChangeNotifier;
   /** The Divan release, for `vendor.version`. */
   readonly version: string;
   /** The node's name, for `/_membership` and `/_node/{name}`. */

@@ -19,7 +19,9 @@ export function origin(request: Request): string {
 function safeHost(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const host = value.split(',')[0]!.trim();
-  return /^[A-Za-z0-9.\-:[\]]+$/.test(host) ? host : undefined;
+  // A name or an IPv4 address, or a bracketed IPv6 address, then an optional port: a stray `[`,
+  // `]` or `:` would make the Location an invalid URL.
+  return /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? host : undefined;
 }
 
 export function absoluteUrl(request: Request, path: string): string {

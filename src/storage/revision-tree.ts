@@ -261,3 +261,87 @@ export function mergePath(
   const obsoleteLeaves = revPath.slice(1).filter((r) => leavesBefore.has(r));
   return { ok: true, tree: stem(next, revsLimit), rev, changed: true, obsoleteLeaves };
 }
+
+/** What storage tells about one revision besides its body (`StoredRevision` without id, body, seq). */
+export interface RevisionDescription {
+  deleted: boolean;
+  /** `rev` and its known ancestors, newest first, as hashes without the `N-`. */
+  revisionPath: string[];
+  revisionStart: number;
+  conflicts: string[];
+  deletedConflicts: string[];
+}
+
+/** The metadata of `rev` (which must be in `tree`) as `StoredRevision` carries it. */
+export function describeRevision(tree: RevisionTree, rev: string): RevisionDescription {
+  return {
+    deleted: tree[rev]?.deleted ?? false,
+    revisionPath: revisionPath(tree, rev).map(hashOf),
+    revisionStart: generationOf(rev),
+    ...listConflicts(tree),
+  };
+}
+
+/** The leaves that descend from `rev` (itself when it is a leaf), in winner order. */
+export function leavesFrom(tree: RevisionTree, rev: string): string[] {
+  if (!has(tree, rev)) return [];
+  return sortedLeaves(tree).filter((leaf) => revisionPath(tree, leaf).includes(rev));
+}
+
+export interface RevisionSelection {
+  /** Leaves to open, in answer order, without duplicates. */
+  found: string[];
+  /** Asked revisions that cannot be opened: unknown, or (without `latest`) no longer leaves. */
+  missing: string[];
+}
+
+/**
+ * Which revisions `open_revs` answers for one document (CouchDB's `open_doc_revs`): `all` gives
+ * every leaf, winner first; a list gives each asked revision that is a leaf, in the asked order,
+ * and with `latest` the leaves descending from an asked interior revision instead. Only leaves keep
+ * a body (as CouchDB after compaction), so an interior revision without `latest` is missing.
+ */
+export function selectRevisions(
+  tree: RevisionTree | undefined,
+  revs: 'all' | readonly string[],
+  latest: boolean,
+): RevisionSelection {
+  if (revs === 'all') return { found: tree === undefined ? [] : sortedLeaves(tree), missing: [] };
+  const found: string[] = [];
+  const missing: string[] = [];
+  const leaves = tree === undefined ? new Set<string>() : leafSet(tree);
+  for (const rev of new Set(revs)) {
+    if (tree === undefined || !has(tree, rev)) {
+      missing.push(rev);
+    } else if (leaves.has(rev)) {
+      if (!found.includes(rev)) found.push(rev);
+    } else if (latest) {
+      for (const leaf of leavesFrom(tree, rev)) if (!found.includes(leaf)) found.push(leaf);
+    } else {
+      missing.push(rev);
+    }
+  }
+  return { found, missing };
+}
+
+export interface RevisionsDiff {
+  /** Asked revisions this tree does not know, in the asked order, without duplicates. */
+  missing: string[];
+  /** Leaves older than some missing revision: what the sender may build on (CouchDB's order). */
+  possibleAncestors: string[];
+}
+
+/**
+ * `_revs_diff` for one document (CouchDB's `couch_db:get_missing_revs`). An empty `missing`
+ * means the document is left out of the answer.
+ */
+export function revisionsDiff(tree: RevisionTree | undefined, revs: readonly string[]): RevisionsDiff {
+  const missing = [...new Set(revs)].filter((rev) => tree === undefined || !has(tree, rev));
+  if (tree === undefined || missing.length === 0) return { missing, possibleAncestors: [] };
+  const generations = missing.map(generationOf);
+  // CouchDB folds over the leaves in winner order, prepending: the answer comes out reversed.
+  const possibleAncestors = sortedLeaves(tree)
+    .filter((leaf) => generations.some((generation) => generationOf(leaf) < generation))
+    .reverse();
+  return { missing, possibleAncestors };
+}

@@ -7,6 +7,10 @@
  * Every method that writes resolves only after the write is durable.
  */
 
+import type { RevisionTree } from './revision-tree.js';
+
+export type { RevisionTree } from './revision-tree.js';
+
 export type Json = null | boolean | number | string | Json[] | JsonObject;
 export interface JsonObject {
   [key: string]: Json;
@@ -115,6 +119,8 @@ export interface ChangeRow {
   changes: string[];
   deleted: boolean;
   body?: JsonObject;
+  /** Live non-winning leaves (winner order), present when `conflicts` was asked for. */
+  conflicts?: string[];
 }
 
 export interface ChangesOptions {
@@ -124,7 +130,23 @@ export interface ChangesOptions {
   descending?: boolean;
   includeDocs?: boolean;
   allLeaves?: boolean;
+  /** Fill `ChangeRow.conflicts`. */
+  conflicts?: boolean;
+  /** Only these document ids (the `_doc_ids` filter); `limit` counts matching rows. */
+  ids?: readonly string[];
 }
+
+/** One document of an `open_revs` / `_bulk_get` request. */
+export interface RevisionQuery {
+  id: string;
+  /** `all`: every leaf; otherwise these revisions. */
+  revs: 'all' | readonly string[];
+  /** An asked revision that is no longer a leaf opens the leaves that descend from it. */
+  latest?: boolean;
+}
+
+/** One answer of `openRevisions`: the revision with its body, or a revision that cannot be opened. */
+export type OpenedRevision = { ok: StoredRevision } | { missing: string };
 
 export interface LocalDocument {
   id: string;
@@ -176,6 +198,15 @@ export interface Storage {
   ): Promise<(DocumentSummary | undefined)[]>;
   /** One row per document, at its latest change, in sequence order. */
   changes(db: string, options: ChangesOptions): Promise<ChangeRow[]>;
+  /**
+   * `open_revs` for several documents in one read (one snapshot where the backend has them), one
+   * list per query: the opened leaves (see `selectRevisions` in revision-tree.ts), then the missing
+   * revisions. An unknown id gives `[]` for `all` and every asked revision as missing otherwise.
+   * Rejects with a not-found CouchError when the database does not exist.
+   */
+  openRevisions(db: string, queries: readonly RevisionQuery[]): Promise<OpenedRevision[][]>;
+  /** The revision trees of the given ids, in order (`_revs_diff`); undefined for unknown ids. */
+  revisionTrees(db: string, ids: readonly string[]): Promise<(RevisionTree | undefined)[]>;
 
   getLocal(db: string, id: string): Promise<LocalDocument | undefined>;
   /**

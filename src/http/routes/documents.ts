@@ -12,6 +12,7 @@ import { absoluteUrl, documentPath } from '../urls.js';
 import { openAsMember, securityOf } from './database-access.js';
 import { userDocument, writeUserDocument } from './users.js';
 import { databaseName, maxDocumentSize } from './databases.js';
+import { openRevsReply, readBulkJson } from './replication.js';
 
 /** The document id a path names: `/{db}/{id}`, `/{db}/_design/{name}`, `/{db}/_local/{name}`. */
 export function documentIdOf(request: Request): string {
@@ -19,7 +20,8 @@ export function documentIdOf(request: Request): string {
   if (rest.length > 0) throw notFound('missing');
   if (first === '_design' || first === '_local') {
     if (second === undefined || second === '') throw notFound('missing');
-    return `${first}/${second}`;
+    // The same rules as any other id (no NUL, which PostgreSQL cannot even compare with).
+    return validateDocumentId(`${first}/${second}`);
   }
   if (second !== undefined) throw notFound('missing');
   return validateDocumentId(first);
@@ -53,6 +55,9 @@ export async function document(request: Request, services: Services): Promise<Re
   const db = databaseName(request);
   const id = documentIdOf(request);
   if (id.startsWith('_local/')) return localDocument(request, services, db, id);
+  // `open_revs` (replication reads) has its own access path, users-db rules included.
+  const openRevs = request.method === 'GET' || request.method === 'HEAD' ? request.query.get('open_revs') : null;
+  if (openRevs !== null) return openRevsReply(request, services, db, id, openRevs);
   if (services.users.isUsersDb(db)) return userDocument(request, services, db, id);
   const security = await openAsMember(services.storage, db, request.userCtx);
   switch (request.method) {
@@ -154,7 +159,7 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const db = databaseName(request);
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
   const security = await openAsMember(services.storage, db, request.userCtx);
-  const body = await request.json();
+  const body = await readBulkJson(request, services);
   if (body === null || typeof body !== 'object' || Array.isArray(body) || !('docs' in body)) {
     throw badRequest('POST body must include `docs` parameter.');
   }

@@ -8,13 +8,15 @@ import type { Services } from '../services.js';
 import { openAsMember } from './database-access.js';
 import { databaseName, usersDbName } from './databases.js';
 import { compareIdToKey } from './range.js';
-import { formatSeq, parseSince } from './sequences.js';
+import { changesFeed } from './changes.js';
+import { readBulkJson } from './replication.js';
+import { formatSeq } from './sequences.js';
 
 /**
  * Opens a database for a listing (GET, HEAD or POST) by a member; `_all_docs` and `_changes` of
  * `_users` list every user, so they are for server admins only (CouchDB 3).
  */
-async function openListing(request: Request, services: Services): Promise<string> {
+export async function openListing(request: Request, services: Services): Promise<string> {
   const db = databaseName(request);
   if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
     throw methodNotAllowed(['GET', 'HEAD', 'POST']);
@@ -42,6 +44,8 @@ function row(summary: DocumentSummary, includeDocs: boolean): JsonObject {
  */
 function stringBounds(options: { startKey?: Json; endKey?: Json; descending: boolean }): { startKey?: string; endKey?: string; empty: boolean } {
   const bound = (key: Json | undefined, isStart: boolean): { value?: string; empty: boolean } => {
+    // No document id holds NUL (validateDocumentId), and PostgreSQL cannot compare with one.
+    if (typeof key === 'string' && key.includes('\u0000')) throw badRequest('Keys must not contain NUL characters.');
     if (key === undefined || typeof key === 'string') return { value: key, empty: false };
     const idsAfterKey = compareIdToKey('', key) > 0;
     // Ascending start / descending end below every id: no bound. Otherwise nothing can match.
@@ -59,7 +63,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
   const query = request.query;
   let keys = jsonParam(query, 'keys');
   if (request.method === 'POST') {
-    const body = await request.json();
+    const body = await readBulkJson(request, services);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Request body must be a JSON object');
     if ('keys' in body) keys = (body as JsonObject)['keys'];
   }
@@ -73,7 +77,8 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
   if (keys !== undefined) {
     if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
     const ordered = descending ? [...keys].reverse() : keys;
-    const ids = ordered.map((item) => (typeof item === 'string' ? item : ''));
+    // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
+    const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') ? item : ''));
     const found = await services.storage.lookupDocuments(db, ids, includeDocs);
     const rows = ordered.map((item, index) => {
       const summary = typeof item === 'string' ? found[index] : undefined;
@@ -110,37 +115,8 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
   return json(200, body);
 }
 
-/** `GET /{db}/_changes`, the `normal` feed. */
+/** `GET/POST /{db}/_changes`: every feed (changes.ts). */
 export async function changes(request: Request, services: Services): Promise<Reply> {
   const db = await openListing(request, services);
-  const query = request.query;
-  const feed = query.get('feed') ?? 'normal';
-  if (feed !== 'normal') throw badRequest('Only the `normal` feed is supported.');
-  const style = query.get('style') ?? 'main_only';
-  if (style !== 'main_only' && style !== 'all_docs') throw badRequest('Invalid `style` parameter.');
-  const info = await services.storage.databaseInfo(db);
-  const updateSeq = info?.updateSeq ?? 0;
-  const descending = booleanParam(query, 'descending');
-  const includeDocs = booleanParam(query, 'include_docs');
-  const limit = nonNegativeIntegerParam(query, 'limit');
-  const since = descending ? undefined : parseSince(query.get('since'), updateSeq);
-  const rows = await services.storage.changes(db, { since, limit, descending, includeDocs, allLeaves: style === 'all_docs' });
-  const results = rows.map((change) => {
-    const entry: JsonObject = { seq: formatSeq(change.seq), id: change.id, changes: change.changes.map((rev) => ({ rev })) };
-    if (change.deleted) entry['deleted'] = true;
-    if (includeDocs) {
-      entry['doc'] = change.body
-        ? Object.fromEntries([
-            ['_id', change.id],
-            ['_rev', change.changes[0]!],
-            ...(change.deleted ? [['_deleted', true] as [string, Json]] : []),
-            ...Object.entries(change.body),
-          ])
-        : null;
-    }
-    return entry;
-  });
-  const lastSeq = rows.length > 0 ? rows[rows.length - 1]!.seq : descending ? 0 : (since ?? 0);
-  const pending = descending || rows.length === 0 ? 0 : Math.max(0, updateSeq - lastSeq);
-  return json(200, { results, last_seq: formatSeq(descending && rows.length === 0 ? updateSeq : lastSeq), pending });
+  return changesFeed(request, services, db);
 }

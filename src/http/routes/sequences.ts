@@ -11,5 +11,6 @@ export function parseSince(value: string | null, now: number): number {
   if (value === 'now') return now;
   const match = /^(\d+)(?:-.*)?$/.exec(value.replace(/^"|"$/g, ''));
   if (!match) throw badRequest(`Malformed sequence supplied in 'since' parameter.`);
-  return Number(match[1]);
+  // A sequence past 2^53 is past every real one; an inexact float would reach SQL as a REAL.
+  return Math.min(Number(match[1]), Number.MAX_SAFE_INTEGER);
 }

@@ -27,9 +27,12 @@ import type {
   EditResult,
   JsonObject,
   LocalDocument,
+  OpenedRevision,
   RangeOptions,
   RangeResult,
   ReadOptions,
+  RevisionQuery,
+  RevisionTree,
   SecurityObject,
   Storage,
   StoredRevision,
@@ -248,6 +251,16 @@ export class PostgresStorage implements Storage {
   async changes(db: string, options: ChangesOptions): Promise<ChangeRow[]> {
     this.#checkOpen();
     return queries.changes(this.#pool, db, options);
+  }
+
+  async openRevisions(db: string, revisionQueries: readonly RevisionQuery[]): Promise<OpenedRevision[][]> {
+    this.#checkOpen();
+    return queries.openRevisions(this.#pool, db, revisionQueries);
+  }
+
+  async revisionTrees(db: string, ids: readonly string[]): Promise<(RevisionTree | undefined)[]> {
+    this.#checkOpen();
+    return queries.revisionTrees(this.#pool, db, ids);
   }
 
   async getLocal(db: string, id: string): Promise<LocalDocument | undefined> {

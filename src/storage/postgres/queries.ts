@@ -4,15 +4,17 @@
  */
 import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
-import { listConflicts, parseRevision, revisionPath, sortedLeaves, type RevisionTree } from '../revision-tree.js';
+import { describeRevision, listConflicts, parseRevision, revisionPath, selectRevisions, sortedLeaves, type RevisionTree } from '../revision-tree.js';
 import type {
   ChangeRow,
   ChangesOptions,
   DocumentSummary,
   JsonObject,
   LocalDocument,
+  OpenedRevision,
   RangeOptions,
   RangeResult,
+  RevisionQuery,
   StoredRevision,
 } from '../storage.js';
 
@@ -172,7 +174,11 @@ export async function listDocuments(db: Queryable, name: string, options: RangeO
 export async function changes(db: Queryable, name: string, options: ChangesOptions): Promise<ChangeRow[]> {
   const withDocs = options.includeDocs === true;
   const allLeaves = options.allLeaves === true;
+  const conflicts = options.conflicts === true;
+  const withTree = allLeaves || conflicts;
   const direction = options.descending === true ? 'DESC' : 'ASC';
+  const params: unknown[] = [name, options.since ?? 0, limitOf(options.limit)];
+  const idFilter = options.ids === undefined ? '' : ` AND d.id = ANY(${param(params, [...options.ids])}::text[])`;
   const { rows } = await db.query<{
     id: string | null;
     winner: string;
@@ -184,31 +190,97 @@ export async function changes(db: Queryable, name: string, options: ChangesOptio
     `SELECT r.id, r.winner, r.deleted, r.seq, r.tree, r.body
      FROM databases x
      LEFT JOIN LATERAL (
-       SELECT d.id, d.winner, d.deleted, d.seq, ${allLeaves ? 'd.tree' : 'NULL::text AS tree'},
+       SELECT d.id, d.winner, d.deleted, d.seq, ${withTree ? 'd.tree' : 'NULL::text AS tree'},
          ${withDocs ? 'b.body' : 'NULL::text AS body'}
        FROM documents d
        ${withDocs ? 'LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : ''}
-       WHERE d.db_id = x.db_id AND d.seq > $2
+       WHERE d.db_id = x.db_id AND d.seq > $2${idFilter}
        ORDER BY d.seq ${direction} LIMIT $3::int8
      ) r ON true
      WHERE x.name = $1
      ORDER BY r.seq ${direction}`,
-    [name, options.since ?? 0, limitOf(options.limit)],
+    params,
   );
   if (rows.length === 0) throw databaseMissing();
   return rows
     .filter((r) => r.id !== null)
     .map((r): ChangeRow => {
+      const tree = withTree ? (JSON.parse(r.tree as string) as RevisionTree) : undefined;
       const row: ChangeRow = {
         seq: r.seq,
         id: r.id as string,
-        changes: allLeaves ? sortedLeaves(JSON.parse(r.tree as string) as RevisionTree) : [r.winner],
+        changes: allLeaves ? sortedLeaves(tree as RevisionTree) : [r.winner],
         deleted: r.deleted,
       };
       // A deleted winner's tombstone body is included too: CouchDB shows `{_id, _rev, _deleted}`.
       if (withDocs && r.body !== null) row.body = JSON.parse(r.body) as JsonObject;
+      if (conflicts) row.conflicts = listConflicts(tree as RevisionTree).conflicts;
       return row;
     });
+}
+
+/**
+ * `open_revs` for several documents in one statement (one snapshot): every leaf body of the asked
+ * documents comes back (documents rarely have more than one leaf), and the selection is made here.
+ */
+export async function openRevisions(
+  db: Queryable,
+  name: string,
+  queries: readonly RevisionQuery[],
+): Promise<OpenedRevision[][]> {
+  const { rows } = await db.query<{ id: string | null; tree: string | null; seq: number; rev: string | null; body: string | null }>(
+    `SELECT d.id, d.tree, d.seq, b.rev, b.body
+     FROM databases x
+     LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = ANY($2::text[])
+     LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk
+     WHERE x.name = $1`,
+    [name, [...new Set(queries.map((query) => query.id))]],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  const documents = new Map<string, { tree: RevisionTree; seq: number; bodies: Map<string, string> }>();
+  for (const row of rows) {
+    if (row.id === null) continue;
+    let document = documents.get(row.id);
+    if (document === undefined) {
+      document = { tree: JSON.parse(row.tree as string) as RevisionTree, seq: row.seq, bodies: new Map() };
+      documents.set(row.id, document);
+    }
+    if (row.rev !== null && row.body !== null) document.bodies.set(row.rev, row.body);
+  }
+  return queries.map((query) => {
+    const document = documents.get(query.id);
+    const { found, missing } = selectRevisions(document?.tree, query.revs, query.latest === true);
+    const opened: OpenedRevision[] = [];
+    if (document !== undefined) {
+      for (const rev of found) {
+        const body = document.bodies.get(rev);
+        opened.push(
+          body === undefined
+            ? { missing: rev }
+            : { ok: { id: query.id, rev, body: JSON.parse(body) as JsonObject, seq: document.seq, ...describeRevision(document.tree, rev) } },
+        );
+      }
+    }
+    for (const rev of missing) opened.push({ missing: rev });
+    return opened;
+  });
+}
+
+/** Revision trees of the given ids, in order; undefined for unknown ids. */
+export async function revisionTrees(db: Queryable, name: string, ids: readonly string[]): Promise<(RevisionTree | undefined)[]> {
+  const { rows } = await db.query<{ id: string | null; tree: string | null }>(
+    `SELECT d.id, d.tree FROM databases x
+     LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = ANY($2::text[])
+     WHERE x.name = $1`,
+    [name, [...new Set(ids)]],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  const trees = new Map<string, string>();
+  for (const row of rows) if (row.id !== null && row.tree !== null) trees.set(row.id, row.tree);
+  return ids.map((id) => {
+    const tree = trees.get(id);
+    return tree === undefined ? undefined : (JSON.parse(tree) as RevisionTree);
+  });
 }
 
 export async function getLocal(db: Queryable, name: string, id: string): Promise<LocalDocument | undefined> {

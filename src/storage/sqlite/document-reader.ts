@@ -1,5 +1,5 @@
-import { listConflicts, parseRevision, revisionPath, type RevisionTree } from '../revision-tree.js';
-import type { DocumentSummary, JsonObject, StoredRevision } from '../storage.js';
+import { describeRevision, listConflicts, parseRevision, revisionPath, selectRevisions, type RevisionTree } from '../revision-tree.js';
+import type { DocumentSummary, JsonObject, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
 import type { Statements } from './statements.js';
 
 /** A revision of a document with its body; undefined when unknown or no longer a leaf. */
@@ -40,4 +40,30 @@ export function summarize(
     if (body !== undefined) summary.body = JSON.parse(body) as JsonObject;
   }
   return summary;
+}
+
+/** `open_revs` of one document: the selected leaves with their bodies, then the missing revisions. */
+export function openRevisions(st: Statements, dbId: number, query: RevisionQuery): OpenedRevision[] {
+  const row = st.document.get(dbId, query.id);
+  const tree = row === undefined ? undefined : (JSON.parse(row.tree) as RevisionTree);
+  const { found, missing } = selectRevisions(tree, query.revs, query.latest === true);
+  const opened: OpenedRevision[] = [];
+  if (row !== undefined && tree !== undefined) {
+    for (const rev of found) {
+      const body = st.body.get(row.doc_pk, rev);
+      if (body === undefined) {
+        opened.push({ missing: rev });
+        continue;
+      }
+      opened.push({ ok: { id: row.id, rev, body: JSON.parse(body) as JsonObject, seq: row.seq, ...describeRevision(tree, rev) } });
+    }
+  }
+  for (const rev of missing) opened.push({ missing: rev });
+  return opened;
+}
+
+/** The stored revision tree of one document; undefined when unknown. */
+export function revisionTree(st: Statements, dbId: number, id: string): RevisionTree | undefined {
+  const row = st.document.get(dbId, id);
+  return row === undefined ? undefined : (JSON.parse(row.tree) as RevisionTree);
 }

@@ -1,4 +1,4 @@
-import { sortedLeaves, type RevisionTree } from '../revision-tree.js';
+import { listConflicts, sortedLeaves, type RevisionTree } from '../revision-tree.js';
 import type { ChangeRow, ChangesOptions, DocumentSummary, JsonObject, RangeOptions, RangeResult } from '../storage.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 
@@ -68,12 +68,19 @@ export class RangeQueries {
   changes(dbId: number, options: ChangesOptions): ChangeRow[] {
     const withDocs = options.includeDocs === true;
     const allLeaves = options.allLeaves === true;
+    const conflicts = options.conflicts === true;
+    const withTree = allLeaves || conflicts;
+    const ids = options.ids;
     const sql =
-      `SELECT d.id, d.winner, d.deleted, d.seq${allLeaves ? ', d.tree' : ''}${withDocs ? ', b.body' : ''}` +
+      `SELECT d.id, d.winner, d.deleted, d.seq${withTree ? ', d.tree' : ''}${withDocs ? ', b.body' : ''}` +
       ' FROM documents d' +
       (withDocs ? ' LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : '') +
-      ` WHERE d.db_id = ? AND d.seq > ? ORDER BY d.seq ${options.descending === true ? 'DESC' : 'ASC'} LIMIT ?`;
-    const raw = this.#statement(sql).all(dbId, options.since ?? 0, options.limit ?? -1) as {
+      ` WHERE d.db_id = ? AND d.seq > ?${ids === undefined ? '' : ' AND d.id IN (SELECT value FROM json_each(?))'}` +
+      ` ORDER BY d.seq ${options.descending === true ? 'DESC' : 'ASC'} LIMIT ?`;
+    const params: unknown[] = [dbId, options.since ?? 0];
+    if (ids !== undefined) params.push(JSON.stringify(ids));
+    params.push(options.limit ?? -1);
+    const raw = this.#statement(sql).all(...params) as {
       id: string;
       winner: string;
       deleted: 0 | 1;
@@ -82,14 +89,16 @@ export class RangeQueries {
       body?: string | null;
     }[];
     return raw.map((r): ChangeRow => {
+      const tree = withTree ? (JSON.parse(r.tree as string) as RevisionTree) : undefined;
       const row: ChangeRow = {
         seq: r.seq,
         id: r.id,
-        changes: allLeaves ? sortedLeaves(JSON.parse(r.tree as string) as RevisionTree) : [r.winner],
+        changes: allLeaves ? sortedLeaves(tree as RevisionTree) : [r.winner],
         deleted: r.deleted === 1,
       };
       // A deleted winner's tombstone body is included too: CouchDB shows `{_id, _rev, _deleted}`.
       if (withDocs && typeof r.body === 'string') row.body = JSON.parse(r.body) as JsonObject;
+      if (conflicts) row.conflicts = listConflicts(tree as RevisionTree).conflicts;
       return row;
     });
   }

@@ -17,15 +17,18 @@ import type {
   EditResult,
   JsonObject,
   LocalDocument,
+  OpenedRevision,
   RangeOptions,
   RangeResult,
   ReadOptions,
+  RevisionQuery,
+  RevisionTree,
   SecurityObject,
   Storage,
   StoredRevision,
   WriteOptions,
 } from '../storage.js';
-import { readRevision, summarize } from './document-reader.js';
+import { openRevisions, readRevision, revisionTree, summarize } from './document-reader.js';
 import { writeEdit } from './document-writer.js';
 import { RangeQueries } from './range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
@@ -197,6 +200,20 @@ export class SqliteStorage implements Storage {
     return this.#read(() => this.#ranges.changes(this.#databaseId(db), options));
   }
 
+  async openRevisions(db: string, queries: readonly RevisionQuery[]): Promise<OpenedRevision[][]> {
+    return this.#read(() => {
+      const dbId = this.#databaseId(db);
+      return queries.map((query) => openRevisions(this.#st, dbId, query));
+    });
+  }
+
+  async revisionTrees(db: string, ids: readonly string[]): Promise<(RevisionTree | undefined)[]> {
+    return this.#read(() => {
+      const dbId = this.#databaseId(db);
+      return ids.map((id) => revisionTree(this.#st, dbId, id));
+    });
+  }
+
   async getLocal(db: string, id: string): Promise<LocalDocument | undefined> {
     return this.#read(() => {
       const row = this.#st.local.get(this.#databaseId(db), id);
@@ -268,7 +285,10 @@ class WinnerCache {
   }
 
   set(dbId: number, id: string, stored: StoredRevision): void {
-    const size = JSON.stringify(stored.body).length + id.length + 256;
+    // Revision lists count too: up to 1000 ancestors (revs_limit) of ~100 heap bytes each would
+    // otherwise let a cache bounded at 32 MiB hold gigabytes of histories.
+    const revisions = stored.revisionPath.length + stored.conflicts.length + stored.deletedConflicts.length;
+    const size = JSON.stringify(stored.body).length + id.length + 256 + 100 * revisions;
     if (size > this.#maxBytes / 64) return;
     this.delete(dbId, id);
     this.#entries.set(`${dbId}\u0000${id}`, { stored: deepFreeze(stored), size });

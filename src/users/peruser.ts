@@ -1,0 +1,216 @@
+/**
+ * Per-user databases (CouchDB's `couch_peruser`): with `[couch_peruser] enable = true`, every user
+ * document written to the users database gives its user a database `<database_prefix><hex of the
+ * name>` (default prefix `userdb-`) whose `_security` names that user as admin and member. Deleting
+ * the user deletes the database when `delete_dbs = true`, and otherwise takes the user out of its
+ * `_security`.
+ *
+ * Differences from CouchDB, both on the safe side of the same idea:
+ * - the work happens before the write that caused it is answered (CouchDB follows `_users` changes
+ *   asynchronously), so a client may use its database as soon as its user exists;
+ * - with `on_external_user = true`, users that only ever appear through JWT or proxy
+ *   authentication (no `_users` document) get their database at their first authenticated request.
+ *
+ * @example
+ * const perUser = new PerUserDatabases(config, log, (db) => db === '_users')
+ * const storage = perUser.wrap(observedStorage)
+ * perUserDatabaseName('userdb-', 'bob') // 'userdb-626f62'
+ */
+import type { AuthHandler, AuthOutcome, AuthRequest } from '../auth/types.js';
+import type { Config } from '../config/config.js';
+import { isValidDatabaseName } from '../databases/names.js';
+import { defaultSecurity } from '../databases/security.js';
+import type { Logger } from '../log/logger.js';
+import type { DocumentEdit, EditResult, Json, JsonObject, SecurityObject, Storage, WriteOptions } from '../storage/storage.js';
+import { userNameFromId } from './user-documents.js';
+
+export const DEFAULT_PREFIX = 'userdb-';
+
+/** How long a user seen through JWT or proxy authentication is not looked at again. */
+const EXTERNAL_RECHECK_MS = 60_000;
+const EXTERNAL_MAX_REMEMBERED = 10_000;
+
+export interface PerUserSettings {
+  enable: boolean;
+  deleteDbs: boolean;
+  prefix: string;
+  onExternalUser: boolean;
+}
+
+/**
+ * CouchDB's name: the prefix, then each byte of the UTF-8 name as lowercase hex without padding
+ * (`integer_to_list(X, 16)`: a byte below 0x10 gives one digit).
+ */
+export function perUserDatabaseName(prefix: string, user: string): string {
+  let hex = '';
+  for (const byte of Buffer.from(user, 'utf8')) hex += byte.toString(16);
+  return `${prefix}${hex}`;
+}
+
+function namesOf(group: Json | undefined): string[] {
+  if (group === null || typeof group !== 'object' || Array.isArray(group)) return [];
+  const names = group['names'];
+  return Array.isArray(names) ? names.filter((name): name is string => typeof name === 'string') : [];
+}
+
+/** `_security` with `user` added to (or removed from) the names of admins and members; undefined when unchanged. */
+export function withUser(security: SecurityObject, user: string, add: boolean): SecurityObject | undefined {
+  let changed = false;
+  const next: JsonObject = { ...security };
+  for (const key of ['admins', 'members'] as const) {
+    const current = security[key];
+    const group: JsonObject = current !== null && typeof current === 'object' && !Array.isArray(current) ? { ...current } : {};
+    const names = namesOf(current);
+    if (add && !names.includes(user)) {
+      group['names'] = [user, ...names];
+      changed = true;
+    } else if (!add && names.includes(user)) {
+      group['names'] = names.filter((name) => name !== user);
+      changed = true;
+    } else {
+      continue;
+    }
+    next[key] = group;
+  }
+  return changed ? next : undefined;
+}
+
+export class PerUserDatabases {
+  readonly #config: Config;
+  readonly #log: Logger;
+  readonly #isUsersDb: (db: string) => boolean;
+  #storage: Storage | undefined;
+  /** External user name → when it was last made sure of. */
+  readonly #externalSeen = new Map<string, number>();
+  #warnedPrefix: string | undefined;
+
+  constructor(config: Config, log: Logger, isUsersDb: (db: string) => boolean) {
+    this.#config = config;
+    this.#log = log;
+    this.#isUsersDb = isUsersDb;
+    config.onChange((change) => {
+      if (change.section === 'couch_peruser') this.#externalSeen.clear();
+    });
+  }
+
+  settings(): PerUserSettings {
+    return {
+      enable: this.#config.getBoolean('couch_peruser', 'enable', false),
+      deleteDbs: this.#config.getBoolean('couch_peruser', 'delete_dbs', false),
+      prefix: this.#config.getString('couch_peruser', 'database_prefix', DEFAULT_PREFIX),
+      onExternalUser: this.#config.getBoolean('couch_peruser', 'on_external_user', false),
+    };
+  }
+
+  /** The settings when per-user databases are on and the prefix is usable; undefined otherwise. */
+  #active(): PerUserSettings | undefined {
+    const settings = this.settings();
+    if (!settings.enable) return undefined;
+    // CouchDB refuses to run with a prefix that is not a database name; `x` stands for the hex.
+    if (!isValidDatabaseName(`${settings.prefix}x`)) {
+      if (this.#warnedPrefix !== settings.prefix) {
+        this.#warnedPrefix = settings.prefix;
+        this.#log.error(`[couch_peruser] database_prefix ${JSON.stringify(settings.prefix)} is not a legal database name prefix; per-user databases are off`);
+      }
+      return undefined;
+    }
+    return settings;
+  }
+
+  /**
+   * Wraps `storage` so that writes to the users database bring the per-user databases up to date
+   * before they resolve. Those databases are created, secured and deleted through `storage` itself.
+   */
+  wrap(storage: Storage): Storage {
+    this.#storage = storage;
+    const writeDocuments = async (db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> => {
+      const results = await storage.writeDocuments(db, edits, options);
+      if (this.#isUsersDb(db) && this.#active() !== undefined) {
+        const ids = new Set(results.filter((result) => result.ok).map((result) => result.id));
+        for (const id of ids) await this.#followUserDocument(db, id);
+      }
+      return results;
+    };
+    return new Proxy(storage, {
+      get(target, property) {
+        if (property === 'writeDocuments') return writeDocuments;
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  /** Wraps a JWT or proxy handler: a user it authenticates gets a database (`on_external_user`). */
+  watchExternal(handler: AuthHandler): AuthHandler {
+    return {
+      name: handler.name,
+      authenticate: async (request: AuthRequest): Promise<AuthOutcome> => {
+        const outcome = await handler.authenticate(request);
+        const name = outcome?.userCtx.name;
+        if (typeof name === 'string' && name !== '') await this.#ensureExternal(name);
+        return outcome;
+      },
+    };
+  }
+
+  async #ensureExternal(name: string): Promise<void> {
+    const settings = this.#active();
+    if (settings === undefined || !settings.onExternalUser) return;
+    const now = Date.now();
+    const seen = this.#externalSeen.get(name);
+    if (seen !== undefined && now - seen < EXTERNAL_RECHECK_MS) return;
+    try {
+      await this.ensureDatabase(name, settings);
+      if (this.#externalSeen.size >= EXTERNAL_MAX_REMEMBERED) this.#externalSeen.clear();
+      this.#externalSeen.set(name, now);
+    } catch (error) {
+      // Authentication itself succeeded; the database will be tried again on the next request.
+      this.#log.warning(`could not create the per-user database of ${JSON.stringify(name)}: ${(error as Error).message}`);
+    }
+  }
+
+  async #followUserDocument(usersDb: string, id: string): Promise<void> {
+    const user = userNameFromId(id);
+    if (user === undefined || user === '') return;
+    const settings = this.#active();
+    const storage = this.#storage;
+    if (settings === undefined || storage === undefined) return;
+    try {
+      const stored = await storage.readDocument(usersDb, id);
+      if (stored !== undefined && !stored.deleted) {
+        await this.ensureDatabase(user, settings);
+      } else if (settings.deleteDbs) {
+        await storage.deleteDatabase(perUserDatabaseName(settings.prefix, user));
+        this.#externalSeen.delete(user);
+      } else {
+        await this.#removeUser(user, settings);
+      }
+    } catch (error) {
+      // The user document is written (durably); a failure here must not turn it into an error.
+      this.#log.warning(`could not update the per-user database of ${JSON.stringify(user)}: ${(error as Error).message}`);
+    }
+  }
+
+  /** Creates `user`'s database if needed and makes sure its `_security` names the user. */
+  async ensureDatabase(user: string, settings: PerUserSettings = this.settings()): Promise<string> {
+    const storage = this.#storage;
+    if (storage === undefined) throw new Error('per-user databases are not wired to a storage');
+    const db = perUserDatabaseName(settings.prefix, user);
+    const initial = defaultSecurity(this.#config.getString('couchdb', 'default_security', 'admin_only'));
+    if (await storage.createDatabase(db, withUser(initial, user, true) ?? initial)) return db;
+    const security = await storage.getSecurity(db);
+    if (security === undefined) return db;
+    const next = withUser(security, user, true);
+    if (next !== undefined) await storage.putSecurity(db, next);
+    return db;
+  }
+
+  async #removeUser(user: string, settings: PerUserSettings): Promise<void> {
+    const storage = this.#storage!;
+    const db = perUserDatabaseName(settings.prefix, user);
+    const security = await storage.getSecurity(db);
+    if (security === undefined) return;
+    const next = withUser(security, user, false);
+    if (next !== undefined) await storage.putSecurity(db, next);
+  }
+}
