@@ -48,13 +48,13 @@ export interface WriteOptions {
 }
 
 function commonHeaders(reply: Reply, options: WriteOptions, withBody: boolean): OutgoingHeaders {
-  return {
-    ...(withBody ? { 'Content-Type': 'application/json' } : {}),
-    'Cache-Control': 'must-revalidate',
-    'X-Couch-Request-ID': options.requestId,
-    Server: options.serverHeader,
-    ...reply.headers,
-  };
+  // Built in place rather than with spreads: this runs once per request.
+  const headers: OutgoingHeaders = withBody
+    ? { 'Content-Type': 'application/json', 'Cache-Control': 'must-revalidate', 'X-Couch-Request-ID': options.requestId, Server: options.serverHeader }
+    : { 'Cache-Control': 'must-revalidate', 'X-Couch-Request-ID': options.requestId, Server: options.serverHeader };
+  const extra = reply.headers;
+  if (extra !== undefined) for (const name of Object.keys(extra)) headers[name] = extra[name]!;
+  return headers;
 }
 
 /**

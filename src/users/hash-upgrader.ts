@@ -17,8 +17,12 @@ export class HashUpgrader {
   readonly #users: UsersDatabase;
   readonly #log: Logger;
   readonly #inFlight = new Map<string, Promise<void>>();
+  #current = new WeakSet<UserCredentials>();
 
   constructor(config: Config, storage: Storage, users: UsersDatabase, log: Logger) {
+    config.onChange((change) => {
+      if (change.section === 'chttpd_auth' || change.section === 'couch_httpd_auth') this.#current = new WeakSet();
+    });
     this.#config = config;
     this.#storage = storage;
     this.#users = users;
@@ -26,9 +30,15 @@ export class HashUpgrader {
   }
 
   maybeUpgrade(credentials: UserCredentials, password: string): void {
+    // Credentials objects are replaced whenever the user document changes, and settings changes
+    // reset this set: a hash known to be current is not re-examined on every Basic request.
+    if (this.#current.has(credentials)) return;
     if (!this.#config.authBoolean('upgrade_hash_on_auth', true)) return;
     if (this.#inFlight.has(credentials.name)) return;
-    if (!needsHashUpgrade(credentials, this.#users.hashSettings())) return;
+    if (!needsHashUpgrade(credentials, this.#users.hashSettings())) {
+      this.#current.add(credentials);
+      return;
+    }
     const work = this.#upgrade(credentials, password).finally(() => this.#inFlight.delete(credentials.name));
     this.#inFlight.set(credentials.name, work);
   }

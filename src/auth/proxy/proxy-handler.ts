@@ -55,10 +55,31 @@ export class ProxyHandler implements AuthHandler {
       // As CouchDB: with no secret configured the token cannot be checked and is not required.
       if (secrets.length > 0) {
         const token = this.#header(request, 'x_auth_token', 'X-Auth-CouchDB-Token');
-        if (!verifyProxyToken(name, token, secrets, this.#cookies.algorithms())) return undefined;
+        if (!this.#verified(name, token, secrets)) return undefined;
       }
     }
     return { userCtx: { name, roles: parseProxyRoles(this.#header(request, 'x_auth_roles', 'X-Auth-CouchDB-Roles')) } };
+  }
+
+  /**
+   * Tokens that verified, per name, so a proxy that sends the same token on every request costs
+   * one HMAC per secret change, not one per request. Only successes are remembered (a flood of
+   * wrong tokens cannot grow it past its bound), and every secret or algorithm change starts over.
+   * While a rotated secret is in its grace period nothing is remembered, so the old secret's
+   * tokens stop working when it expires.
+   */
+  readonly #known = new Map<string, number>();
+
+  #verified(name: string, token: string | undefined, secrets: readonly string[]): boolean {
+    if (token === undefined) return false;
+    const key = `${name}\u0000${token.toLowerCase()}`;
+    if (this.#known.get(key) === this.#cookies.generation) return true;
+    if (!verifyProxyToken(name, token, secrets, this.#cookies.algorithms())) return false;
+    if (secrets.length === 1) {
+      this.#known.set(key, this.#cookies.generation);
+      if (this.#known.size > 10000) this.#known.delete(this.#known.keys().next().value as string);
+    }
+    return true;
   }
 
   #header(request: AuthRequest, setting: string, fallback: string): string | undefined {
