@@ -58,7 +58,7 @@ describe('ini lines through /_node/_local/_config (property, HTTP)', () => {
   }
 
   test('PUT and DELETE of hostile sections, keys and values: 4xx, or stored exactly as the API reads it', async (t) => {
-    const p = property('HTTP _config writes (ini lines)', 1200);
+    const p = property('HTTP _config writes (ini lines)', 2000);
     const name = fc
       .oneof(
         hostileString(12),
