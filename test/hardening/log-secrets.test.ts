@@ -154,8 +154,9 @@ describe('no secret in any log line (server at [log] level = debug)', () => {
     remember('cookie secret in force', server.app.config.authString('secret', ''));
   });
 
-  test('the log has lines for all of it, and none holds a secret', () => {
+  test('the log has lines for all of it, and none holds a secret', (t) => {
     const lines = server.logs;
+    t.diagnostic(`${lines.length} log lines searched for ${needles.size} secret values`);
     assert.ok(lines.length > 30, `${lines.length} log lines captured`);
     assert.ok(lines.some((line) => line.includes('failed to authenticate as "ana"')), 'failures are logged (by name)');
     assert.ok(lines.some((line) => line.includes('[jwt_keys] rsa:broken is not usable')), 'the unusable key is logged (by name)');
