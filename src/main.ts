@@ -85,15 +85,7 @@ async function main(): Promise<void> {
     if (error instanceof StartupError) fail(error.message);
     throw error;
   }
-  if (app.generatedAdminPassword) {
-    process.stdout.write(
-      `No server admin was configured: created "admin" with password ${app.generatedAdminPassword}\n` +
-        '(only its hash is stored; this is the only time it is shown)\n',
-    );
-  }
-  if (tlsBound) process.stdout.write(`Divan listening on https://${urlHost(tlsBound.address)}:${tlsBound.port}/\n`);
-  process.stdout.write(`Divan listening on http://${urlHost(bound.address)}:${bound.port}/\n`);
-
+  // Installed before the ready line: a supervisor may signal as soon as it reads it.
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -105,6 +97,15 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+
+  if (app.generatedAdminPassword) {
+    process.stdout.write(
+      `No server admin was configured: created "admin" with password ${app.generatedAdminPassword}\n` +
+        '(only its hash is stored; this is the only time it is shown)\n',
+    );
+  }
+  if (tlsBound) process.stdout.write(`Divan listening on https://${urlHost(tlsBound.address)}:${tlsBound.port}/\n`);
+  process.stdout.write(`Divan listening on http://${urlHost(bound.address)}:${bound.port}/\n`);
 }
 
 main().catch((error: unknown) => fail(`unexpected start-up failure: ${(error as Error).message}`));

@@ -48,6 +48,7 @@ describe('authentication entry points under hostile headers (property, HTTP)', (
   let server: TestServer;
   let port: number;
   let aliceSalt: string;
+  let configBefore = '';
   const unpolluted = prototypeGuard();
   const crashes = crashWatch();
 
@@ -75,6 +76,7 @@ describe('authentication entry points under hostile headers (property, HTTP)', (
     // Prime the verified-password cache, so wrong guesses are compared, not re-derived.
     assert.equal((await server.request('/_session', { auth: [ALICE.name, ALICE.password] })).status, 200);
     assert.equal((await server.admin('/_session')).status, 200);
+    configBefore = JSON.stringify(server.app.config.all());
   });
 
   after(async () => {
@@ -83,6 +85,7 @@ describe('authentication entry points under hostile headers (property, HTTP)', (
       assertNoUnexpectedErrors(server.logs);
       crashes.check();
       unpolluted();
+      assert.equal(JSON.stringify(server.app.config.all()), configBefore, 'the configuration is unchanged');
     } finally {
       crashes.stop();
       await server.close();

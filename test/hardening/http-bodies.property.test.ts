@@ -71,6 +71,7 @@ for (const backend of BACKENDS) {
     let port: number;
     let aliceCookie: string;
     let serial = 0;
+    let configBefore = '';
     const unpolluted = prototypeGuard();
     const crashes = crashWatch();
     const runs = (n: number): number => Math.max(50, Math.round(n * backend.share));
@@ -87,6 +88,7 @@ for (const backend of BACKENDS) {
       aliceCookie = String([login.headers['set-cookie']].flat()[0]).split(';')[0]!;
       const docs = Array.from({ length: 20 }, (_, i) => ({ _id: `doc-${i}`, n: i }));
       assert.equal((await server.admin('/pub/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+      configBefore = JSON.stringify(server.app.config.all());
     });
 
     after(async () => {
@@ -95,6 +97,7 @@ for (const backend of BACKENDS) {
         assertNoUnexpectedErrors(server.logs);
         crashes.check();
         unpolluted();
+        assert.equal(JSON.stringify(server.app.config.all()), configBefore, 'the configuration is unchanged');
       } finally {
         crashes.stop();
         await server.close();
