@@ -1,3 +1,4 @@
+import { compareJson } from '../../documents/selector.js';
 import type { Json } from '../../storage/storage.js';
 
 export interface KeyRange {
@@ -9,22 +10,9 @@ export interface KeyRange {
   skip?: number;
 }
 
-/** CouchDB collation of JSON types: null < false < true < numbers < strings < arrays < objects. */
-function typeRank(value: Json): number {
-  if (value === null) return 0;
-  if (value === false) return 1;
-  if (value === true) return 2;
-  if (typeof value === 'number') return 3;
-  if (typeof value === 'string') return 4;
-  return Array.isArray(value) ? 5 : 6;
-}
-
-/** Compares a string id with a JSON key: strings by code unit order, other types by rank. */
+/** Compares a string id with a JSON key in CouchDB's collation (one implementation: the selector's). */
 export function compareIdToKey(id: string, key: Json): number {
-  const rank = typeRank(key);
-  if (rank !== 4) return 4 - rank;
-  const other = key as string;
-  return id < other ? -1 : id > other ? 1 : 0;
+  return compareJson(id, key);
 }
 
 /** Applies start/end keys, direction, skip and limit to an ascending list of names. */
