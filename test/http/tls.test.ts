@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { mintCookieValue } from '../../src/auth/cookie/codec.js';
 import { startServer, type TestServer } from '../support/server.js';
-import type { HttpResponse } from '../support/http.js';
+import { collectResponse, type HttpResponse } from '../support/http.js';
 import {
   FAILED_LOGIN,
   FAST_INI,
@@ -37,21 +37,7 @@ function tlsRequest(baseUrl: string, path: string, options: { method?: string; h
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       { host: url.hostname, port: url.port, path, method: options.method ?? 'GET', headers, rejectUnauthorized: false, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown;
-          try {
-            body = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-        });
-        res.on('error', reject);
-      },
+      (res) => collectResponse(res).then(resolve, reject),
     );
     req.on('error', reject);
     req.end(options.body);

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 
 export interface HttpResponse {
   status: number;
@@ -30,27 +30,36 @@ export function request(baseUrl: string, path: string, options: HttpOptions = {}
       if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/json';
     }
   }
+  // node:http frames a body without a length only for methods that usually carry one: say it always.
+  if (payload !== undefined && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) {
+    headers['Content-Length'] = String(payload.length);
+  }
   if (options.auth) headers['Authorization'] = `Basic ${Buffer.from(`${options.auth[0]}:${options.auth[1]}`).toString('base64')}`;
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       { host: url.hostname, port: url.port, path: path.startsWith('/') ? path : url.pathname + url.search, method: options.method ?? 'GET', headers, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let body: unknown;
-          try {
-            body = text === '' ? undefined : JSON.parse(text);
-          } catch {
-            body = undefined;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
-        });
-        res.on('error', reject);
-      },
+      (res) => collectResponse(res).then(resolve, reject),
     );
     req.on('error', reject);
     req.end(payload);
+  });
+}
+
+/** Reads a whole response into an HttpResponse (JSON parsed when it is JSON). */
+export function collectResponse(res: IncomingMessage): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body });
+    });
+    res.on('error', reject);
   });
 }
