@@ -13,6 +13,7 @@ import { openAsMember, securityOf } from './database-access.js';
 import { userDocument, writeUserDocument } from './users.js';
 import { databaseName, maxDocumentSize } from './databases.js';
 import { openRevsReply, readBulkJson } from './replication.js';
+import { unrunValidationRefusal } from '../../databases/unrun-validation.js';
 
 /** The document id a path names: `/{db}/{id}`, `/{db}/_design/{name}`, `/{db}/_local/{name}`. */
 export function documentIdOf(request: Request): string {
@@ -30,6 +31,12 @@ export function documentIdOf(request: Request): string {
 /** Design documents change what a database does, so only its admins may write them. */
 function requireWriter(request: Request, security: SecurityObject, id: string): void {
   if (id.startsWith('_design/')) requireDbAdmin(request.userCtx, security);
+}
+
+/** Fails closed while validate_doc_update functions cannot run (see databases/unrun-validation.ts). */
+async function requireValidationNotNeeded(request: Request, services: Services, db: string, security: SecurityObject): Promise<void> {
+  const refusal = await unrunValidationRefusal(services.storage, db, request.userCtx, security);
+  if (refusal) throw refusal;
 }
 
 function throwIfConflict(result: EditResult): string {
@@ -66,6 +73,7 @@ export async function document(request: Request, services: Services): Promise<Re
       return readDocument(request, services, db, id);
     case 'PUT': {
       requireWriter(request, security, id);
+      await requireValidationNotNeeded(request, services, db, security);
       const newEdits = booleanParam(request.query, 'new_edits', true);
       const { edit } = toEdit(await request.json(maxDocumentSize(services)), { id, rev: revisionFrom(request), newEdits });
       const [result] = await services.storage.writeDocuments(db, [edit], { newEdits });
@@ -73,6 +81,7 @@ export async function document(request: Request, services: Services): Promise<Re
     }
     case 'DELETE': {
       requireWriter(request, security, id);
+      await requireValidationNotNeeded(request, services, db, security);
       const rev = revisionFrom(request);
       if (rev === undefined) throw conflict();
       if (!isValidRev(rev)) throw badRequest('Invalid rev format');
@@ -123,6 +132,7 @@ export async function createDocumentByPost(request: Request, services: Services,
     return written(request, db, edit.id, throwIfConflict(result));
   }
   requireWriter(request, security, edit.id);
+  await requireValidationNotNeeded(request, services, db, security);
   const [result] = await services.storage.writeDocuments(db, [edit], { newEdits: true });
   return written(request, db, edit.id, throwIfConflict(result!));
 }
@@ -154,6 +164,13 @@ async function localDocument(request: Request, services: Services, db: string, i
   }
 }
 
+/** A users-db batch entry that validation would see: an object with an id, not a `_local` one. */
+function isValidatedDoc(doc: unknown): boolean {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return false;
+  const id = (doc as JsonObject)['_id'];
+  return typeof id === 'string' && !id.startsWith('_local/');
+}
+
 /** `POST /{db}/_bulk_docs`: many edits in one request, one result per document. */
 export async function bulkDocs(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
@@ -171,9 +188,11 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const canWriteDesign = isServerAdmin(request.userCtx) || isDbAdmin(request.userCtx, security);
 
   const usersDb = services.users.isUsersDb(db);
+  const refusal = await unrunValidationRefusal(services.storage, db, request.userCtx, security, usersDb);
   type Slot = { id: string; error?: { error: string; reason: string }; edit?: DocumentEdit; local?: { body: JsonObject; rev?: string; deleted: boolean } };
   const prepared = usersDb
     ? await Promise.all(docs.map(async (doc) => {
+        if (refusal && isValidatedDoc(doc)) return { rejected: { error: refusal.error, reason: refusal.reason }, id: (doc as JsonObject)['_id'] as string };
         if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return doc;
         try {
           return await services.users.prepare(db, doc as JsonObject, { userCtx: request.userCtx, isAdmin: canWriteDesign });
@@ -196,6 +215,7 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
       return { id: edit.id, error: { error: 'too_large', reason: 'Document too large' } };
     }
     if (edit.id.startsWith('_local/')) return { id: edit.id, local: { body: edit.body, rev, deleted: edit.deleted } };
+    if (refusal) return { id: edit.id, error: { error: refusal.error, reason: refusal.reason } };
     if (edit.id.startsWith('_design/') && !canWriteDesign) {
       return { id: edit.id, error: { error: 'unauthorized', reason: 'You are not a db or server admin.' } };
     }

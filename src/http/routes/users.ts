@@ -8,6 +8,7 @@ import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
+import { unrunValidationRefusal } from '../../databases/unrun-validation.js';
 import { securityOf } from './database-access.js';
 import { maxDocumentSize } from './databases.js';
 
@@ -76,6 +77,8 @@ export async function writeUserDocument(
   if (!isAdmin && (request.userCtx.name === null || userNameFromId(id) !== request.userCtx.name)) {
     requireDbMember(request.userCtx, security);
   }
+  const refusal = id.startsWith('_design/') ? undefined : await unrunValidationRefusal(services.storage, db, request.userCtx, security, true);
+  if (refusal) throw refusal;
   // As CouchDB, a write to a live document that does not name one of its leaves is a conflict
   // before any validation (so validation messages never hint at the document's content).
   const stored = await services.storage.readDocument(db, id);
