@@ -1,6 +1,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo, Socket } from 'node:net';
+import { StartupError } from '../errors/startup-error.js';
 import { headersTooLarge, badRequest, requestTimeout } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
 import { serialize } from './reply.js';
@@ -68,4 +70,61 @@ export async function drain(server: Server, graceMs: number): Promise<void> {
   timer.unref();
   await closed;
   clearTimeout(timer);
+}
+
+export interface ListenerOptions {
+  timeouts: () => ServerTimeouts;
+  /** The PEM files of `[ssl]`, read when an HTTPS listener starts. */
+  tlsFiles: () => { certFile: string; keyFile: string };
+}
+
+/** The HTTP and HTTPS listeners of one process, started on demand and drained together. */
+export class Listeners {
+  readonly #handler: Handler;
+  readonly #options: ListenerOptions;
+  readonly #servers: Server[] = [];
+
+  constructor(handler: Handler, options: ListenerOptions) {
+    this.#handler = handler;
+    this.#options = options;
+  }
+
+  listen(port: number, bind: string): Promise<{ address: string; port: number }> {
+    return this.#start(port, bind);
+  }
+
+  /** The HTTPS listener of `[ssl]` (`cert_file`, `key_file`). */
+  listenTls(port: number, bind: string): Promise<{ address: string; port: number }> {
+    const { certFile, keyFile } = this.#options.tlsFiles();
+    let tls: { cert: Buffer; key: Buffer };
+    try {
+      tls = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+    } catch (error) {
+      return Promise.reject(new StartupError(`[ssl] cert_file and key_file must be readable PEM files: ${(error as Error).message}`));
+    }
+    return this.#start(port, bind, tls);
+  }
+
+  drain(graceMs: number): Promise<void> {
+    return Promise.all(this.#servers.map((server) => drain(server, graceMs))).then(() => undefined);
+  }
+
+  async #start(port: number, bind: string, tls?: { cert: Buffer; key: Buffer }): Promise<{ address: string; port: number }> {
+    let server: Server;
+    try {
+      server = createServer(this.#handler, this.#options.timeouts(), tls);
+    } catch (error) {
+      throw new StartupError(`cannot start the ${tls ? 'HTTPS' : 'HTTP'} listener: ${(error as Error).message}`);
+    }
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        const reason = error.code === 'EADDRINUSE' ? `port ${port} on ${bind} is already in use` : `cannot listen on ${bind}:${port}: ${error.message}`;
+        reject(new StartupError(reason));
+      });
+      server.listen(port, bind, () => resolveListen());
+    });
+    this.#servers.push(server);
+    const address = server.address() as AddressInfo;
+    return { address: address.address, port: address.port };
+  }
 }

@@ -1,3 +1,5 @@
+import type { Config } from '../config/config.js';
+
 /**
  * `[chttpd_auth_lockout]`: after `threshold` failed password checks from one client address for one
  * user and password generation (salt), further attempts are refused until `max_lifetime` has passed
@@ -15,6 +17,16 @@ export interface LockoutSettings {
 
 export function lockoutMode(value: string): LockoutMode {
   return value === 'warn' || value === 'enforce' ? value : 'off';
+}
+
+/** `[chttpd_auth_lockout]` as the Lockout uses it. */
+export function lockoutSettings(config: Config): LockoutSettings {
+  return {
+    mode: lockoutMode(config.getString('chttpd_auth_lockout', 'mode', 'enforce')),
+    threshold: config.getInteger('chttpd_auth_lockout', 'threshold', 5),
+    maxObjects: config.getInteger('chttpd_auth_lockout', 'max_objects', 10000),
+    maxLifetimeMs: config.getInteger('chttpd_auth_lockout', 'max_lifetime', 300000),
+  };
 }
 
 export class Lockout {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Config } from '../config/config.js';
 import { constantTimeEqual, keyedSha256 } from '../crypto/crypto.js';
 
 /**
@@ -90,4 +91,13 @@ function entryKey(name: string, salt: string): string {
  */
 function flatCopy(text: string): string {
   return Buffer.from(text, 'utf16le').toString('utf16le');
+}
+
+/** `[couch_passwords_cache]` as the cache uses it. */
+export function passwordCacheSettings(config: Config): { enabled: boolean; maxObjects: number; maxIdleMs: number } {
+  return {
+    enabled: config.getBoolean('couch_passwords_cache', 'enable', true),
+    maxObjects: config.getInteger('couch_passwords_cache', 'max_objects', 10000),
+    maxIdleMs: config.getInteger('couch_passwords_cache', 'max_idle', 600000),
+  };
 }
