@@ -1,23 +1,21 @@
-import { CouchError } from '../errors/couch-error.js';
+import { invalidBooleanParameter, invalidPositiveInteger } from '../errors/query-errors.js';
 import type { Json } from '../storage/storage.js';
 import { parseJsonText } from './request.js';
 
 /** Query-string readers with CouchDB's `query_parse_error` answers. */
-
-const queryParseError = (reason: string): CouchError => new CouchError(400, 'query_parse_error', reason);
 
 export function booleanParam(query: URLSearchParams, name: string, fallback = false): boolean {
   const value = query.get(name);
   if (value === null) return fallback;
   if (value === 'true') return true;
   if (value === 'false') return false;
-  throw queryParseError(`Invalid boolean parameter: ${JSON.stringify(value)}`);
+  throw invalidBooleanParameter(value);
 }
 
 export function nonNegativeIntegerParam(query: URLSearchParams, name: string): number | undefined {
   const value = query.get(name);
   if (value === null) return undefined;
-  if (!/^\d+$/.test(value)) throw queryParseError(`Invalid value for positive integer: ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value)) throw invalidPositiveInteger(value);
   // Beyond 2^53 a count means "all of them"; an inexact float would reach SQL as a REAL (500).
   return Math.min(Number(value), Number.MAX_SAFE_INTEGER);
 }

@@ -12,7 +12,7 @@ import {
   missingClaim,
   missingTyp,
   nbfNotInPast,
-} from './errors.js';
+} from '../../errors/jwt-errors.js';
 
 /** The checks CouchDB's `jwtf` knows. `alg` is always on; `sig` is a no-op (signatures are always checked). */
 export const KNOWN_CHECKS: readonly string[] = ['alg', 'exp', 'iat', 'iss', 'kid', 'nbf', 'sig', 'typ'];

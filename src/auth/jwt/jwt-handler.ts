@@ -24,7 +24,7 @@ import {
   missingSub,
   notAValidKey,
   unknownKid,
-} from './errors.js';
+} from '../../errors/jwt-errors.js';
 import {
   DEFAULT_JWKS_CACHE_TTL_SECONDS,
   DEFAULT_JWKS_REFRESH_INTERVAL_SECONDS,

@@ -11,7 +11,7 @@ import { createPublicKey, createSecretKey } from 'node:crypto';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../log/logger.js';
 import type { KeyKind } from './algorithms.js';
-import { notAValidKey } from './errors.js';
+import { notAValidKey } from '../../errors/jwt-errors.js';
 import { type KeyProblem, publicKeyProblem, VerificationKey, wrongKindError } from './verification-key.js';
 
 export const JWT_KEYS_SECTION = 'jwt_keys';

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { jsonMismatch, malformedToken, missingJsonKey } from './errors.js';
+import { jsonMismatch, malformedToken, missingJsonKey } from '../../errors/jwt-errors.js';
 
 /** CouchDB's default `[jwt_auth] roles_claim_name` (deprecated since 3.3, still the default). */
 export const DEFAULT_ROLES_CLAIM_NAME = '_couchdb.roles';

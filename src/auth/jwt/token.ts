@@ -5,7 +5,7 @@
  * @module
  */
 import { isJwtAlgorithm, type JwtAlgorithm } from './algorithms.js';
-import { invalidAlg, malformedToken, missingAlg, notAnObject } from './errors.js';
+import { invalidAlg, malformedToken, missingAlg, notAnObject } from '../../errors/jwt-errors.js';
 
 /** Row 1: exactly three dot-separated parts. */
 export function splitToken(token: string): [header: string, payload: string, signature: string] {

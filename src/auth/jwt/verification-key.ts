@@ -8,7 +8,7 @@ import { type KeyObject, webcrypto } from 'node:crypto';
 
 import type { CouchError } from '../../errors/couch-error.js';
 import { EC_CURVE_OF, importParamsFor, type JwtAlgorithm, JOSE_CURVE_OF_NODE, type KeyKind, keyKindOf } from './algorithms.js';
-import { notAnEcKey, notAnEd25519Key, notAnRsaKey, notAValidKey } from './errors.js';
+import { notAnEcKey, notAnEd25519Key, notAnRsaKey, notAValidKey } from '../../errors/jwt-errors.js';
 
 /** jose refuses shorter RSA keys for RS and PS algorithms (RFC 7518 §3.3); refusing them when loading says why. */
 export const MIN_RSA_BITS = 2048;

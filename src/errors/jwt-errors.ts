@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { badRequest, notFound, unauthorized } from '../../errors/catalog.js';
-import { CouchError } from '../../errors/couch-error.js';
+import { badRequest, notFound, unauthorized } from './catalog.js';
+import { CouchError } from './couch-error.js';
 
 export const malformedToken = (): CouchError => badRequest('Malformed token');
 export const notAnObject = (): CouchError => badRequest('Not an object');
