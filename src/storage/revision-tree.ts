@@ -8,7 +8,7 @@
  * if (created.ok) winningRevision(created.tree) // '1-…' (32 hex digits)
  */
 import { createHash } from 'node:crypto';
-import type { Json, JsonObject } from './storage.js';
+import type { Json, JsonObject } from '../json/json.js';
 
 /** One revision: its parent (null for a root, or when older revisions were stemmed) and whether it is a tombstone. */
 export interface RevisionNode {

@@ -7,14 +7,11 @@
  * Every method that writes resolves only after the write is durable.
  */
 
+import type { JsonObject } from '../json/json.js';
 import type { RevisionTree } from './revision-tree.js';
 
+export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
-
-export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
-}
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
 export type SecurityObject = JsonObject;
