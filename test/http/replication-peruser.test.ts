@@ -45,7 +45,11 @@ describe('per-user databases', () => {
     const db = `userdb-${hex('anna')}`;
     const security = await server.admin(`/${db}/_security`);
     assert.equal(security.status, 200, `no ${db} right after the user was created: ${security.text}`);
-    assert.deepEqual(security.body, { members: { roles: ['_admin'], names: ['anna'] }, admins: { roles: ['_admin'], names: ['anna'] } });
+    assert.deepEqual(security.body, {
+      members: { roles: ['_admin'], names: ['anna'] },
+      admins: { roles: ['_admin'], names: ['anna'] },
+      divan_peruser_owner: 'anna',
+    });
   });
 
   test('a user can use only their own database', async () => {
@@ -72,7 +76,7 @@ describe('per-user databases', () => {
     const dora = `userdb-${hex('dora')}`;
     await deleteUser(server, 'dora');
     const security = await server.admin(`/${dora}/_security`);
-    assert.deepEqual(security.body, { members: { roles: ['_admin'], names: [] }, admins: { roles: ['_admin'], names: [] } });
+    assert.deepEqual(security.body, { members: { roles: ['_admin'], names: [] }, admins: { roles: ['_admin'], names: [] }, divan_peruser_owner: 'dora' });
     await setConfig(server, 'couch_peruser', 'delete_dbs', 'true');
     try {
       await createUser(server, 'eli', 'eli-pass');
