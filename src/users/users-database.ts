@@ -48,9 +48,12 @@ export class UsersDatabase {
     return stored && !stored.deleted ? renderRevision(stored) : undefined;
   }
 
-  /** Runs CouchDB's before_doc_update and validate_doc_update on a full incoming document. */
-  async prepare(db: string, doc: JsonObject, writer: WriterContext): Promise<JsonObject> {
+  /**
+   * Runs CouchDB's before_doc_update and validate_doc_update on a full incoming document, against
+   * `previous` when given (an earlier edit of the same id in the same batch), else the stored one.
+   */
+  async prepare(db: string, doc: JsonObject, writer: WriterContext, previous?: JsonObject): Promise<JsonObject> {
     const id = typeof doc['_id'] === 'string' ? doc['_id'] : '';
-    return prepareUserWrite(doc, await this.current(db, id), writer, this.hashSettings());
+    return prepareUserWrite(doc, previous ?? (await this.current(db, id)), writer, this.hashSettings());
   }
 }
