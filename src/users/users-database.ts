@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { renderRevision } from '../documents/document-json.js';
+import { renderRevision, validateDocumentId } from '../documents/document-json.js';
 import type { JsonObject, Storage } from '../storage/storage.js';
 import { prepareUserWrite, type HashSettings, type WriterContext } from './user-documents.js';
 
@@ -53,7 +53,7 @@ export class UsersDatabase {
    * `previous` when given (an earlier edit of the same id in the same batch), else the stored one.
    */
   async prepare(db: string, doc: JsonObject, writer: WriterContext, previous?: JsonObject): Promise<JsonObject> {
-    const id = typeof doc['_id'] === 'string' ? doc['_id'] : '';
+    const id = typeof doc['_id'] === 'string' ? validateDocumentId(doc['_id']) : '';
     return prepareUserWrite(doc, previous ?? (await this.current(db, id)), writer, this.hashSettings());
   }
 }
