@@ -2,7 +2,7 @@ import { isDbAdmin, isDbMember, requireDbMember } from '../../auth/authorization
 import { renderRevision, toEdit, isValidRev, validateDocumentId } from '../../documents/document-json.js';
 import { badRequest, conflict, documentDeleted, documentMissing, methodNotAllowed, usersDesignDocsForAdmins } from '../../errors/catalog.js';
 import type { JsonObject, SecurityObject } from '../../storage/storage.js';
-import { filterUserRead, userNameFromId } from '../../users/user-documents.js';
+import { userNameFromId } from '../../users/user-documents.js';
 import { booleanParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -56,7 +56,7 @@ async function readUserDocument(request: Request, services: Services, db: string
     revs: booleanParam(request.query, 'revs'),
     conflicts: booleanParam(request.query, 'conflicts'),
   });
-  const visible = filterUserRead(full, { userCtx: request.userCtx, isAdmin }, services.users.publicFields());
+  const visible = services.users.readerFor(db, request.userCtx, security).single(full);
   if (!visible) throw documentMissing();
   return json(200, visible, { ETag: `"${stored.rev}"` });
 }
