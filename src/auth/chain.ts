@@ -1,6 +1,6 @@
-import { authenticationRequired, badRequest } from '../errors/catalog.js';
+import { authenticationRequired, userNameRefused } from '../errors/catalog.js';
 import { ANONYMOUS, type AuthHandler, type AuthRequest, type Authenticated } from './types.js';
-import { userNameProblem } from './user-name.js';
+import { isAcceptableUserName } from './user-name.js';
 
 export interface ChainPolicy {
   requireValidUser: boolean;
@@ -29,8 +29,7 @@ export class AuthChain {
       if (!outcome) continue;
       // Every handler's name passes the same character rule (JWT `sub` and proxy headers are the
       // ones that could carry anything): 400, never a user context the rest of Divan must distrust.
-      const problem = outcome.userCtx.name === null ? undefined : userNameProblem(outcome.userCtx.name);
-      if (problem !== undefined) throw badRequest(problem);
+      if (outcome.userCtx.name !== null && !isAcceptableUserName(outcome.userCtx.name)) throw userNameRefused();
       return { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
     }
     if (requiresAuthentication(request, policy)) throw authenticationRequired();

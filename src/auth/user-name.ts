@@ -12,14 +12,15 @@
  *   `"\udfff"` and `"\ufffd"` would share a database too;
  * - DEL and C1 never belong in a name and let a name rewrite the lines of a log or a terminal.
  *
- * @example userNameProblem('bob') // undefined
- * @example userNameProblem('b\u0000ob') // 'Usernames may not contain control characters or unpaired surrogates.'
+ * Refusals are `userNameForbidden` (403, a `_users` write) and `userNameRefused` (400, a name an
+ * authentication handler brought) in the error catalog.
+ *
+ * @example isAcceptableUserName('bob') // true
+ * @example isAcceptableUserName('b\u0000ob') // false
  */
 const REFUSED = /[\p{Cc}\p{Cs}]/u;
 
-export const USER_NAME_REFUSAL = 'Usernames may not contain control characters or unpaired surrogates.';
-
-/** Why `name` cannot be a user name, or undefined when it can. */
-export function userNameProblem(name: string): string | undefined {
-  return REFUSED.test(name) ? USER_NAME_REFUSAL : undefined;
+/** True when `name` may be a user name. */
+export function isAcceptableUserName(name: string): boolean {
+  return !REFUSED.test(name);
 }

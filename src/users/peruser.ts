@@ -28,7 +28,7 @@ import { isValidDatabaseName } from '../databases/names.js';
 import { defaultSecurity } from '../databases/security.js';
 import type { Logger } from '../log/logger.js';
 import type { DocumentEdit, EditResult, Json, JsonObject, SecurityObject, Storage, WriteOptions } from '../storage/storage.js';
-import { userNameProblem } from '../auth/user-name.js';
+import { isAcceptableUserName } from '../auth/user-name.js';
 import { userNameFromId } from './user-documents.js';
 
 export const DEFAULT_PREFIX = 'userdb-';
@@ -159,7 +159,7 @@ export class PerUserDatabases {
         const outcome = await handler.authenticate(request);
         const name = outcome?.userCtx.name;
         // A refused name gets its 400 from the chain; it must not get a database first.
-        if (typeof name === 'string' && name !== '' && userNameProblem(name) === undefined) await this.#ensureExternal(name);
+        if (typeof name === 'string' && name !== '' && isAcceptableUserName(name)) await this.#ensureExternal(name);
         return outcome;
       },
     };
@@ -184,7 +184,7 @@ export class PerUserDatabases {
   async #followUserDocument(usersDb: string, id: string): Promise<void> {
     const user = userNameFromId(id);
     // A document stored before names were checked may still carry a refused name: it gets nothing.
-    if (user === undefined || user === '' || userNameProblem(user) !== undefined) return;
+    if (user === undefined || user === '' || !isAcceptableUserName(user)) return;
     const settings = this.#active();
     const storage = this.#storage;
     if (settings === undefined || storage === undefined) return;

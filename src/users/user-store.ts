@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import { conflictedUserDocument } from '../errors/catalog.js';
 import { renderRevision } from '../documents/document-json.js';
 import type { Storage } from '../storage/storage.js';
-import { userNameProblem } from '../auth/user-name.js';
+import { isAcceptableUserName } from '../auth/user-name.js';
 import { USER_PREFIX, credentialsFromDoc, type UserCredentials } from './user-documents.js';
 import { own } from './user-json.js';
 
@@ -71,7 +71,7 @@ export class UserStore {
   }
 
   async #record(name: string): Promise<UserRecord | undefined> {
-    if (userNameProblem(name) !== undefined) return undefined;
+    if (!isAcceptableUserName(name)) return undefined;
     const now = this.#now();
     let entry = this.#cache.get(name);
     if (!entry || entry.expires <= now) {

@@ -1,6 +1,6 @@
 import type { UserCtx } from '../auth/types.js';
-import { userNameProblem } from '../auth/user-name.js';
-import { forbidden } from '../errors/catalog.js';
+import { isAcceptableUserName } from '../auth/user-name.js';
+import { forbidden, userNameForbidden } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../storage/storage.js';
 import { totpProblem } from './totp.js';
 import { jsString, own } from './user-json.js';
@@ -89,8 +89,7 @@ export function validateUserDoc(newDoc: JsonObject, oldDoc: JsonObject | undefin
   if (name.startsWith('_')) throw forbidden('Username may not start with underscore.');
   if (name.includes(':')) throw forbidden('Character `:` is not allowed in usernames.');
   // Divan's addition: names that would share a per-user database or rewrite a log line (user-name.ts).
-  const problem = userNameProblem(name);
-  if (problem !== undefined) throw forbidden(problem);
+  if (!isAcceptableUserName(name)) throw userNameForbidden();
 }
 
 /** `(oldDoc.roles || []).sort()` against `newDoc.roles.sort()`, on copies: the stored order is the user's. */
