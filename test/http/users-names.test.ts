@@ -2,8 +2,8 @@
 // issue item 4), and a per-user database belongs to the one name it was made for.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SignJWT } from 'jose';
 import { OWNER_KEY, perUserDatabaseName } from '../../src/users/peruser.js';
+import { bearer, externalAuthIni } from '../support/external-auth.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { answerOf, createUser, FAST_INI, forbidden, NO_LOCKOUT_INI, openSignup, setConfig, userBody, userPath, USER_PREFIX } from '../support/users-helpers.js';
 
@@ -31,23 +31,12 @@ const REFUSED_NAMES: readonly [string, string][] = [
 /** Accepted: letters beyond ASCII, a surrogate pair, a no-break space (a space, not a control). */
 const ACCEPTED_NAMES: readonly string[] = ['zoë', 'emoji😀', 'no\u00a0break', 'ümlaut-ß'];
 
-const jwt = async (sub: string) =>
-  `Bearer ${await new SignJWT({ sub, exp: Math.floor(Date.now() / 1000) + 60 }).setProtectedHeader({ alg: 'HS256' }).sign(SECRET)}`;
 
 describe('user names: control characters and unpaired surrogates', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({
-      ini: [
-        FAST_INI + NO_LOCKOUT_INI,
-        '[couch_peruser]',
-        'enable = true',
-        'delete_dbs = true',
-        '[chttpd]',
-        'authentication_handlers = {chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}',
-        '[jwt_keys]',
-        `hmac:_default = ${SECRET.toString('base64')}`,
-      ].join('\n'),
+      ini: `${FAST_INI}${NO_LOCKOUT_INI}[couch_peruser]\nenable = true\ndelete_dbs = true\n${externalAuthIni(SECRET)}`,
     });
     await openSignup(server);
   });
@@ -112,12 +101,12 @@ describe('user names: control characters and unpaired surrogates', () => {
     try {
       const databases = (await server.admin('/_all_dbs')).body;
       for (const sub of ['erin\u0000', BOBS_TWIN, 'x\u0085', 'x\ud800']) {
-        const res = await server.request('/_session', { headers: { Authorization: await jwt(sub) } });
+        const res = await server.request('/_session', { headers: await bearer(SECRET, sub) });
         assert.deepEqual(answerOf(res), { status: 400, body: { error: 'bad_request', reason: REFUSAL } }, JSON.stringify(sub));
       }
       assert.deepEqual((await server.admin('/_all_dbs')).body, databases, 'no database was created for a refused name');
       assert.deepEqual((await server.admin('/userdb-626f62/_security')).body.members.names, ['bob'], "the twin's token did not join bob's database");
-      const fine = await server.request('/_session', { headers: { Authorization: await jwt('erin') } });
+      const fine = await server.request('/_session', { headers: await bearer(SECRET, 'erin') });
       assert.equal(fine.body.userCtx.name, 'erin');
     } finally {
       await setConfig(server, 'couch_peruser', 'on_external_user', 'false');

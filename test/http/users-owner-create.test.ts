@@ -2,7 +2,7 @@
 // item 9): a name known only from a JWT or a proxy must not give itself a lasting password.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SignJWT } from 'jose';
+import { bearer as signedBearer, externalAuthIni } from '../support/external-auth.js';
 import { startServer, type TestServer } from '../support/server.js';
 import {
   answerOf,
@@ -19,19 +19,14 @@ import {
 } from '../support/users-helpers.js';
 
 const SECRET = Buffer.from('owner-create-test-hmac-secret-0123456789');
-const HANDLERS =
-  '{chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}';
-
-const bearer = async (sub: string) => ({
-  Authorization: `Bearer ${await new SignJWT({ sub, exp: Math.floor(Date.now() / 1000) + 60 }).setProtectedHeader({ alg: 'HS256' }).sign(SECRET)}`,
-});
+const bearer = (sub: string) => signedBearer(SECRET, sub);
 const proxied = (name: string) => ({ 'X-Auth-CouchDB-UserName': name });
 
 describe('_users owner rule: updates only', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({
-      ini: `${FAST_INI}${NO_LOCKOUT_INI}[chttpd]\nauthentication_handlers = ${HANDLERS}\n[jwt_keys]\nhmac:_default = ${SECRET.toString('base64')}\n`,
+      ini: FAST_INI + NO_LOCKOUT_INI + externalAuthIni(SECRET),
     });
   });
   after(async () => server.close());
