@@ -164,8 +164,8 @@ async function wireData(config: Config, log: Logger, backend: Storage, link: Clu
   // Live _changes feeds wake on every committed write, on this node or (through the bus) another.
   const changes = new ChangeNotifier();
   if (link) changes.connect((dbs) => link.publish({ topic: 'db', dbs }));
-  // Per-user databases follow the users database (and, if configured, JWT and proxy users).
-  const perUser: PerUserDatabases = new PerUserDatabases(config, log, (db: string): boolean => users.isUsersDb(db));
+  // Per-user databases follow the authentication database only (and, if configured, JWT and proxy users).
+  const perUser: PerUserDatabases = new PerUserDatabases(config, log, (db: string): boolean => db === users.name);
   // Every write to the users database, whichever endpoint (or node) made it, drops cached credentials.
   const storage: Storage = perUser.wrap(observeStorage(backend, (change) => {
     changes.changed(change.db);

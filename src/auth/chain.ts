@@ -1,5 +1,6 @@
-import { authenticationRequired } from '../errors/catalog.js';
+import { authenticationRequired, userNameRefused } from '../errors/catalog.js';
 import { ANONYMOUS, type AuthHandler, type AuthRequest, type Authenticated } from './types.js';
+import { isAcceptableUserName } from './user-name.js';
 
 export interface ChainPolicy {
   requireValidUser: boolean;
@@ -25,7 +26,11 @@ export class AuthChain {
   async authenticate(request: AuthRequest, policy: ChainPolicy): Promise<Authenticated> {
     for (const handler of this.handlers) {
       const outcome = await handler.authenticate(request);
-      if (outcome) return { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
+      if (!outcome) continue;
+      // Every handler's name passes the same character rule (JWT `sub` and proxy headers are the
+      // ones that could carry anything): 400, never a user context the rest of Divan must distrust.
+      if (outcome.userCtx.name !== null && !isAcceptableUserName(outcome.userCtx.name)) throw userNameRefused();
+      return { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
     }
     if (requiresAuthentication(request, policy)) throw authenticationRequired();
     return { userCtx: { name: ANONYMOUS.name, roles: [] } };

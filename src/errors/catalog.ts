@@ -14,6 +14,11 @@ export const conflict = (): CouchError => new CouchError(409, 'conflict', 'Docum
 export const preconditionFailed = (reason: string): CouchError =>
   new CouchError(412, 'file_exists', reason);
 
+/** A user name with control characters or unpaired surrogates (auth/user-name.ts): in a `_users` write, and from a handler. */
+const USER_NAME_REFUSAL = 'Usernames may not contain control characters or unpaired surrogates.';
+export const userNameForbidden = (): CouchError => forbidden(USER_NAME_REFUSAL);
+export const userNameRefused = (): CouchError => badRequest(USER_NAME_REFUSAL);
+
 export const methodNotAllowed = (allowed: readonly string[]): CouchError =>
   new CouchError(405, 'method_not_allowed', `Only ${allowed.join(',')} allowed`, {
     Allow: allowed.join(','),

@@ -22,7 +22,7 @@ export interface AuthenticatedUser {
 /** How a password reached the server; lockout and TOTP rules differ between them. */
 export type PasswordChannel = 'basic' | 'session';
 
-/** The credentials a name resolves to: an `[admins]` hash (with the roles of a same-named user doc) or a user doc. */
+/** The credentials a name resolves to: an `[admins]` hash (with only the roles of a same-named user doc) or a user doc. */
 export interface ResolvedCredentials {
   hash: PasswordHash;
   roles: string[];
@@ -38,9 +38,9 @@ export interface ResolvedCredentials {
  * Checks a name and password against server admins and `_users`: lockout first, then the
  * verified-password cache, the slow PBKDF2 only on a miss; counts failures, upgrades old hashes.
  *
- * Users with a `totp` object (admins too, when their same-named document has one) need a code
- * besides the password on `/_session` and never pass Basic. A wrong, missing or replayed code is a
- * failure like a wrong password: the same 401, counted for lockout under the same key.
+ * Users with a `totp` object in their document need a code besides the password on `/_session`
+ * and never pass Basic. A wrong, missing or replayed code is a failure like a wrong password: the
+ * same 401, counted for lockout under the same key.
  */
 export class PasswordAuthenticator {
   readonly #config: Config;
@@ -76,15 +76,15 @@ export class PasswordAuthenticator {
     this.#usedCodes = deps.usedCodes ?? new TotpReplayGuard();
   }
 
-  /** Admin hash first (roles merged with a same-named user doc), else the user doc; undefined when unknown. */
+  /**
+   * Admin hash first, else the user doc; undefined when unknown. An `[admins]` entry takes only
+   * the roles of a same-named user doc (as CouchDB): never its second factor, and its conflicts do
+   * not matter, because anyone who may sign up can write a document with that name.
+   */
   async resolve(name: string): Promise<ResolvedCredentials | undefined> {
     const adminHash = this.#admins.hashOf(name);
+    if (adminHash) return { hash: adminHash, roles: ['_admin', ...(await this.#users.rolesOf(name))], hasTotp: false };
     const document = await this.#users.lookup(name);
-    if (adminHash) {
-      const credentials: ResolvedCredentials = { hash: adminHash, roles: ['_admin', ...(document?.roles ?? [])], hasTotp: document?.hasTotp ?? false };
-      if (document?.totp) credentials.totp = document.totp;
-      return credentials;
-    }
     if (!document) return undefined;
     const credentials: ResolvedCredentials = { hash: document.hash, roles: document.roles, hasTotp: document.hasTotp, document };
     if (document.totp) credentials.totp = document.totp;

@@ -5,11 +5,17 @@
  * the user deletes the database when `delete_dbs = true`, and otherwise takes the user out of its
  * `_security`.
  *
- * Differences from CouchDB, both on the safe side of the same idea:
+ * Differences from CouchDB, all on the safe side of the same idea:
  * - the work happens before the write that caused it is answered (CouchDB follows `_users` changes
  *   asynchronously), so a client may use its database as soon as its user exists;
  * - with `on_external_user = true`, users that only ever appear through JWT or proxy
- *   authentication (no `_users` document) get their database at their first authenticated request.
+ *   authentication (no `_users` document) get their database at their first authenticated request;
+ * - only the configured `authentication_db` is followed (CouchDB follows every `…/_users`), so a
+ *   secondary users database cannot hand out databases to its names;
+ * - the database records the name it was made for (`divan_peruser_owner` in its `_security`):
+ *   another name is never added to it and never deletes it. With names refused when they hold
+ *   control characters (auth/user-name.ts) no two names share a database any more; the record
+ *   keeps it so for databases made before, or by hand.
  *
  * @example
  * const perUser = new PerUserDatabases(config, log, (db) => db === '_users')
@@ -22,9 +28,13 @@ import { isValidDatabaseName } from '../databases/names.js';
 import { defaultSecurity } from '../databases/security.js';
 import type { Logger } from '../log/logger.js';
 import type { DocumentEdit, EditResult, Json, JsonObject, SecurityObject, Storage, WriteOptions } from '../storage/storage.js';
+import { isAcceptableUserName } from '../auth/user-name.js';
 import { userNameFromId } from './user-documents.js';
 
 export const DEFAULT_PREFIX = 'userdb-';
+
+/** The `_security` member naming the user a per-user database was made for. */
+export const OWNER_KEY = 'divan_peruser_owner';
 
 /** How long a user seen through JWT or proxy authentication is not looked at again. */
 const EXTERNAL_RECHECK_MS = 60_000;
@@ -78,16 +88,17 @@ export function withUser(security: SecurityObject, user: string, add: boolean): 
 export class PerUserDatabases {
   readonly #config: Config;
   readonly #log: Logger;
-  readonly #isUsersDb: (db: string) => boolean;
+  readonly #isAuthenticationDb: (db: string) => boolean;
   #storage: Storage | undefined;
   /** External user name → when it was last made sure of. */
   readonly #externalSeen = new Map<string, number>();
   #warnedPrefix: string | undefined;
 
-  constructor(config: Config, log: Logger, isUsersDb: (db: string) => boolean) {
+  /** `isAuthenticationDb`: the database whose user documents are followed (`authentication_db`). */
+  constructor(config: Config, log: Logger, isAuthenticationDb: (db: string) => boolean) {
     this.#config = config;
     this.#log = log;
-    this.#isUsersDb = isUsersDb;
+    this.#isAuthenticationDb = isAuthenticationDb;
     config.onChange((change) => {
       if (change.section === 'couch_peruser') this.#externalSeen.clear();
     });
@@ -118,14 +129,14 @@ export class PerUserDatabases {
   }
 
   /**
-   * Wraps `storage` so that writes to the users database bring the per-user databases up to date
+   * Wraps `storage` so that writes to the authentication database bring the per-user databases up to date
    * before they resolve. Those databases are created, secured and deleted through `storage` itself.
    */
   wrap(storage: Storage): Storage {
     this.#storage = storage;
     const writeDocuments = async (db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> => {
       const results = await storage.writeDocuments(db, edits, options);
-      if (this.#isUsersDb(db) && this.#active() !== undefined) {
+      if (this.#isAuthenticationDb(db) && this.#active() !== undefined) {
         const ids = new Set(results.filter((result) => result.ok).map((result) => result.id));
         for (const id of ids) await this.#followUserDocument(db, id);
       }
@@ -147,7 +158,8 @@ export class PerUserDatabases {
       authenticate: async (request: AuthRequest): Promise<AuthOutcome> => {
         const outcome = await handler.authenticate(request);
         const name = outcome?.userCtx.name;
-        if (typeof name === 'string' && name !== '') await this.#ensureExternal(name);
+        // A refused name gets its 400 from the chain; it must not get a database first.
+        if (typeof name === 'string' && name !== '' && isAcceptableUserName(name)) await this.#ensureExternal(name);
         return outcome;
       },
     };
@@ -171,7 +183,8 @@ export class PerUserDatabases {
 
   async #followUserDocument(usersDb: string, id: string): Promise<void> {
     const user = userNameFromId(id);
-    if (user === undefined || user === '') return;
+    // A document stored before names were checked may still carry a refused name: it gets nothing.
+    if (user === undefined || user === '' || !isAcceptableUserName(user)) return;
     const settings = this.#active();
     const storage = this.#storage;
     if (settings === undefined || storage === undefined) return;
@@ -180,7 +193,7 @@ export class PerUserDatabases {
       if (stored !== undefined && !stored.deleted) {
         await this.ensureDatabase(user, settings);
       } else if (settings.deleteDbs) {
-        await storage.deleteDatabase(perUserDatabaseName(settings.prefix, user));
+        await this.#deleteDatabase(user, settings);
         this.#externalSeen.delete(user);
       } else {
         await this.#removeUser(user, settings);
@@ -191,18 +204,35 @@ export class PerUserDatabases {
     }
   }
 
-  /** Creates `user`'s database if needed and makes sure its `_security` names the user. */
+  /**
+   * Creates `user`'s database if needed and makes sure its `_security` names the user. A database
+   * recorded for another name is left alone (an error, logged by the callers); one without a
+   * record (made before records existed, or by an admin) is recorded for `user`, whose hex it is.
+   */
   async ensureDatabase(user: string, settings: PerUserSettings = this.settings()): Promise<string> {
     const storage = this.#storage;
     if (storage === undefined) throw new Error('per-user databases are not wired to a storage');
     const db = perUserDatabaseName(settings.prefix, user);
     const initial = defaultSecurity(this.#config.getString('couchdb', 'default_security', 'admin_only'));
-    if (await storage.createDatabase(db, withUser(initial, user, true) ?? initial)) return db;
+    if (await storage.createDatabase(db, { ...(withUser(initial, user, true) ?? initial), [OWNER_KEY]: user })) return db;
     const security = await storage.getSecurity(db);
     if (security === undefined) return db;
+    const owner = security[OWNER_KEY];
+    if (owner !== undefined && owner !== user) throw new Error(`${db} was made for another user name; it is left as it is`);
     const next = withUser(security, user, true);
-    if (next !== undefined) await storage.putSecurity(db, next);
+    if (next !== undefined || owner === undefined) await storage.putSecurity(db, { ...(next ?? security), [OWNER_KEY]: user });
     return db;
+  }
+
+  async #deleteDatabase(user: string, settings: PerUserSettings): Promise<void> {
+    const storage = this.#storage!;
+    const db = perUserDatabaseName(settings.prefix, user);
+    const owner = (await storage.getSecurity(db))?.[OWNER_KEY];
+    if (owner !== undefined && owner !== user) {
+      this.#log.warning(`not deleting ${db}: it was made for another user name than ${JSON.stringify(user)}`);
+      return;
+    }
+    await storage.deleteDatabase(db);
   }
 
   async #removeUser(user: string, settings: PerUserSettings): Promise<void> {

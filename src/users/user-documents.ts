@@ -121,6 +121,29 @@ export function filterUserRead(
   return Object.fromEntries(entries) as JsonObject;
 }
 
+/** What a listing row tells anyway, so what a listed document keeps whoever reads it. */
+const ROW_MEMBERS: readonly string[] = ['_id', '_rev', '_deleted', '_conflicts'];
+
+/**
+ * A user doc inside a listing (`_all_docs` or `_changes` with `include_docs`): what
+ * `filterUserRead` shows, and where it would answer 404 or 403 (no public field; a design doc for
+ * a non-admin), only the members the row itself already tells (id, revision, deleted, conflicts).
+ *
+ * @example listedUserDoc(doc, { userCtx: { name: 'eve', roles: [] }, isAdmin: false }, []) // → { _id, _rev }
+ */
+export function listedUserDoc(
+  doc: JsonObject,
+  reader: { userCtx: UserCtx; isAdmin: boolean },
+  publicFields: readonly string[],
+): JsonObject {
+  const id = own(doc, '_id');
+  const hiddenDesign = typeof id === 'string' && id.startsWith('_design/') && !reader.isAdmin;
+  const visible = hiddenDesign ? undefined : filterUserRead(doc, reader, publicFields);
+  if (visible === doc) return doc;
+  const row = Object.entries(doc).filter(([key]) => ROW_MEMBERS.includes(key));
+  return Object.fromEntries([...row, ...Object.entries(visible ?? {})]) as JsonObject;
+}
+
 /**
  * The stored hash of a user doc, as `get_user_creds` reads it; undefined when it has none this
  * server can check (no or malformed hash fields, an unknown scheme).

@@ -2,20 +2,29 @@ import type { Config } from '../config/config.js';
 import { conflictedUserDocument } from '../errors/catalog.js';
 import { renderRevision } from '../documents/document-json.js';
 import type { Storage } from '../storage/storage.js';
+import { isAcceptableUserName } from '../auth/user-name.js';
 import { USER_PREFIX, credentialsFromDoc, type UserCredentials } from './user-documents.js';
+import { own } from './user-json.js';
 
 export type UserLookup = UserCredentials | undefined;
 
-interface Entry {
-  value: UserLookup | 'conflict';
-  expires: number;
+/** What one read of a user document gives: its credentials, its roles, whether it has conflicts. */
+interface UserRecord {
+  credentials: UserLookup;
+  roles: string[];
+  conflicted: boolean;
 }
 
+interface Entry {
+  value: UserRecord | undefined;
+  expires: number;
+}
 
 /**
  * Credentials from `_users` documents, cached (unknown names too, so guessing names costs no storage
  * reads) and dropped on every write to the users database and after `[chttpd_auth_cache]
- * max_lifetime`.
+ * max_lifetime`. A name the user-name rule refuses (auth/user-name.ts) is unknown without a read:
+ * a document stored before that rule existed can no longer authenticate.
  */
 export class UserStore {
   readonly #storage: Storage;
@@ -37,21 +46,18 @@ export class UserStore {
 
   /** Credentials of a user; undefined when unknown; throws 401 for a conflicted document. */
   async lookup(name: string): Promise<UserLookup> {
-    const now = this.#now();
-    let entry = this.#cache.get(name);
-    if (!entry || entry.expires <= now) {
-      const generation = this.#generation;
-      entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime', 600000) };
-      this.#cache.delete(name);
-      if (generation === this.#generation) this.#cache.set(flatCopy(name), entry);
-      const max = this.#config.getInteger('chttpd_auth_cache', 'max_objects', 10000);
-      while (this.#cache.size > Math.max(1, max)) this.#cache.delete(this.#cache.keys().next().value as string);
-    }
-    if (entry.value === 'conflict') {
-      if (!this.#config.authBoolean('allow_conflicted_user_docs', false)) throw conflictedUserDocument();
-      return this.#load(name, true) as Promise<UserLookup>;
-    }
-    return entry.value;
+    const record = await this.#record(name);
+    if (record?.conflicted && !this.#config.authBoolean('allow_conflicted_user_docs', false)) throw conflictedUserDocument();
+    return record?.credentials;
+  }
+
+  /**
+   * The roles a same-named document lends an `[admins]` entry (CouchDB's `add_roles`): the winning
+   * revision's, whether or not it has conflicts or a password. Nothing else of the document counts
+   * for an admin, so no document written by someone else can take an admin's login away.
+   */
+  async rolesOf(name: string): Promise<string[]> {
+    return (await this.#record(name))?.roles ?? [];
   }
 
   /** Drops cached credentials: of the users named by these document ids, or all. */
@@ -64,7 +70,22 @@ export class UserStore {
     for (const id of ids) if (id.startsWith(USER_PREFIX)) this.#cache.delete(id.slice(USER_PREFIX.length));
   }
 
-  async #load(name: string, ignoreConflicts = false): Promise<UserLookup | 'conflict'> {
+  async #record(name: string): Promise<UserRecord | undefined> {
+    if (!isAcceptableUserName(name)) return undefined;
+    const now = this.#now();
+    let entry = this.#cache.get(name);
+    if (!entry || entry.expires <= now) {
+      const generation = this.#generation;
+      entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime', 600000) };
+      this.#cache.delete(name);
+      if (generation === this.#generation) this.#cache.set(flatCopy(name), entry);
+      const max = this.#config.getInteger('chttpd_auth_cache', 'max_objects', 10000);
+      while (this.#cache.size > Math.max(1, max)) this.#cache.delete(this.#cache.keys().next().value as string);
+    }
+    return entry.value;
+  }
+
+  async #load(name: string): Promise<UserRecord | undefined> {
     let stored;
     try {
       stored = await this.#storage.readDocument(this.usersDb, USER_PREFIX + name);
@@ -73,8 +94,13 @@ export class UserStore {
       return undefined;
     }
     if (!stored || stored.deleted) return undefined;
-    if (stored.conflicts.length > 0 && !ignoreConflicts) return 'conflict';
-    return credentialsFromDoc(renderRevision(stored));
+    const doc = renderRevision(stored);
+    const roles = own(doc, 'roles');
+    return {
+      credentials: credentialsFromDoc(doc),
+      roles: Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : [],
+      conflicted: stored.conflicts.length > 0,
+    };
   }
 }
 

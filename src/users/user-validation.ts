@@ -1,5 +1,6 @@
 import type { UserCtx } from '../auth/types.js';
-import { forbidden } from '../errors/catalog.js';
+import { isAcceptableUserName } from '../auth/user-name.js';
+import { forbidden, userNameForbidden } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../storage/storage.js';
 import { totpProblem } from './totp.js';
 import { jsString, own } from './user-json.js';
@@ -20,7 +21,8 @@ const SCHEMES: readonly Json[] = ['simple', 'pbkdf2', 'simple+pbkdf2'];
  * (*) CouchDB's function tests the `_admin` role for deletes, not the security object.
  *
  * A `totp` member, when present and not null, must be a usable second factor (see totp.ts for the
- * reasons); CouchDB's function does not look at it.
+ * reasons); CouchDB's function does not look at it. A name with control characters or unpaired
+ * surrogates is refused last (see auth/user-name.ts); CouchDB accepts any characters but `:`.
  *
  * Two places differ from the JavaScript on purpose, where it would crash or accept nonsense:
  * a `name` that is not a string is "doc.name is required" (an array `["bob"]` would otherwise
@@ -86,6 +88,8 @@ export function validateUserDoc(newDoc: JsonObject, oldDoc: JsonObject | undefin
 
   if (name.startsWith('_')) throw forbidden('Username may not start with underscore.');
   if (name.includes(':')) throw forbidden('Character `:` is not allowed in usernames.');
+  // Divan's addition: names that would share a per-user database or rewrite a log line (user-name.ts).
+  if (!isAcceptableUserName(name)) throw userNameForbidden();
 }
 
 /** `(oldDoc.roles || []).sort()` against `newDoc.roles.sort()`, on copies: the stored order is the user's. */

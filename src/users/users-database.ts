@@ -1,7 +1,24 @@
+import { isDbAdmin } from '../auth/authorization.js';
+import type { UserCtx } from '../auth/types.js';
 import type { Config } from '../config/config.js';
-import { renderRevision } from '../documents/document-json.js';
-import type { JsonObject, Storage } from '../storage/storage.js';
-import { prepareUserWrite, type HashSettings, type WriterContext } from './user-documents.js';
+import { renderRevision, validateDocumentId } from '../documents/document-json.js';
+import type { JsonObject, SecurityObject, Storage } from '../storage/storage.js';
+import { filterUserRead, listedUserDoc, prepareUserWrite, type HashSettings, type WriterContext } from './user-documents.js';
+
+/**
+ * How one caller sees the documents of one database. Every read path that returns document bodies
+ * (GET, `open_revs`, `_bulk_get`, `_all_docs` and `_changes` with `include_docs`, and what a
+ * `_selector` filter is matched against) takes them through the reader `UsersDatabase.readerFor`
+ * gives, so a users database shows the same thing whichever way it is read.
+ */
+export interface DocumentReader {
+  /** A document read on its own: undefined when hidden (answer 404); throws 403 for a users-db design doc. */
+  single(doc: JsonObject): JsonObject | undefined;
+  /** A document inside a listing row, whose id and revision the row shows anyway. */
+  listed(doc: JsonObject): JsonObject;
+}
+
+const AS_STORED: DocumentReader = { single: (doc) => doc, listed: (doc) => doc };
 
 /**
  * The users database as a service: which database it is, the settings its hashing uses, and the
@@ -20,9 +37,31 @@ export class UsersDatabase {
     return this.#config.authString('authentication_db', '_users');
   }
 
-  /** CouchDB gives the users-db rules to the configured database and to any `…/_users`. */
+  /**
+   * CouchDB's `is_users_db`: the configured `authentication_db`, and every database whose last
+   * `/`-separated segment is `_users` or `[couchdb] users_db_suffix` (`_users`, `acme/_users`; not
+   * `acme_users`). They all get the hashing, validation and read rules of a users database.
+   */
   isUsersDb(db: string): boolean {
-    return db === this.name || db === '_users' || db.endsWith('/_users');
+    if (db === this.name) return true;
+    const last = db.slice(db.lastIndexOf('/') + 1);
+    const suffix = this.#config.getString('couchdb', 'users_db_suffix', '_users');
+    return last === '_users' || (suffix !== '' && last === suffix);
+  }
+
+  /**
+   * The documents of `db` as `userCtx` may see them (CouchDB's `after_doc_read`): in a users
+   * database, everything for its admins and a document's owner, otherwise the public fields only
+   * (auth/user-documents.ts `filterUserRead`); in any other database, as stored.
+   */
+  readerFor(db: string, userCtx: UserCtx, security: SecurityObject): DocumentReader {
+    if (!this.isUsersDb(db)) return AS_STORED;
+    const reader = { userCtx, isAdmin: isDbAdmin(userCtx, security) };
+    const publicFields = this.publicFields();
+    return {
+      single: (doc) => filterUserRead(doc, reader, publicFields),
+      listed: (doc) => listedUserDoc(doc, reader, publicFields),
+    };
   }
 
   hashSettings(): HashSettings {
@@ -48,9 +87,12 @@ export class UsersDatabase {
     return stored && !stored.deleted ? renderRevision(stored) : undefined;
   }
 
-  /** Runs CouchDB's before_doc_update and validate_doc_update on a full incoming document. */
-  async prepare(db: string, doc: JsonObject, writer: WriterContext): Promise<JsonObject> {
-    const id = typeof doc['_id'] === 'string' ? doc['_id'] : '';
-    return prepareUserWrite(doc, await this.current(db, id), writer, this.hashSettings());
+  /**
+   * Runs CouchDB's before_doc_update and validate_doc_update on a full incoming document, against
+   * `previous` when given (an earlier edit of the same id in the same batch), else the stored one.
+   */
+  async prepare(db: string, doc: JsonObject, writer: WriterContext, previous?: JsonObject): Promise<JsonObject> {
+    const id = typeof doc['_id'] === 'string' ? validateDocumentId(doc['_id']) : '';
+    return prepareUserWrite(doc, previous ?? (await this.current(db, id)), writer, this.hashSettings());
   }
 }

@@ -2,8 +2,8 @@
 // or unsecured with the user; for JWT and proxy users only with on_external_user = true.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { SignJWT } from 'jose';
 import { perUserDatabaseName } from '../../src/users/peruser.js';
+import { bearer, externalAuthIni } from '../support/external-auth.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { createUser, FAST_INI, NO_LOCKOUT_INI, setConfig, userPath } from '../support/users-helpers.js';
 import { rev, replicated } from './replication-support.js';
@@ -21,15 +21,7 @@ describe('per-user databases', () => {
   let server: TestServer;
   before(async () => {
     server = await startServer({
-      ini: [
-        FAST_INI + NO_LOCKOUT_INI,
-        '[couch_peruser]',
-        'enable = true',
-        '[chttpd]',
-        'authentication_handlers = {chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}',
-        '[jwt_keys]',
-        `hmac:_default = ${SECRET.toString('base64')}`,
-      ].join('\n'),
+      ini: `${FAST_INI}${NO_LOCKOUT_INI}[couch_peruser]\nenable = true\n${externalAuthIni(SECRET)}`,
     });
   });
   after(async () => server.close());
@@ -45,7 +37,11 @@ describe('per-user databases', () => {
     const db = `userdb-${hex('anna')}`;
     const security = await server.admin(`/${db}/_security`);
     assert.equal(security.status, 200, `no ${db} right after the user was created: ${security.text}`);
-    assert.deepEqual(security.body, { members: { roles: ['_admin'], names: ['anna'] }, admins: { roles: ['_admin'], names: ['anna'] } });
+    assert.deepEqual(security.body, {
+      members: { roles: ['_admin'], names: ['anna'] },
+      admins: { roles: ['_admin'], names: ['anna'] },
+      divan_peruser_owner: 'anna',
+    });
   });
 
   test('a user can use only their own database', async () => {
@@ -72,7 +68,7 @@ describe('per-user databases', () => {
     const dora = `userdb-${hex('dora')}`;
     await deleteUser(server, 'dora');
     const security = await server.admin(`/${dora}/_security`);
-    assert.deepEqual(security.body, { members: { roles: ['_admin'], names: [] }, admins: { roles: ['_admin'], names: [] } });
+    assert.deepEqual(security.body, { members: { roles: ['_admin'], names: [] }, admins: { roles: ['_admin'], names: [] }, divan_peruser_owner: 'dora' });
     await setConfig(server, 'couch_peruser', 'delete_dbs', 'true');
     try {
       await createUser(server, 'eli', 'eli-pass');
@@ -107,8 +103,7 @@ describe('per-user databases', () => {
   });
 
   test('JWT and proxy users get a database only with on_external_user = true', async () => {
-    const jwt = async (sub: string) => `Bearer ${await new SignJWT({ sub, exp: Math.floor(Date.now() / 1000) + 60 }).setProtectedHeader({ alg: 'HS256' }).sign(SECRET)}`;
-    const session = await server.request('/_session', { headers: { Authorization: await jwt('ivy') } });
+    const session = await server.request('/_session', { headers: await bearer(SECRET, 'ivy') });
     assert.equal(session.body.userCtx.name, 'ivy');
     await server.request('/_session', { headers: { 'X-Auth-CouchDB-UserName': 'jon' } });
     assert.equal((await server.admin(`/userdb-${hex('ivy')}`)).status, 404, 'off by default: CouchDB follows _users only');
@@ -116,7 +111,7 @@ describe('per-user databases', () => {
     await setConfig(server, 'couch_peruser', 'on_external_user', 'true');
     try {
       const ivyDb = `userdb-${hex('ivy')}`;
-      const first = await server.request(`/${ivyDb}/hello`, { method: 'PUT', headers: { Authorization: await jwt('ivy') }, body: { from: 'jwt' } });
+      const first = await server.request(`/${ivyDb}/hello`, { method: 'PUT', headers: await bearer(SECRET, 'ivy'), body: { from: 'jwt' } });
       assert.equal(first.status, 201, `the first request of a JWT user finds its database: ${first.text}`);
       assert.deepEqual((await server.admin(`/${ivyDb}/_security`)).body.members.names, ['ivy']);
       const jonDb = `userdb-${hex('jon')}`;

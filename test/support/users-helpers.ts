@@ -116,6 +116,13 @@ export async function setConfig(server: TestServer, section: string, key: string
   if (res.status !== 200) throw new Error(`setting [${section}] ${key}: ${res.status} ${res.text}`);
 }
 
+/** Opens anonymous sign-up: `users_db_security_editable`, then an empty `_users/_security`. */
+export async function openSignup(server: TestServer): Promise<void> {
+  await setConfig(server, 'couchdb', 'users_db_security_editable', 'true');
+  const res = await server.admin('/_users/_security', { method: 'PUT', body: {} });
+  if (res.status !== 200) throw new Error(`opening _users/_security: ${res.status} ${res.text}`);
+}
+
 /** `DELETE /_node/_local/_config/{section}/{key}`; a missing key is fine. */
 export async function deleteConfig(server: TestServer, section: string, key: string): Promise<void> {
   const res = await server.admin(`/_node/_local/_config/${section}/${encodeURIComponent(key)}`, { method: 'DELETE' });

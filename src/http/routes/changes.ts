@@ -18,6 +18,7 @@ import { booleanParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply, type ReplyStream } from '../reply.js';
 import { parseJsonBytes, type Request } from '../request.js';
 import type { Services } from '../services.js';
+import type { DocumentReader } from '../../users/users-database.js';
 import { readBulkBytes } from './replication.js';
 import { formatSeq, parseSince } from './sequences.js';
 
@@ -31,6 +32,8 @@ type Filter =
 
 interface FeedArgs {
   db: string;
+  /** How the caller may see documents: `include_docs` bodies and `_selector` matching go through it. */
+  reader: DocumentReader;
   feed: Feed;
   allLeaves: boolean;
   includeDocs: boolean;
@@ -161,7 +164,7 @@ function parseFilter(request: Request, body: JsonObject): Filter {
   }
 }
 
-function parseArgs(request: Request, services: Services, db: string, body: JsonObject, updateSeq: number): FeedArgs {
+function parseArgs(request: Request, services: Services, db: string, reader: DocumentReader, body: JsonObject, updateSeq: number): FeedArgs {
   const query = request.query;
   const feedName = query.get('feed') ?? 'normal';
   const feed = feedName === 'live' ? 'continuous' : feedName;
@@ -190,6 +193,7 @@ function parseArgs(request: Request, services: Services, db: string, body: JsonO
   const expiry = credentialExpiry(request, services);
   return {
     db,
+    reader,
     feed,
     allLeaves: style === 'all_docs',
     includeDocs: booleanParam(query, 'include_docs'),
@@ -208,7 +212,7 @@ function parseArgs(request: Request, services: Services, db: string, body: JsonO
 function render(change: ChangeRow, revs: readonly string[], args: FeedArgs): JsonObject {
   const entry: JsonObject = { seq: formatSeq(change.seq), id: change.id, changes: revs.map((rev) => ({ rev })) };
   if (change.deleted) entry['deleted'] = true;
-  if (args.includeDocs) entry['doc'] = change.body ? fullDocument(change) : null;
+  if (args.includeDocs) entry['doc'] = change.body ? args.reader.listed(fullDocument(change)) : null;
   return entry;
 }
 
@@ -237,13 +241,14 @@ async function filterRows(services: Services, args: FeedArgs, rows: ChangeRow[])
     for (const item of opened[i] ?? []) {
       if (!('ok' in item)) continue;
       const stored = item.ok;
-      docs.set(stored.rev, Object.fromEntries([['_id', stored.id], ['_rev', stored.rev], ...(stored.deleted ? [['_deleted', true]] : []), ...Object.entries(stored.body)]) as JsonObject);
+      docs.set(stored.rev, args.reader.listed(Object.fromEntries([['_id', stored.id], ['_rev', stored.rev], ...(stored.deleted ? [['_deleted', true]] : []), ...Object.entries(stored.body)]) as JsonObject));
     }
     leafDocs.set(row.id, docs);
   });
   const result: { change: ChangeRow; entry: JsonObject }[] = [];
   for (const change of rows) {
-    const winnerDoc = change.body === undefined ? undefined : fullDocument({ ...change, conflicts: undefined });
+    // Matched on what the caller may see: a selector must not probe fields the read rule hides.
+    const winnerDoc = change.body === undefined ? undefined : args.reader.listed(fullDocument({ ...change, conflicts: undefined }));
     const passing = change.changes.filter((rev, index) => {
       const doc = index === 0 ? winnerDoc : leafDocs.get(change.id)?.get(rev);
       return doc !== undefined && matchesSelector(filter.selector, doc);
@@ -446,12 +451,12 @@ function liveFeed(services: Services, args: FeedArgs): Reply {
   };
 }
 
-/** `GET/POST /{db}/_changes` for a database the caller may read (checked by the caller). */
-export async function changesFeed(request: Request, services: Services, db: string): Promise<Reply> {
+/** `GET/POST /{db}/_changes` for a database the caller may read (checked by the caller, who gives its reader). */
+export async function changesFeed(request: Request, services: Services, db: string, reader: DocumentReader): Promise<Reply> {
   const body = await readBody(request, services);
   const info = await services.storage.databaseInfo(db);
   const updateSeq = info?.updateSeq ?? 0;
-  const args = parseArgs(request, services, db, body, updateSeq);
+  const args = parseArgs(request, services, db, reader, body, updateSeq);
   if (args.feed === 'normal') return normalFeed(services, args, updateSeq);
   return liveFeed(services, args);
 }

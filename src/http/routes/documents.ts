@@ -190,18 +190,25 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const usersDb = services.users.isUsersDb(db);
   const refusal = await unrunValidationRefusal(services.storage, db, request.userCtx, security, usersDb);
   type Slot = { id: string; error?: { error: string; reason: string }; edit?: DocumentEdit; local?: { body: JsonObject; rev?: string; deleted: boolean } };
-  const prepared = usersDb
-    ? await Promise.all(docs.map(async (doc) => {
-        if (refusal && isValidatedDoc(doc)) return { rejected: { error: refusal.error, reason: refusal.reason }, id: (doc as JsonObject)['_id'] as string };
-        if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return doc;
-        try {
-          return await services.users.prepare(db, doc as JsonObject, { userCtx: request.userCtx, isAdmin: canWriteDesign });
-        } catch (error) {
-          if (!isCouchError(error) || typeof (doc as JsonObject)['_id'] !== 'string') throw error;
-          return { rejected: { error: error.error, reason: error.reason }, id: (doc as JsonObject)['_id'] as string };
-        }
-      }))
-    : docs;
+  // A users-db batch is validated in order, each edit against the batch's last accepted edit of
+  // the same id (as if it were stored already): two revisions of one new name in a `new_edits:
+  // false` batch must not both pass as creations and leave a conflicted document behind.
+  const accepted = new Map<string, JsonObject>();
+  const prepareUserDoc = async (doc: unknown): Promise<unknown> => {
+    if (refusal && isValidatedDoc(doc)) return { rejected: { error: refusal.error, reason: refusal.reason }, id: (doc as JsonObject)['_id'] as string };
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return doc;
+    const id = (doc as JsonObject)['_id'];
+    try {
+      const result = await services.users.prepare(db, doc as JsonObject, { userCtx: request.userCtx, isAdmin: canWriteDesign }, typeof id === 'string' ? accepted.get(id) : undefined);
+      if (typeof id === 'string' && result['_deleted'] !== true) accepted.set(id, result);
+      return result;
+    } catch (error) {
+      if (!isCouchError(error) || typeof id !== 'string') throw error;
+      return { rejected: { error: error.error, reason: error.reason }, id };
+    }
+  };
+  const prepared: unknown[] = usersDb ? [] : docs;
+  if (usersDb) for (const doc of docs) prepared.push(await prepareUserDoc(doc));
   const slots: Slot[] = prepared.map((doc) => {
     if (doc !== null && typeof doc === 'object' && 'rejected' in doc && !Array.isArray(doc)) {
       const rejected = doc as { rejected: { error: string; reason: string }; id: string };

@@ -5,6 +5,7 @@ import { booleanParam, jsonParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
+import type { DocumentReader } from '../../users/users-database.js';
 import { openAsMember } from './database-access.js';
 import { databaseName, usersDbName } from './databases.js';
 import { compareIdToKey } from './range.js';
@@ -14,26 +15,27 @@ import { formatSeq } from './sequences.js';
 
 /**
  * Opens a database for a listing (GET, HEAD or POST) by a member; `_all_docs` and `_changes` of
- * `_users` list every user, so they are for server admins only (CouchDB 3).
+ * `_users` and of the authentication database list every user, so they are for server admins only
+ * (CouchDB 3). The reader shows the documents of any other users database through its read rule.
  */
-export async function openListing(request: Request, services: Services): Promise<string> {
+export async function openListing(request: Request, services: Services): Promise<{ db: string; reader: DocumentReader }> {
   const db = databaseName(request);
   if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
     throw methodNotAllowed(['GET', 'HEAD', 'POST']);
   }
   // The path rule comes first, as in CouchDB: no membership answer may hint at who is listed.
-  if (db === usersDbName(services) || db === '_replicator') requireServerAdmin(request.userCtx);
-  await openAsMember(services.storage, db, request.userCtx);
-  return db;
+  if (db === usersDbName(services) || db === '_users' || db === '_replicator') requireServerAdmin(request.userCtx);
+  const security = await openAsMember(services.storage, db, request.userCtx);
+  return { db, reader: services.users.readerFor(db, request.userCtx, security) };
 }
 
-function row(summary: DocumentSummary, includeDocs: boolean): JsonObject {
+function row(summary: DocumentSummary, includeDocs: boolean, reader: DocumentReader): JsonObject {
   const value: JsonObject = summary.deleted ? { rev: summary.rev, deleted: true } : { rev: summary.rev };
   const result: JsonObject = { id: summary.id, key: summary.id, value };
   if (includeDocs) {
     result['doc'] = summary.deleted || !summary.body
       ? null
-      : Object.fromEntries([['_id', summary.id], ['_rev', summary.rev], ...Object.entries(summary.body)]);
+      : reader.listed(Object.fromEntries([['_id', summary.id], ['_rev', summary.rev], ...Object.entries(summary.body)]) as JsonObject);
   }
   return result;
 }
@@ -59,7 +61,7 @@ function stringBounds(options: { startKey?: Json; endKey?: Json; descending: boo
 
 /** `GET/POST /{db}/_all_docs`. */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
-  const db = await openListing(request, services);
+  const { db, reader } = await openListing(request, services);
   const query = request.query;
   let keys = jsonParam(query, 'keys');
   if (request.method === 'POST') {
@@ -82,7 +84,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     const found = await services.storage.lookupDocuments(db, ids, includeDocs);
     const rows = ordered.map((item, index) => {
       const summary = typeof item === 'string' ? found[index] : undefined;
-      return summary ? row(summary, includeDocs) : { key: item, error: 'not_found' };
+      return summary ? row(summary, includeDocs, reader) : { key: item, error: 'not_found' };
     });
     const info = await services.storage.databaseInfo(db);
     const selected = rows.slice(skip, limit === undefined ? undefined : skip + limit);
@@ -107,7 +109,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
   const body: JsonObject = {
     total_rows: result.totalRows,
     offset: result.offset,
-    rows: result.rows.map((summary) => row(summary, includeDocs)),
+    rows: result.rows.map((summary) => row(summary, includeDocs, reader)),
   };
   if (booleanParam(query, 'update_seq')) {
     body['update_seq'] = formatSeq((await services.storage.databaseInfo(db))?.updateSeq ?? 0);
@@ -117,6 +119,6 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
 
 /** `GET/POST /{db}/_changes`: every feed (changes.ts). */
 export async function changes(request: Request, services: Services): Promise<Reply> {
-  const db = await openListing(request, services);
-  return changesFeed(request, services, db);
+  const { db, reader } = await openListing(request, services);
+  return changesFeed(request, services, db, reader);
 }

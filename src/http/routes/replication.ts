@@ -12,7 +12,7 @@ import { isCouchError } from '../../errors/couch-error.js';
 import { badRequest, documentMissing, invalidJson, methodNotAllowed, requestEntityTooLarge } from '../../errors/catalog.js';
 import { parseRevision, revisionsDiff } from '../../storage/revision-tree.js';
 import type { Json, JsonObject, OpenedRevision, RevisionTree, SecurityObject, StoredRevision } from '../../storage/storage.js';
-import { filterUserRead, userNameFromId } from '../../users/user-documents.js';
+import { userNameFromId } from '../../users/user-documents.js';
 import { booleanParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import { parseJsonBytes, type Request } from '../request.js';
@@ -191,9 +191,9 @@ export async function ensureFullCommit(request: Request, services: Services): Pr
 type Reader = (doc: JsonObject) => JsonObject | undefined;
 
 /**
- * Opens a database for a revision read. Ordinary databases need membership. For the users database
+ * Opens a database for a revision read. Ordinary databases need membership. For a users database
  * the reader must be an admin, a member, the owner of `id` (when given) or `users_db_public` must
- * hold, and documents then pass `filterUserRead` (password hashes only for admins and owners).
+ * hold, and documents then pass its read rule (password hashes only for admins and owners).
  */
 async function openForRevisionReads(request: Request, services: Services, db: string, ownId?: string): Promise<Reader> {
   if (!services.users.isUsersDb(db)) {
@@ -208,8 +208,7 @@ async function openForRevisionReads(request: Request, services: Services, db: st
     if (ownId !== undefined) throw documentMissing();
     await openAsMember(services.storage, db, request.userCtx);
   }
-  const publicFields = services.users.publicFields();
-  return (doc) => filterUserRead(doc, { userCtx: request.userCtx, isAdmin }, publicFields);
+  return services.users.readerFor(db, request.userCtx, security).single;
 }
 
 interface RenderFlags {

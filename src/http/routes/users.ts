@@ -1,8 +1,8 @@
 import { isDbAdmin, isDbMember, requireDbMember } from '../../auth/authorization.js';
-import { renderRevision, toEdit, isValidRev } from '../../documents/document-json.js';
+import { renderRevision, toEdit, isValidRev, validateDocumentId } from '../../documents/document-json.js';
 import { badRequest, conflict, documentDeleted, documentMissing, methodNotAllowed, usersDesignDocsForAdmins } from '../../errors/catalog.js';
 import type { JsonObject, SecurityObject } from '../../storage/storage.js';
-import { filterUserRead, userNameFromId } from '../../users/user-documents.js';
+import { userNameFromId } from '../../users/user-documents.js';
 import { booleanParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -56,12 +56,16 @@ async function readUserDocument(request: Request, services: Services, db: string
     revs: booleanParam(request.query, 'revs'),
     conflicts: booleanParam(request.query, 'conflicts'),
   });
-  const visible = filterUserRead(full, { userCtx: request.userCtx, isAdmin }, services.users.publicFields());
+  const visible = services.users.readerFor(db, request.userCtx, security).single(full);
   if (!visible) throw documentMissing();
   return json(200, visible, { ETag: `"${stored.rev}"` });
 }
 
-/** Creation needs membership of the users db (signup is closed by default); updates follow the owner rules. */
+/**
+ * Creation needs membership of the users db (signup is closed by default); updates follow the owner
+ * rules. The owner rule only updates: a name known from a JWT or a proxy alone must not be able to
+ * give itself a lasting password by creating its document.
+ */
 export async function writeUserDocument(
   request: Request,
   services: Services,
@@ -71,17 +75,17 @@ export async function writeUserDocument(
   isAdmin: boolean,
   status = 201,
 ): Promise<Reply> {
-  const id = String(doc['_id']);
-  // Only the owner's own document skips the membership check (DESIGN §1); for everyone else the
-  // answer must not depend on whether the name exists.
-  if (!isAdmin && (request.userCtx.name === null || userNameFromId(id) !== request.userCtx.name)) {
-    requireDbMember(request.userCtx, security);
-  }
+  // The id rules of every other path first (no NUL, no unpaired surrogate): storage cannot look such an id up.
+  const id = typeof doc['_id'] === 'string' ? validateDocumentId(doc['_id']) : String(doc['_id']);
+  const stored = await services.storage.readDocument(db, id);
+  // Only an update of the owner's own live document skips the membership check (DESIGN §1); for
+  // everyone else the answer does not depend on whether the name exists.
+  const updatesOwnDocument = request.userCtx.name !== null && userNameFromId(id) === request.userCtx.name && stored !== undefined && !stored.deleted;
+  if (!isAdmin && !updatesOwnDocument) requireDbMember(request.userCtx, security);
   const refusal = id.startsWith('_design/') ? undefined : await unrunValidationRefusal(services.storage, db, request.userCtx, security, true);
   if (refusal) throw refusal;
   // As CouchDB, a write to a live document that does not name one of its leaves is a conflict
   // before any validation (so validation messages never hint at the document's content).
-  const stored = await services.storage.readDocument(db, id);
   if (stored && !stored.deleted) {
     const leaves = [stored.rev, ...stored.conflicts];
     if (typeof doc['_rev'] !== 'string' || !leaves.includes(doc['_rev'])) throw conflict();
