@@ -181,7 +181,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const registry: HandlerRegistry = new Map<string, AuthHandler>([
     ['cookie', new CookieHandler(cookies, authenticator)],
     ['default', new BasicHandler(authenticator)],
-    ['proxy', perUser.watchExternal(new ProxyHandler(config, cookies))],
+    ['proxy', perUser.watchExternal(new ProxyHandler(config, cookies, log))],
     ['jwt', perUser.watchExternal(jwt)],
   ]);
   let chain: AuthChain = buildChain(config, registry);
