@@ -29,6 +29,7 @@ import { ChangeNotifier } from './storage/change-notifier.js';
 import { PerUserDatabases } from './users/peruser.js';
 import { Admins } from './users/admins.js';
 import { HashUpgrader } from './users/hash-upgrader.js';
+import { followPbkdf2QueueSettings } from './users/hash-cost.js';
 import { Lockout, lockoutMode, type LockoutSettings } from './users/lockout.js';
 import { TotpReplayGuard } from './users/totp-replay.js';
 import { UserStore } from './users/user-store.js';
@@ -92,6 +93,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     if (change.section === 'log' && change.key === 'level') log.setLevel(config.getString('log', 'level', 'info'));
   });
 
+  followPbkdf2QueueSettings(config);
   const admins = new Admins(config, log);
   await applyEnvironment(config, admins, options.env ?? {});
   await admins.hashAll();

@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import { nameOrPasswordIncorrect, accountLocked } from '../errors/catalog.js';
 import type { Logger } from '../log/logger.js';
 import type { Admins } from './admins.js';
+import { iterationLimits } from './hash-cost.js';
 import type { HashUpgrader } from './hash-upgrader.js';
 import type { Lockout, LockoutTicket } from './lockout.js';
 import type { VerifiedPasswordCache } from './password-cache.js';
@@ -122,10 +123,7 @@ export class PasswordAuthenticator {
     const cached = this.#cache.check(name, hash.salt, password);
     const verified =
       cached ??
-      (await verifyPasswordHash(hash, password, {
-        min: this.#config.authInteger('min_iterations', 1),
-        max: this.#config.authInteger('max_iterations', 1000000000),
-      }));
+      (await verifyPasswordHash(hash, password, iterationLimits(this.#config)));
     // Checked whatever the password gave, so that the time taken does not tell a right password
     // with a wrong code from a wrong password.
     const code = credentials.hasTotp ? this.#checkCode(credentials.totp, token) : undefined;

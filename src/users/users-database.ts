@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import { renderRevision } from '../documents/document-json.js';
 import type { JsonObject, Storage } from '../storage/storage.js';
+import { iterationLimits } from './hash-cost.js';
 import { prepareUserWrite, type HashSettings, type WriterContext } from './user-documents.js';
 
 /**
@@ -31,6 +32,7 @@ export class UsersDatabase {
       prf: this.#config.authString('pbkdf2_prf', 'sha256'),
       iterations: this.#config.authInteger('iterations', 600000),
       passwordRegexp: this.#config.authString('password_regexp', ''),
+      maxIterations: iterationLimits(this.#config).max,
     };
   }
 

@@ -171,6 +171,12 @@ function isValidatedDoc(doc: unknown): boolean {
   return typeof id === 'string' && !id.startsWith('_local/');
 }
 
+async function mapInOrder<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await work(item));
+  return results;
+}
+
 /** `POST /{db}/_bulk_docs`: many edits in one request, one result per document. */
 export async function bulkDocs(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
@@ -190,8 +196,10 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const usersDb = services.users.isUsersDb(db);
   const refusal = await unrunValidationRefusal(services.storage, db, request.userCtx, security, usersDb);
   type Slot = { id: string; error?: { error: string; reason: string }; edit?: DocumentEdit; local?: { body: JsonObject; rev?: string; deleted: boolean } };
+  // One document after another: each may cost a PBKDF2, and a batch must not take every place of
+  // the PBKDF2 queue at once.
   const prepared = usersDb
-    ? await Promise.all(docs.map(async (doc) => {
+    ? await mapInOrder(docs, async (doc) => {
         if (refusal && isValidatedDoc(doc)) return { rejected: { error: refusal.error, reason: refusal.reason }, id: (doc as JsonObject)['_id'] as string };
         if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return doc;
         try {
@@ -200,7 +208,7 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
           if (!isCouchError(error) || typeof (doc as JsonObject)['_id'] !== 'string') throw error;
           return { rejected: { error: error.error, reason: error.reason }, id: (doc as JsonObject)['_id'] as string };
         }
-      }))
+      })
     : docs;
   const slots: Slot[] = prepared.map((doc) => {
     if (doc !== null && typeof doc === 'object' && 'rejected' in doc && !Array.isArray(doc)) {
