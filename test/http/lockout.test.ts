@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { statusCounts, wrongGuessesThenRight } from '../support/concurrent-guesses.js';
+import { coldUsers, statusCounts, wrongGuessesThenRight } from '../support/concurrent-guesses.js';
 import { startServer, type TestServer } from '../support/server.js';
 import {
   BAD_CREDENTIALS,
@@ -245,13 +245,7 @@ describe('lockout under concurrency: attempts still being checked count toward t
   });
   after(async () => server.close());
 
-  let users = 0;
-  /** A new user per test: a password verified once is cached, and cached checks never overlap. */
-  async function slowUser(): Promise<{ name: string; password: string }> {
-    const name = `slow${++users}`;
-    await createUser(server, name, `${name}-pass`);
-    return { name, password: `${name}-pass` };
-  }
+  const slowUser = coldUsers(() => server, 'slow');
 
   test('19 wrong and 1 right Basic password at once: 5 wrong ones are checked (401), the other 14 and the right one get the lockout 403', async () => {
     const { name, password: rightPassword } = await slowUser();

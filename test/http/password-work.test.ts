@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { pbkdf2Queue } from '../../src/crypto/crypto.js';
-import { statusCounts } from '../support/concurrent-guesses.js';
+import { coldUsers, statusCounts } from '../support/concurrent-guesses.js';
 import { startServer, type TestServer } from '../support/server.js';
 import {
   BAD_CREDENTIALS,
@@ -35,16 +35,10 @@ describe('the PBKDF2 queue: a flood of cold logins gets 503s, not an ever longer
   });
   after(async () => server.close());
 
-  let users = 0;
-  /** A new user per test: once a password is verified, wrong guesses are told apart by the cache, without PBKDF2. */
-  async function coldUser(): Promise<string> {
-    const name = `crowd${++users}`;
-    await createUser(server, name, `${name}-pass`);
-    return name;
-  }
+  const coldUser = coldUsers(() => server, 'crowd');
 
   test('8 cold Basic logins at once: the queue takes 2, the others get 503 service_unavailable with Retry-After: 1 (never a 500)', async () => {
-    const crowd = await coldUser();
+    const { name: crowd } = await coldUser();
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => whoAmI(server, { auth: [crowd, `guess-${i}`], headers: fromAddress(freshAddress()) })));
     const counts = statusCounts(answers);
     assert.deepEqual(Object.keys(counts).sort(), ['401', '503'], JSON.stringify(counts));
@@ -60,7 +54,7 @@ describe('the PBKDF2 queue: a flood of cold logins gets 503s, not an ever longer
   });
 
   test('a 503 is no verdict on the password: it does not count toward lockout', async () => {
-    const crowd = await coldUser();
+    const { name: crowd } = await coldUser();
     const address = freshAddress();
     const busy: number[] = [];
     for (let round = 0; round < 3; round++) {
@@ -75,7 +69,7 @@ describe('the PBKDF2 queue: a flood of cold logins gets 503s, not an ever longer
   });
 
   test('/_session gets the same 503 (no clearing cookie, no ?fail= redirect: it is not a failed login)', async () => {
-    const crowd = await coldUser();
+    const { name: crowd } = await coldUser();
     const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => server.request('/_session?fail=/retry', { method: 'POST', body: { name: crowd, password: `p${i}` }, headers: fromAddress(freshAddress()) })));
     const refused = answers.filter((res) => res.status === 503);
     assert.ok(refused.length >= 2, JSON.stringify(statusCounts(answers)));
@@ -87,7 +81,7 @@ describe('the PBKDF2 queue: a flood of cold logins gets 503s, not an ever longer
   });
 
   test('the limits are read live: with room for 8 waiting, the same 8 logins are all checked', async () => {
-    const crowd = await coldUser();
+    const { name: crowd } = await coldUser();
     await setConfig(server, 'chttpd_auth', 'pbkdf2_max_waiting', '8');
     try {
       const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => whoAmI(server, { auth: [crowd, `again-${i}`], headers: fromAddress(freshAddress()) })));

@@ -1,4 +1,6 @@
 import type { HttpResponse } from './http.js';
+import type { TestServer } from './server.js';
+import { createUser } from './users-helpers.js';
 
 export interface GuessesAnswered {
   wrong: HttpResponse[];
@@ -23,4 +25,18 @@ export function statusCounts(responses: readonly HttpResponse[]): Record<number,
   const counts: Record<number, number> = {};
   for (const { status } of responses) counts[status] = (counts[status] ?? 0) + 1;
   return counts;
+}
+
+/**
+ * Makes a new user per call (`<prefix><n>`, password `<name>-pass`). Once a password has been
+ * verified it is cached and wrong guesses fail without PBKDF2, so a test about checks that overlap
+ * needs a user nobody has logged in as yet. `server` is read at each call (tests start it in `before`).
+ */
+export function coldUsers(server: () => TestServer, prefix: string): () => Promise<{ name: string; password: string }> {
+  let count = 0;
+  return async () => {
+    const name = `${prefix}${++count}`;
+    await createUser(server(), name, `${name}-pass`);
+    return { name, password: `${name}-pass` };
+  };
 }
