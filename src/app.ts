@@ -30,6 +30,7 @@ import { PerUserDatabases } from './users/peruser.js';
 import { applyEnvironment, ensureAnAdmin } from './users/admin-bootstrap.js';
 import { Admins } from './users/admins.js';
 import { HashUpgrader } from './users/hash-upgrader.js';
+import { followPbkdf2QueueSettings } from './users/hash-cost.js';
 import { Lockout, lockoutSettings } from './users/lockout.js';
 import { TotpReplayGuard } from './users/totp-replay.js';
 import { UserStore } from './users/user-store.js';
@@ -83,6 +84,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   ensureWritableDirectory(dataDir);
   const env = options.env ?? {};
   const config = await loadConfig(options, dataDir, log);
+  followPbkdf2QueueSettings(config);
   const admins = new Admins(config, log);
   await applyEnvironment(config, admins, env);
   await admins.hashAll();
@@ -225,7 +227,7 @@ function wireIdentity(config: Config, log: Logger, admins: Admins, data: DataLay
   const registry: HandlerRegistry = new Map<string, AuthHandler>([
     ['cookie', new CookieHandler(cookies, authenticator)],
     ['default', new BasicHandler(authenticator)],
-    ['proxy', data.perUser.watchExternal(new ProxyHandler(config, cookies))],
+    ['proxy', data.perUser.watchExternal(new ProxyHandler(config, cookies, log))],
     ['jwt', data.perUser.watchExternal(jwt)],
   ]);
   let chain: AuthChain = buildChain(config, registry);

@@ -1,6 +1,8 @@
 import { createHash, createHmac, pbkdf2 as pbkdf2Callback, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as cryptoModule from 'node:crypto';
 import { promisify } from 'node:util';
+import { passwordHashingBusy } from '../errors/catalog.js';
+import { WorkQueue } from './work-queue.js';
 
 const pbkdf2Async = promisify(pbkdf2Callback);
 
@@ -16,13 +18,32 @@ export const PBKDF2_PRFS: ReadonlyMap<string, string> = new Map([
 const DIGEST_LENGTHS: Record<string, number> = { sha1: 20, sha224: 28, sha256: 32, sha384: 48, sha512: 64 };
 
 /**
+ * Every PBKDF2 of the process takes a place here: logins, `_users` writes, hash upgrades and
+ * `[admins]` hashing. The libuv pool (UV_THREADPOOL_SIZE, 4 by default) is per process and also
+ * serves file reads, gzip and WebCrypto, so PBKDF2 may only use part of it, and a flood of cold
+ * logins gets 503s instead of an ever longer line. Configured from `[chttpd_auth]`
+ * (users/hash-cost.ts).
+ */
+export const pbkdf2Queue = new WorkQueue({ concurrency: 2, maxWaiting: 32 }, passwordHashingBusy);
+
+/**
  * PBKDF2 on the libuv pool: at 600000 iterations one derivation costs ~180 ms, which must never
  * run on the event loop. Salt and password are used as their UTF-8 bytes, as CouchDB does.
+ * Throws a 503 when `pbkdf2Queue` is full, unless `neverRefuse` (administrators' own work).
  */
-export async function pbkdf2Hex(password: string, salt: string, iterations: number, digest: string): Promise<string> {
+export async function pbkdf2Hex(
+  password: string,
+  salt: string,
+  iterations: number,
+  digest: string,
+  options: { neverRefuse?: boolean } = {},
+): Promise<string> {
   const length = DIGEST_LENGTHS[digest];
   if (length === undefined) throw new TypeError(`unsupported PBKDF2 digest ${digest}`);
-  const key = await pbkdf2Async(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, length, digest);
+  const key = await pbkdf2Queue.run(
+    () => pbkdf2Async(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, length, digest),
+    options,
+  );
   return key.toString('hex');
 }
 

@@ -36,6 +36,8 @@ export const accountLocked = (): CouchError =>
 export const conflictedUserDocument = (): CouchError =>
   unauthorized('User document conflicts must be resolved before the document is used for authentication purposes.');
 export const invalidPrf = (): CouchError => forbidden('PRF is invalid');
+export const iterationCountTooLow = (): CouchError => forbidden('Iteration count is too low for this server');
+export const iterationCountTooHigh = (): CouchError => forbidden('Iteration count is too high for this server');
 export const pleaseLogin = (): CouchError => unauthorized('Please login.');
 export const malformedCookie = (): CouchError => badRequest('Malformed AuthSession cookie. Please clear your cookies.');
 export const nameOrPasswordIncorrect = (): CouchError => unauthorized('Name or password is incorrect.');
@@ -66,3 +68,5 @@ export const unknownConfigValue = (): CouchError => notFound('unknown_config_val
 export const unknownError = (): CouchError => new CouchError(500, 'unknown_error', 'An internal error occurred.');
 export const serviceUnavailable = (reason: string): CouchError =>
   new CouchError(503, 'service_unavailable', reason);
+export const passwordHashingBusy = (): CouchError =>
+  new CouchError(503, 'service_unavailable', 'Too many password checks are waiting. Try again shortly.', { 'Retry-After': '1' });

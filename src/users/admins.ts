@@ -39,14 +39,15 @@ export class Admins {
     return Object.keys(this.#config.section('admins'));
   }
 
-  /** Hashes every plaintext admin password now; resolves when all are persisted. */
+  /**
+   * Hashes every plaintext admin password now, one after another (PBKDF2 places are shared with
+   * logins); resolves when all are persisted.
+   */
   async hashAll(): Promise<void> {
     const admins = this.#config.section('admins');
-    await Promise.all(
-      Object.entries(admins)
-        .filter(([, value]) => !isHashedAdminValue(value))
-        .map(([name, value]) => this.#hash(name, value)),
-    );
+    for (const [name, value] of Object.entries(admins)) {
+      if (!isHashedAdminValue(value)) await this.#hash(name, value);
+    }
   }
 
   /** Waits for hashing started by config changes (tests, shutdown). */

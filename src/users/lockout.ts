@@ -5,6 +5,9 @@ import type { Config } from '../config/config.js';
  * user and password generation (salt), further attempts are refused until `max_lifetime` has passed
  * since the first failure. Keyed by address, name and salt as CouchDB 3.4, so a password change
  * resets it and one client cannot lock a user out for everyone.
+ *
+ * Attempts still being checked count too (see `admit`): CouchDB only counts an attempt once its
+ * PBKDF2 has finished, so twenty guesses sent at once were all checked.
  */
 export type LockoutMode = 'off' | 'warn' | 'enforce';
 
@@ -13,6 +16,14 @@ export interface LockoutSettings {
   threshold: number;
   maxObjects: number;
   maxLifetimeMs: number;
+}
+
+/** The place an admitted attempt holds until it has a verdict. */
+export interface LockoutTicket {
+  /** The threshold is reached: `enforce` refuses the attempt, `warn` only logs it. */
+  readonly locked: boolean;
+  /** Ends the attempt, exactly once: a failure is counted; any other end only frees its place. */
+  settle(failed: boolean): void;
 }
 
 export function lockoutMode(value: string): LockoutMode {
@@ -33,6 +44,8 @@ export class Lockout {
   #settings: LockoutSettings;
   readonly #now: () => number;
   readonly #entries = new Map<string, { failures: number; firstFailure: number }>();
+  /** Attempts admitted and not settled yet, and the attempts waiting for them to settle. */
+  readonly #inFlight = new Map<string, { count: number; waiters: (() => void)[] }>();
 
   constructor(settings: LockoutSettings, now: () => number = Date.now) {
     this.#settings = settings;
@@ -50,14 +63,66 @@ export class Lockout {
   /** True when this client has reached the threshold for this user and password generation. */
   isLocked(peer: string, name: string, salt: string): boolean {
     if (this.#settings.mode === 'off') return false;
+    return this.#failures(lockoutKey(peer, name, salt)) >= this.#settings.threshold;
+  }
+
+  /**
+   * The lockout check of one password attempt. In `enforce` mode an attempt still being checked
+   * counts as a possible failure: once recorded failures plus attempts in flight reach the
+   * threshold, a new attempt waits for those to settle and is then judged on what they recorded.
+   * Concurrent attempts therefore get exactly the answers they would get one after another (the
+   * sixth of twenty simultaneous guesses is refused like the sixth of twenty sequential ones),
+   * while concurrent right passwords only wait for each other, never for a lock.
+   */
+  async admit(peer: string, name: string, salt: string): Promise<LockoutTicket> {
+    if (this.#settings.mode !== 'enforce') return this.#ticket(peer, name, salt, this.isLocked(peer, name, salt));
     const key = lockoutKey(peer, name, salt);
+    for (;;) {
+      const failures = this.#failures(key);
+      if (failures >= this.#settings.threshold) return this.#ticket(peer, name, salt, true);
+      const flight = this.#inFlight.get(key);
+      if (flight === undefined || failures + flight.count < this.#settings.threshold) {
+        return this.#reserve(key, peer, name, salt);
+      }
+      await new Promise<void>((wake) => flight.waiters.push(wake));
+    }
+  }
+
+  #reserve(key: string, peer: string, name: string, salt: string): LockoutTicket {
+    let flight = this.#inFlight.get(key);
+    if (flight === undefined) {
+      flight = { count: 0, waiters: [] };
+      this.#inFlight.set(flatCopy(key), flight);
+    }
+    flight.count++;
+    const reserved = flight;
+    let settled = false;
+    return {
+      locked: false,
+      settle: (failed) => {
+        if (settled) return;
+        settled = true;
+        if (failed) this.recordFailure(peer, name, salt);
+        reserved.count--;
+        if (reserved.count === 0 && this.#inFlight.get(key) === reserved) this.#inFlight.delete(key);
+        // Everyone waiting decides again on what is known now.
+        for (const wake of reserved.waiters.splice(0)) wake();
+      },
+    };
+  }
+
+  #ticket(peer: string, name: string, salt: string, locked: boolean): LockoutTicket {
+    return { locked, settle: (failed) => (failed ? this.recordFailure(peer, name, salt) : undefined) };
+  }
+
+  #failures(key: string): number {
     const entry = this.#entries.get(key);
-    if (!entry) return false;
+    if (!entry) return 0;
     if (this.#now() - entry.firstFailure >= this.#settings.maxLifetimeMs) {
       this.#entries.delete(key);
-      return false;
+      return 0;
     }
-    return entry.failures >= this.#settings.threshold;
+    return entry.failures;
   }
 
   /** Called for every failure recorded here (not for remote ones), so other nodes can count it too. */

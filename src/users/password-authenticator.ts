@@ -2,8 +2,9 @@ import type { Config } from '../config/config.js';
 import { nameOrPasswordIncorrect, accountLocked } from '../errors/catalog.js';
 import type { Logger } from '../log/logger.js';
 import type { Admins } from './admins.js';
+import { iterationLimits } from './hash-cost.js';
 import type { HashUpgrader } from './hash-upgrader.js';
-import type { Lockout } from './lockout.js';
+import type { Lockout, LockoutTicket } from './lockout.js';
 import type { VerifiedPasswordCache } from './password-cache.js';
 import { verifyPasswordHash, type PasswordHash } from './password-hash.js';
 import { verifyTotp, type TotpSettings, type TotpVerdict } from './totp.js';
@@ -101,32 +102,35 @@ export class PasswordAuthenticator {
       // CouchDB treats unknown names on /_session as users with an empty salt, lockout included,
       // so that a lock does not tell which names exist; on Basic they fail at once.
       if (channel === 'session') {
-        this.#checkLockout(peer, name, '');
-        this.#countFailure(peer, name, '');
+        const ticket = await this.#admit(peer, name, '');
+        this.#fail(ticket, peer, name);
       }
       throw nameOrPasswordIncorrect();
     }
     if (channel === 'basic' && credentials.hasTotp) throw nameOrPasswordIncorrect();
+    const ticket = await this.#admit(peer, name, credentials.hash.salt);
+    // Whatever ends the check early (a 403 for the stored hash, a full PBKDF2 queue) is no
+    // verdict on the password: it frees the attempt's place without counting a failure.
+    try {
+      return await this.#verify(name, password, peer, credentials, ticket, token);
+    } finally {
+      ticket.settle(false);
+    }
+  }
+
+  async #verify(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined): Promise<AuthenticatedUser> {
     const { hash } = credentials;
-    this.#checkLockout(peer, name, hash.salt);
     const cached = this.#cache.check(name, hash.salt, password);
     const verified =
       cached ??
-      (await verifyPasswordHash(hash, password, {
-        min: this.#config.authInteger('min_iterations', 1),
-        max: this.#config.authInteger('max_iterations', 1000000000),
-      }));
+      (await verifyPasswordHash(hash, password, iterationLimits(this.#config)));
     // Checked whatever the password gave, so that the time taken does not tell a right password
     // with a wrong code from a wrong password.
     const code = credentials.hasTotp ? this.#checkCode(credentials.totp, token) : undefined;
-    if (!verified) {
-      this.#countFailure(peer, name, hash.salt);
-      throw nameOrPasswordIncorrect();
-    }
+    if (!verified) this.#fail(ticket, peer, name);
     // Only a correct password consumes the code: a guess with a stolen code must not burn it.
     if (code !== undefined && !(code.ok && this.#usedCodes.accept(name, hash.salt, code.counter))) {
-      this.#countFailure(peer, name, hash.salt, code.ok ? 'replayed TOTP code' : 'wrong or missing TOTP code');
-      throw nameOrPasswordIncorrect();
+      this.#fail(ticket, peer, name, code.ok ? 'replayed TOTP code' : 'wrong or missing TOTP code');
     }
     // Only now: remembering a password whose code failed would make the next try with it faster,
     // telling a right password from a wrong one.
@@ -136,10 +140,13 @@ export class PasswordAuthenticator {
     return { roles: credentials.roles, salt: hash.salt, hasTotp: credentials.hasTotp };
   }
 
-  #checkLockout(peer: string, name: string, salt: string): void {
-    if (!this.#lockout.isLocked(peer, name, salt)) return;
+  /** Waits for the lockout's leave to check a password (see Lockout.admit); 403 when locked. */
+  async #admit(peer: string, name: string, salt: string): Promise<LockoutTicket> {
+    const ticket = await this.#lockout.admit(peer, name, salt);
+    if (!ticket.locked) return ticket;
     if (this.#lockout.mode === 'enforce') throw accountLocked();
     this.#log.warning(`lockout threshold reached for user ${JSON.stringify(name)} from ${peer} (mode warn)`);
+    return ticket;
   }
 
   #checkCode(settings: TotpSettings | undefined, token: string | undefined): TotpVerdict {
@@ -147,8 +154,10 @@ export class PasswordAuthenticator {
     return verifyTotp(token, settings, this.#now() / 1000);
   }
 
-  #countFailure(peer: string, name: string, salt: string, why?: string): void {
-    this.#lockout.recordFailure(peer, name, salt);
+  /** Counts the failure for lockout, logs it, and answers the one 401 every failure gets. */
+  #fail(ticket: LockoutTicket, peer: string, name: string, why?: string): never {
+    ticket.settle(true);
     this.#log.warning(`${peer} failed to authenticate as ${JSON.stringify(name)}${why ? ` (${why})` : ''}`);
+    throw nameOrPasswordIncorrect();
   }
 }

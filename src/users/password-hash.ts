@@ -1,5 +1,5 @@
 import { PBKDF2_PRFS, constantTimeEqual, pbkdf2Hex, randomHex, sha1Hex } from '../crypto/crypto.js';
-import { forbidden, invalidPrf } from '../errors/catalog.js';
+import { invalidPrf, iterationCountTooHigh, iterationCountTooLow } from '../errors/catalog.js';
 
 /** How a password is stored: the fields CouchDB keeps in a user document or an `[admins]` string. */
 export type PasswordHash =
@@ -38,12 +38,16 @@ export function isHashedAdminValue(value: string): boolean {
   return parseAdminHash(value) !== undefined;
 }
 
-/** `-pbkdf2:sha256-<hex>,<salt>,<iterations>`, the form CouchDB 3.4+ writes for server admins. */
+/**
+ * `-pbkdf2:sha256-<hex>,<salt>,<iterations>`, the form CouchDB 3.4+ writes for server admins.
+ * Only administrators cause this work (config changes, start-up), so a busy PBKDF2 queue delays it
+ * but never refuses it: the plaintext must not stay in the ini file.
+ */
 export async function hashAdminPassword(password: string, prf: string, iterations: number): Promise<string> {
   const digest = PBKDF2_PRFS.get(prf);
   if (digest === undefined) throw invalidPrf();
   const salt = randomHex();
-  const derivedKey = await pbkdf2Hex(password, salt, iterations, digest);
+  const derivedKey = await pbkdf2Hex(password, salt, iterations, digest, { neverRefuse: true });
   return `-pbkdf2:${prf}-${derivedKey},${salt},${iterations}`;
 }
 
@@ -55,8 +59,8 @@ export async function verifyPasswordHash(hash: PasswordHash, password: string, l
   if (hash.scheme === 'simple') return constantTimeEqual(sha1Hex(password + hash.salt), hash.passwordSha);
   const digest = PBKDF2_PRFS.get(hash.prf);
   if (digest === undefined) throw invalidPrf();
-  if (hash.iterations < limits.min) throw forbidden('Iteration count is too low for this server');
-  if (hash.iterations > limits.max) throw forbidden('Iteration count is too high for this server');
+  if (hash.iterations < limits.min) throw iterationCountTooLow();
+  if (hash.iterations > limits.max) throw iterationCountTooHigh();
   const input = hash.scheme === 'simple+pbkdf2' ? sha1Hex(password + hash.salt) : password;
   const derived = await pbkdf2Hex(input, hash.salt, hash.iterations, digest);
   return constantTimeEqual(derived, hash.derivedKey.toLowerCase());

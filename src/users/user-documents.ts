@@ -3,7 +3,8 @@ import { notFound, notADbOrServerAdmin, usersDesignDocsForAdmins } from '../erro
 import type { JsonObject } from '../storage/storage.js';
 import type { PasswordHash } from './password-hash.js';
 import { totpSettings, type TotpSettings } from './totp.js';
-import { hashPasswordFields, type HashSettings } from './user-hashing.js';
+import { planPasswordHash, type HashSettings } from './user-hashing.js';
+import { DEFAULT_MAX_ITERATIONS, refuseCostlyHash } from './hash-cost.js';
 import { isJsonObject, own } from './user-json.js';
 import { validateUserDoc } from './user-validation.js';
 
@@ -50,9 +51,11 @@ export function userNameFromId(id: string): string | undefined {
  * | step | rule                                                                   | failure                    |
  * |------|------------------------------------------------------------------------|----------------------------|
  * | 1    | writer is admin, anonymous, or named like the doc id                   | 404 not_found `missing`    |
- * | 2    | a string `password` is hashed (regexps first); null/absent: untouched  | 400 / 403                  |
+ * | 2    | a string `password` gets hash fields (regexps first); null/absent: kept | 400 / 403                 |
  * | 3    | `_design/…`: admins only, no validation function (as couch_db)         | 401 / 403                  |
- * | 4    | the validation function, on the hashed doc                             | 403 forbidden              |
+ * | 4    | the validation function, on the doc with its hash fields               | 403 forbidden              |
+ * | 5    | non-admins: a stored hash may not cost more than `max_iterations`      | 403 forbidden              |
+ * | 6    | only now the PBKDF2 derivation, so a refused write costs none          | 503 when the queue is full |
  *
  * `doc` is the full incoming object, parsed ONCE with `JSON.parse` (last duplicate key wins, the
  * CVE-2017-12635 fix); the object returned is the one validated, and is what must be stored.
@@ -77,16 +80,17 @@ export async function prepareUserWrite(
   // touching existing docs.
   if (!writer.isAdmin && writerName !== null && writerName !== userNameFromId(docId)) throw notFound('missing');
 
-  const hashed = await hashPasswordFields(doc, settings);
+  const hashed = planPasswordHash(doc, settings);
 
   if (docId.startsWith('_design/')) {
     // Only an anonymous non-admin gets here: a named one was answered 404 above.
     if (!writer.isAdmin) throw notADbOrServerAdmin();
-    return hashed;
+    return hashed.complete();
   }
 
-  validateUserDoc(hashed, oldDoc, writer.userCtx, writer.isAdmin);
-  return hashed;
+  validateUserDoc(hashed.doc, oldDoc, writer.userCtx, writer.isAdmin);
+  if (!writer.isAdmin) refuseCostlyHash(hashed.doc, settings.maxIterations ?? DEFAULT_MAX_ITERATIONS);
+  return hashed.complete();
 }
 
 /** Never public, whatever `public_fields` says: the TOTP secret is as private as the password. */

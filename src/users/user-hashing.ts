@@ -5,12 +5,14 @@ import type { Json, JsonObject } from '../storage/storage.js';
 import { own } from './user-json.js';
 import { parsePasswordRegexp } from './user-password-regexp.js';
 
-/** From `[chttpd_auth] password_scheme, pbkdf2_prf, iterations, password_regexp`. */
+/** From `[chttpd_auth] password_scheme, pbkdf2_prf, iterations, password_regexp, max_iterations`. */
 export interface HashSettings {
   scheme: string;
   prf: string;
   iterations: number;
   passwordRegexp: string;
+  /** The most iterations a non-admin may store in a hash of their own (absent: the default limit). */
+  maxIterations?: number;
 }
 
 /** Removed from the body before the new hash fields are prepended (couch_users_db `not_password_field`). */
@@ -28,17 +30,27 @@ const PASSWORD_FIELDS: ReadonlySet<string> = new Set([
 const cannotHash = (): CouchError => forbidden('Server cannot hash passwords at this time.');
 const REQUIREMENT_ERROR = 'Password does not conform to requirements.';
 
+/** A password write with its hash fields in place and the PBKDF2 still to do. */
+export interface PlannedPasswordHash {
+  /** The document as it will be stored; its `derived_key` is filled in by `complete`. */
+  readonly doc: JsonObject;
+  /** Runs the slow derivation (if any) into `doc` and answers that same object. */
+  complete(): Promise<JsonObject>;
+}
+
 /**
- * The hashing half of CouchDB's `before_doc_update` for the users db: a string `password` is
- * replaced by the configured hash; an absent or null one leaves the document untouched (the same
- * object is returned). Any writer gets this, admins included.
+ * The hashing half of CouchDB's `before_doc_update` for the users db, split so that the document
+ * can be validated before any PBKDF2 is spent on it: a string `password` is replaced by the
+ * configured hash fields (with the derived key still empty); an absent or null one leaves the
+ * document untouched (the same object is kept). Any writer gets this, admins included.
  *
- * @example await hashPasswordFields({ _id: 'org.couchdb.user:bob', name: 'bob', password: 'pw' }, settings)
- * // → { _id, password_scheme: 'pbkdf2', pbkdf2_prf: 'sha256', salt, iterations, derived_key, name: 'bob' }
+ * @example const planned = planPasswordHash({ _id: 'org.couchdb.user:bob', name: 'bob', password: 'pw' }, settings)
+ * // planned.doc → { _id, password_scheme: 'pbkdf2', pbkdf2_prf: 'sha256', salt, iterations, derived_key: '', name: 'bob' }
+ * // await planned.complete() → the same object with its derived_key
  */
-export async function hashPasswordFields(doc: JsonObject, settings: HashSettings): Promise<JsonObject> {
+export function planPasswordHash(doc: JsonObject, settings: HashSettings): PlannedPasswordHash {
   const password = own(doc, 'password');
-  if (password === undefined || password === null) return doc;
+  if (password === undefined || password === null) return { doc, complete: async () => doc };
   if (settings.scheme !== 'simple' && settings.scheme !== 'pbkdf2') throw cannotHash();
   const requirements = parsePasswordRegexp(settings.passwordRegexp);
   if (requirements === undefined) throw cannotHash();
@@ -53,6 +65,7 @@ export async function hashPasswordFields(doc: JsonObject, settings: HashSettings
   const given = own(doc, 'salt');
   const salt = own(doc, 'preserve_salt') === true && typeof given === 'string' ? given : randomHex();
   let hashFields: [string, Json][];
+  let derive: ((planned: JsonObject) => Promise<void>) | undefined;
   if (settings.scheme === 'simple') {
     hashFields = [
       ['password_scheme', 'simple'],
@@ -69,8 +82,11 @@ export async function hashPasswordFields(doc: JsonObject, settings: HashSettings
       ['pbkdf2_prf', settings.prf],
       ['salt', salt],
       ['iterations', iterations],
-      ['derived_key', await pbkdf2Hex(password, salt, iterations, digest)],
+      ['derived_key', ''],
     ];
+    derive = async (planned) => {
+      planned['derived_key'] = await pbkdf2Hex(password, salt, iterations, digest);
+    };
   }
 
   // CouchDB prepends to the body, which never holds the `_` members; keeping those first makes the
@@ -78,5 +94,12 @@ export async function hashPasswordFields(doc: JsonObject, settings: HashSettings
   const entries = Object.entries(doc);
   const special = entries.filter(([key]) => key.startsWith('_'));
   const rest = entries.filter(([key]) => !key.startsWith('_') && !PASSWORD_FIELDS.has(key));
-  return Object.fromEntries([...special, ...hashFields, ...rest]) as JsonObject;
+  const planned = Object.fromEntries([...special, ...hashFields, ...rest]) as JsonObject;
+  return {
+    doc: planned,
+    async complete() {
+      await derive?.(planned);
+      return planned;
+    },
+  };
 }

@@ -3,6 +3,7 @@ import type { UserCtx } from '../auth/types.js';
 import type { Config } from '../config/config.js';
 import { renderRevision, validateDocumentId } from '../documents/document-json.js';
 import type { JsonObject, SecurityObject, Storage } from '../storage/storage.js';
+import { iterationLimits } from './hash-cost.js';
 import { filterUserRead, listedUserDoc, prepareUserWrite, type HashSettings, type WriterContext } from './user-documents.js';
 
 /**
@@ -70,6 +71,7 @@ export class UsersDatabase {
       prf: this.#config.authString('pbkdf2_prf', 'sha256'),
       iterations: this.#config.authInteger('iterations', 600000),
       passwordRegexp: this.#config.authString('password_regexp', ''),
+      maxIterations: iterationLimits(this.#config).max,
     };
   }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { coldUsers, statusCounts, wrongGuessesThenRight } from '../support/concurrent-guesses.js';
 import { startServer, type TestServer } from '../support/server.js';
 import {
   BAD_CREDENTIALS,
@@ -233,5 +234,74 @@ describe('lockout when the loopback peer is NOT a trusted proxy', () => {
       assert.deepEqual(answerOf(await loginFrom(server, address, 'dave', 'dave-pass')), FORBIDDEN_LOCKED, address);
     }
     assert.deepEqual(answerOf(await whoAmI(server, { auth: ['dave', 'dave-pass'] })), FORBIDDEN_LOCKED, 'no header at all: the socket address, locked');
+  });
+});
+
+describe('lockout under concurrency: attempts still being checked count toward the threshold', () => {
+  // A real PBKDF2 cost, so that attempts overlap as they do against a production server.
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ ini: '[chttpd_auth]\niterations = 600000\n' });
+  });
+  after(async () => server.close());
+
+  const slowUser = coldUsers(() => server, 'slow');
+
+  test('19 wrong and 1 right Basic password at once: 5 wrong ones are checked (401), the other 14 and the right one get the lockout 403', async () => {
+    const { name, password: rightPassword } = await slowUser();
+    const address = freshAddress();
+    const { wrong, right } = await wrongGuessesThenRight((password) => basicFrom(server, address, name, password), rightPassword);
+    assert.deepEqual(answerOf(right), FORBIDDEN_LOCKED);
+    assert.deepEqual(statusCounts(wrong), { 401: 5, 403: 14 });
+    for (const res of wrong) assert.deepEqual(answerOf(res), res.status === 401 ? UNAUTHORIZED : FORBIDDEN_LOCKED);
+  });
+
+  test('19 wrong and 1 right POST /_session at once: the same answers, and the right one gets no session cookie', async () => {
+    const { name, password: rightPassword } = await slowUser();
+    const address = freshAddress();
+    const { wrong, right } = await wrongGuessesThenRight((password) => loginFrom(server, address, name, password), rightPassword);
+    assert.deepEqual(answerOf(right), FORBIDDEN_LOCKED);
+    assert.ok(![right.headers['set-cookie'] ?? []].flat().some((cookie) => /^AuthSession=[^;]+/.test(cookie)), 'no usable AuthSession cookie');
+    assert.deepEqual(statusCounts(wrong), { 401: 5, 403: 14 });
+  });
+
+  test('Basic and /_session guesses in flight together share one count', async () => {
+    const { name, password } = await slowUser();
+    const address = freshAddress();
+    const guesses = await Promise.all([
+      ...Array.from({ length: 4 }, (_, i) => basicFrom(server, address, name, `basic-${i}`)),
+      ...Array.from({ length: 4 }, (_, i) => loginFrom(server, address, name, `session-${i}`)),
+    ]);
+    assert.deepEqual(statusCounts(guesses), { 401: 5, 403: 3 });
+    assert.deepEqual(answerOf(await basicFrom(server, address, name, password)), FORBIDDEN_LOCKED);
+  });
+
+  test('10 right passwords at once from one address (nothing cached yet) all get in: waiting is not failing', async () => {
+    const { name, password } = await slowUser();
+    const address = freshAddress();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => basicFrom(server, address, name, password)));
+    assert.deepEqual(statusCounts(answers), { 200: 10 });
+  });
+
+  test('4 wrong and 1 right at once: as one after another, the right one gets in (4 failures are below the threshold)', async () => {
+    const { name, password } = await slowUser();
+    const address = freshAddress();
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, (_, i) => basicFrom(server, address, name, `wrong-${i}`)),
+      basicFrom(server, address, name, password),
+    ]);
+    assert.deepEqual(answers.map((res) => res.status), [401, 401, 401, 401, 200]);
+    assert.deepEqual(answerOf(await basicFrom(server, address, name, 'wrong-5')), UNAUTHORIZED, 'the fifth failure');
+    assert.deepEqual(answerOf(await basicFrom(server, address, name, password)), FORBIDDEN_LOCKED);
+  });
+
+  test('guesses in flight from one address do not hold back another address', async () => {
+    const { name, password: rightPassword } = await slowUser();
+    const attacker = freshAddress();
+    const { right } = await wrongGuessesThenRight(async (password) => {
+      if (password === rightPassword) return basicFrom(server, freshAddress(), name, password);
+      return basicFrom(server, attacker, name, password);
+    }, rightPassword);
+    assert.equal(right.status, 200);
   });
 });

@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.js';
 import { constantTimeEqual, hmac } from '../../crypto/crypto.js';
 import { COUCH_HASH_ALGORITHMS } from '../cookie/codec.js';
 import type { CookieService } from '../cookie/cookie-service.js';
+import type { Logger } from '../../log/logger.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
@@ -34,31 +35,48 @@ export function verifyProxyToken(name: string, token: string | undefined, secret
 
 /**
  * `proxy_authentication_handler`: a trusted reverse proxy names the user and roles in headers.
- * With `proxy_use_secret` and a secret, the token header must carry the HMAC of the name; a wrong
- * or missing token passes the request on (the next handler may still authenticate it).
+ * With `proxy_use_secret`, the token header must carry the HMAC of the name under the secret; a
+ * wrong or missing token passes the request on (the next handler may still authenticate it).
  */
 export class ProxyHandler implements AuthHandler {
   readonly name = 'proxy';
   readonly #config: Config;
   readonly #cookies: CookieService;
+  readonly #log: Logger;
+  /** Set once the missing secret has been logged; cleared when a secret appears. */
+  #reportedNoSecret = false;
 
-  constructor(config: Config, cookies: CookieService) {
+  constructor(config: Config, cookies: CookieService, log: Logger) {
     this.#config = config;
     this.#cookies = cookies;
+    this.#log = log;
   }
 
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const name = this.#header(request, 'x_auth_username', 'X-Auth-CouchDB-UserName');
     if (name === undefined) return undefined;
     if (this.#config.authBoolean('proxy_use_secret', false)) {
-      const secrets = this.#cookies.secrets();
-      // As CouchDB: with no secret configured the token cannot be checked and is not required.
-      if (secrets.length > 0) {
-        const token = this.#header(request, 'x_auth_token', 'X-Auth-CouchDB-Token');
-        if (!this.#verified(name, token, secrets)) return undefined;
+      const secrets = await this.#cookies.verificationSecrets();
+      // CouchDB believes the headers without a token until a secret exists (the first login makes
+      // one): anyone could be `_admin` meanwhile. No secret means no token can verify.
+      if (secrets.length === 0) {
+        this.#reportNoSecret();
+        return undefined;
       }
+      this.#reportedNoSecret = false;
+      const token = this.#header(request, 'x_auth_token', 'X-Auth-CouchDB-Token');
+      if (!this.#verified(name, token, secrets)) return undefined;
     }
     return { userCtx: { name, roles: parseProxyRoles(this.#header(request, 'x_auth_roles', 'X-Auth-CouchDB-Roles')) } };
+  }
+
+  #reportNoSecret(): void {
+    if (this.#reportedNoSecret) return;
+    this.#reportedNoSecret = true;
+    this.#log.warning(
+      'proxy authentication refused: [chttpd_auth] proxy_use_secret = true but no [chttpd_auth] secret is set yet; ' +
+        'set one (or log in once through /_session to generate it)',
+    );
   }
 
   /**

@@ -190,7 +190,8 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const usersDb = services.users.isUsersDb(db);
   const refusal = await unrunValidationRefusal(services.storage, db, request.userCtx, security, usersDb);
   type Slot = { id: string; error?: { error: string; reason: string }; edit?: DocumentEdit; local?: { body: JsonObject; rev?: string; deleted: boolean } };
-  // A users-db batch is validated in order, each edit against the batch's last accepted edit of
+  // A users-db batch is validated in order (each may cost a PBKDF2, and a batch must not take every
+  // place of the PBKDF2 queue at once), each edit against the batch's last accepted edit of
   // the same id (as if it were stored already): two revisions of one new name in a `new_edits:
   // false` batch must not both pass as creations and leave a conflicted document behind.
   const accepted = new Map<string, JsonObject>();

@@ -46,3 +46,84 @@ describe('lockout counters', () => {
     assert.equal(lockout.size, 2);
   });
 });
+
+describe('lockout admission: attempts in flight count as possible failures', () => {
+  const settings = { mode: 'enforce' as const, threshold: 3, maxObjects: 100, maxLifetimeMs: 1000 };
+
+  /** The admission, and whether it has been decided after every pending callback has run. */
+  async function pending<T>(promise: Promise<T>): Promise<{ decided: () => boolean; value: Promise<T> }> {
+    let decided = false;
+    const value = promise.then((result) => {
+      decided = true;
+      return result;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    return { decided: () => decided, value };
+  }
+
+  test('up to threshold attempts are admitted at once; the next one waits and is locked when they all fail', async () => {
+    const lockout = new Lockout(settings, () => 0);
+    const first = await Promise.all([1, 2, 3].map(() => lockout.admit('a', 'n', 's')));
+    assert.deepEqual(first.map((ticket) => ticket.locked), [false, false, false]);
+    const fourth = await pending(lockout.admit('a', 'n', 's'));
+    assert.equal(fourth.decided(), false, 'waits while 3 attempts may still fail');
+    for (const ticket of first) ticket.settle(true);
+    assert.equal((await fourth.value).locked, true);
+    assert.equal(lockout.isLocked('a', 'n', 's'), true);
+  });
+
+  test('a waiting attempt goes ahead when one in flight succeeds', async () => {
+    const lockout = new Lockout(settings, () => 0);
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => lockout.admit('a', 'n', 's')));
+    const waiting = await pending(lockout.admit('a', 'n', 's'));
+    a!.settle(true);
+    b!.settle(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(waiting.decided(), false, '2 failures + 1 in flight still reach 3');
+    c!.settle(false);
+    assert.equal((await waiting.value).locked, false);
+  });
+
+  test('recorded failures leave fewer places: after 2 failures only one attempt is in flight at a time', async () => {
+    const lockout = new Lockout(settings, () => 0);
+    lockout.recordFailure('a', 'n', 's');
+    lockout.recordFailure('a', 'n', 's');
+    const only = await lockout.admit('a', 'n', 's');
+    const next = await pending(lockout.admit('a', 'n', 's'));
+    assert.equal(next.decided(), false);
+    only.settle(false);
+    assert.equal((await next.value).locked, false);
+  });
+
+  test('settling twice counts one failure; another address, name or salt never waits', async () => {
+    const lockout = new Lockout(settings, () => 0);
+    const tickets = await Promise.all([1, 2, 3].map(() => lockout.admit('a', 'n', 's')));
+    for (const other of [lockout.admit('b', 'n', 's'), lockout.admit('a', 'm', 's'), lockout.admit('a', 'n', 't')]) {
+      assert.equal((await pending(other)).decided(), true);
+    }
+    tickets[0]!.settle(true);
+    tickets[0]!.settle(true);
+    tickets[1]!.settle(false);
+    tickets[2]!.settle(false);
+    assert.equal(lockout.isLocked('a', 'n', 's'), false);
+    const after = await Promise.all([1, 2].map(() => lockout.admit('a', 'n', 's')));
+    for (const ticket of after) ticket.settle(true);
+    assert.equal(lockout.isLocked('a', 'n', 's'), true, '1 + 2 failures');
+  });
+
+  test('mode warn never waits: the ticket says locked once the failures are there, and failures still count', async () => {
+    const lockout = new Lockout({ ...settings, mode: 'warn' }, () => 0);
+    const tickets = await Promise.all([1, 2, 3, 4, 5].map(() => lockout.admit('a', 'n', 's')));
+    assert.deepEqual(tickets.map((ticket) => ticket.locked), [false, false, false, false, false]);
+    for (const ticket of tickets) ticket.settle(true);
+    assert.equal((await lockout.admit('a', 'n', 's')).locked, true);
+  });
+
+  test('mode off: every attempt is admitted and nothing is counted', async () => {
+    const lockout = new Lockout({ ...settings, mode: 'off' }, () => 0);
+    const tickets = await Promise.all([1, 2, 3, 4].map(() => lockout.admit('a', 'n', 's')));
+    for (const ticket of tickets) ticket.settle(true);
+    assert.equal((await lockout.admit('a', 'n', 's')).locked, false);
+    assert.equal(lockout.size, 0);
+  });
+});

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { UserCtx } from '../../../src/auth/types.js';
-import { pbkdf2Hex, sha1Hex } from '../../../src/crypto/crypto.js';
+import { pbkdf2Hex, pbkdf2Queue, sha1Hex } from '../../../src/crypto/crypto.js';
 import type { JsonObject } from '../../../src/storage/storage.js';
 import { verifyPasswordHash } from '../../../src/users/password-hash.js';
 import {
@@ -357,6 +357,48 @@ describe('password hashing (§7.2)', () => {
     assert.equal(Object.getPrototypeOf(result), Object.prototype);
     assert.deepEqual(Object.getOwnPropertyDescriptor(result, '__proto__')?.value, { polluted: true });
     assert.equal((result as Record<string, unknown>)['polluted'], undefined);
+  });
+});
+
+describe('PBKDF2 cost of _users writes (security issue item 8)', () => {
+  const derivations = () => pbkdf2Queue.stats.completed;
+
+  test('a write refused by validation costs no PBKDF2: the document is validated before its key is derived', async () => {
+    const before = derivations();
+    const refusals = [
+      prepareUserWrite(userDoc('bob', { password: 'pw', roles: ['boss'] }), undefined, ANONYMOUS, SETTINGS),
+      prepareUserWrite(userDoc('bob', { password: 'pw', type: 'robot' }), undefined, ANONYMOUS, SETTINGS),
+      prepareUserWrite({ ...userDoc('bob', { password: 'pw' }), _id: `${USER_PREFIX}other` }, undefined, ANONYMOUS, SETTINGS),
+      prepareUserWrite({ _id: '_design/x', password: 'pw' }, undefined, ANONYMOUS, SETTINGS),
+    ];
+    for (const refusal of refusals) await assert.rejects(refusal, { name: 'CouchError' });
+    assert.equal(derivations(), before);
+    await prepareUserWrite(userDoc('bob', { password: 'pw' }), undefined, ANONYMOUS, SETTINGS);
+    assert.equal(derivations(), before + 1, 'an accepted write derives its key once');
+  });
+
+  test('the stored object is the one validated, its derived key filled in', async () => {
+    const result = await prepareUserWrite(userDoc('bob', { password: 'apple' }), undefined, ANONYMOUS, SETTINGS);
+    assert.deepEqual(Object.keys(result), ['_id', 'password_scheme', 'pbkdf2_prf', 'salt', 'iterations', 'derived_key', 'type', 'name', 'roles']);
+    assert.equal(result['derived_key'], await pbkdf2Hex('apple', result['salt'] as string, 10, 'sha256'));
+  });
+
+  test('a non-admin may not store a hash of their own with more than max_iterations (1e9 used to pass)', async () => {
+    const own = (iterations: number, scheme = 'pbkdf2') =>
+      userDoc('bob', { _rev: '1-abc', password_scheme: scheme, pbkdf2_prf: 'sha256', salt: SALT, iterations, derived_key: 'ab' });
+    const settings = { ...SETTINGS, maxIterations: 6000000 };
+    for (const scheme of ['pbkdf2', 'simple+pbkdf2']) {
+      await assert.rejects(prepareUserWrite(own(1000000000, scheme), stored('bob'), BOB, settings), forbidden('Iteration count is too high for this server'), scheme);
+      await assert.rejects(prepareUserWrite(own(6000001, scheme), stored('bob'), BOB, settings), forbidden('Iteration count is too high for this server'), scheme);
+      assert.equal((await prepareUserWrite(own(6000000, scheme), stored('bob'), BOB, settings))['iterations'], 6000000);
+    }
+    await assert.rejects(prepareUserWrite(own(6000001), undefined, ANONYMOUS, settings), forbidden('Iteration count is too high for this server'));
+    assert.equal((await prepareUserWrite(own(1000000000), stored('bob'), DB_ADMIN, settings))['iterations'], 1000000000, 'admins may');
+  });
+
+  test('without maxIterations in the settings the default limit (10 × 600000) applies', async () => {
+    const doc = userDoc('bob', { _rev: '1-abc', password_scheme: 'pbkdf2', salt: SALT, iterations: 6000001, derived_key: 'ab' });
+    await assert.rejects(prepareUserWrite(doc, stored('bob'), BOB, SETTINGS), forbidden('Iteration count is too high for this server'));
   });
 });
 
