@@ -1,7 +1,11 @@
 /**
  * Mango selectors (CouchDB's `mango_selector`) as the `_selector` filter of `_changes` uses them:
  * `parseSelector` checks a selector once (unknown operators and malformed arguments are 400s, as
- * CouchDB's normalisation answers), `matchesSelector` tests a document against it.
+ * CouchDB's normalisation answers) and compiles its `$regex` patterns once, with RE2
+ * (`selector-regex.ts`); `matchesSelector` tests a document against it.
+ *
+ * A selector's size is bounded (`MAX_SELECTOR_NODES` JSON values, `MAX_SELECTOR_DEPTH` levels), so
+ * that matching one document stays short; callers matching many documents yield between them.
  *
  * Values compare in CouchDB's collation of JSON types (null < false < true < numbers < strings <
  * arrays < objects); strings compare by code point, not by ICU collation as CouchDB's `$gt`/`$lt` do.
@@ -12,8 +16,18 @@
  */
 import { badRequest } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../storage/storage.js';
+import { compileRegex, type SelectorRegex } from './selector-regex.js';
 
-export type Selector = JsonObject;
+/** A checked selector and its `$regex` patterns, each compiled once. */
+export interface Selector {
+  readonly root: JsonObject;
+  readonly regexes: ReadonlyMap<string, SelectorRegex>;
+}
+
+/** JSON values (objects, arrays, scalars, keys not counted) one selector may hold. */
+export const MAX_SELECTOR_NODES = 10_000;
+/** Nesting of objects and arrays one selector may have. */
+export const MAX_SELECTOR_DEPTH = 64;
 
 const CONDITION_OPERATORS = new Set([
   '$eq',
@@ -45,51 +59,68 @@ function isObject(value: Json | undefined): value is JsonObject {
 
 const invalid = (reason: string) => badRequest(reason);
 
-/** Validates a selector; throws a 400 CouchError naming the first problem. */
+/** Validates a selector and compiles its patterns; throws a 400 CouchError naming the first problem. */
 export function parseSelector(value: unknown): Selector {
   if (!isObject(value as Json)) throw invalid('Selector error: expected a JSON object');
-  checkSelector(value as JsonObject);
-  return value as Selector;
+  checkSize(value as JsonObject);
+  const regexes = new Map<string, SelectorRegex>();
+  checkSelector(value as JsonObject, regexes);
+  return { root: value as JsonObject, regexes };
 }
 
-function checkSelector(selector: JsonObject): void {
+/** Refuses selectors over `MAX_SELECTOR_NODES` values or `MAX_SELECTOR_DEPTH` levels (iteratively: no deep recursion). */
+function checkSize(selector: JsonObject): void {
+  const pending: [Json, number][] = [[selector, 1]];
+  let nodes = 0;
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (++nodes > MAX_SELECTOR_NODES) throw invalid(`Invalid selector: more than ${MAX_SELECTOR_NODES} values`);
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > MAX_SELECTOR_DEPTH) throw invalid(`Invalid selector: nested deeper than ${MAX_SELECTOR_DEPTH} levels`);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) pending.push([child, depth + 1]);
+  }
+}
+
+type Regexes = ReadonlyMap<string, SelectorRegex>;
+
+function checkSelector(selector: JsonObject, regexes: Map<string, SelectorRegex>): void {
   for (const [key, value] of Object.entries(selector)) {
     if (COMBINATION_OPERATORS.has(key)) {
       if (!Array.isArray(value)) throw invalid(`Invalid selector: ${key} requires an array argument`);
       for (const item of value) {
         if (!isObject(item)) throw invalid(`Invalid selector: ${key} requires an array of objects`);
-        checkSelector(item);
+        checkSelector(item, regexes);
       }
     } else if (key === '$not') {
       if (!isObject(value)) throw invalid('Invalid selector: $not requires an object argument');
-      checkSelector(value);
+      checkSelector(value, regexes);
     } else if (key.startsWith('$')) {
       if (!CONDITION_OPERATORS.has(key)) throw invalid(`Invalid operator: ${key}`);
-      checkCondition(key, value);
+      checkCondition(key, value, regexes);
     } else if (isObject(value)) {
-      checkFieldValue(value);
+      checkFieldValue(value, regexes);
     }
   }
 }
 
 /** A field's value: an operator object, a nested selector, or (anything else) an implied `$eq`. */
-function checkFieldValue(value: JsonObject): void {
+function checkFieldValue(value: JsonObject, regexes: Map<string, SelectorRegex>): void {
   const keys = Object.keys(value);
   if (keys.length > 0 && keys.every((key) => key.startsWith('$'))) {
     for (const key of keys) {
       if (COMBINATION_OPERATORS.has(key)) {
-        checkSelector({ [key]: value[key] } as JsonObject);
+        checkSelector({ [key]: value[key] } as JsonObject, regexes);
         continue;
       }
       if (!CONDITION_OPERATORS.has(key)) throw invalid(`Invalid operator: ${key}`);
-      checkCondition(key, value[key]);
+      checkCondition(key, value[key], regexes);
     }
   } else {
-    checkSelector(value);
+    checkSelector(value, regexes);
   }
 }
 
-function checkCondition(operator: string, argument: Json | undefined): void {
+function checkCondition(operator: string, argument: Json | undefined, regexes: Map<string, SelectorRegex>): void {
   switch (operator) {
     case '$in':
     case '$nin':
@@ -112,11 +143,7 @@ function checkCondition(operator: string, argument: Json | undefined): void {
       return;
     case '$regex':
       if (typeof argument !== 'string') throw invalid('Invalid selector: $regex requires a string argument');
-      try {
-        new RegExp(argument, 'u');
-      } catch {
-        throw invalid(`Invalid selector: invalid regular expression ${JSON.stringify(argument)}`);
-      }
+      if (!regexes.has(argument)) regexes.set(argument, compileRegex(argument));
       return;
     case '$beginsWith':
       if (typeof argument !== 'string') throw invalid('Invalid selector: $beginsWith requires a string argument');
@@ -126,7 +153,7 @@ function checkCondition(operator: string, argument: Json | undefined): void {
     case '$keyMapMatch':
     case '$not':
       if (!isObject(argument)) throw invalid(`Invalid selector: ${operator} requires an object argument`);
-      checkFieldValue(argument);
+      checkFieldValue(argument, regexes);
       return;
     default:
       return;
@@ -217,46 +244,46 @@ function lookup(value: Json | undefined, path: readonly string[]): Json | undefi
 
 /** True when `doc` (a full JSON document, `_id`/`_rev` included) matches the selector. */
 export function matchesSelector(selector: Selector, doc: JsonObject): boolean {
-  return matchObject(selector, doc);
+  return matchObject(selector.regexes, selector.root, doc);
 }
 
-function matchObject(selector: JsonObject, value: Json | undefined): boolean {
+function matchObject(regexes: Regexes, selector: JsonObject, value: Json | undefined): boolean {
   for (const [key, argument] of Object.entries(selector)) {
-    if (!matchEntry(key, argument, value)) return false;
+    if (!matchEntry(regexes, key, argument, value)) return false;
   }
   return true;
 }
 
-function matchEntry(key: string, argument: Json, value: Json | undefined): boolean {
+function matchEntry(regexes: Regexes, key: string, argument: Json, value: Json | undefined): boolean {
   switch (key) {
     case '$and':
-      return (argument as JsonObject[]).every((item) => matchObject(item, value));
+      return (argument as JsonObject[]).every((item) => matchObject(regexes, item, value));
     case '$or':
-      return (argument as JsonObject[]).some((item) => matchObject(item, value));
+      return (argument as JsonObject[]).some((item) => matchObject(regexes, item, value));
     case '$nor':
-      return !(argument as JsonObject[]).some((item) => matchObject(item, value));
+      return !(argument as JsonObject[]).some((item) => matchObject(regexes, item, value));
     case '$not':
-      return !matchObject(argument as JsonObject, value);
+      return !matchObject(regexes, argument as JsonObject, value);
     default:
-      if (key.startsWith('$')) return matchCondition(key, argument, value);
-      return matchField(argument, lookup(value, fieldPath(key)));
+      if (key.startsWith('$')) return matchCondition(regexes, key, argument, value);
+      return matchField(regexes, argument, lookup(value, fieldPath(key)));
   }
 }
 
 /** The value of a field against what the selector says about it. */
-function matchField(argument: Json, value: Json | undefined): boolean {
+function matchField(regexes: Regexes, argument: Json, value: Json | undefined): boolean {
   if (isObject(argument)) {
     const keys = Object.keys(argument);
     if (keys.length > 0 && keys.every((key) => key.startsWith('$'))) {
-      return keys.every((key) => matchEntry(key, argument[key]!, value));
+      return keys.every((key) => matchEntry(regexes, key, argument[key]!, value));
     }
     if (keys.length === 0) return value !== undefined && isObject(value) && Object.keys(value).length === 0;
-    return matchObject(argument, value);
+    return matchObject(regexes, argument, value);
   }
   return value !== undefined && equal(value, argument);
 }
 
-function matchCondition(operator: string, argument: Json, value: Json | undefined): boolean {
+function matchCondition(regexes: Regexes, operator: string, argument: Json, value: Json | undefined): boolean {
   switch (operator) {
     case '$exists':
       return (value !== undefined) === argument;
@@ -290,17 +317,17 @@ function matchCondition(operator: string, argument: Json, value: Json | undefine
       return typeof value === 'number' && Number.isInteger(value) && value % divisor === remainder;
     }
     case '$regex':
-      return typeof value === 'string' && new RegExp(argument as string, 'u').test(value);
+      return typeof value === 'string' && regexes.get(argument as string)!.test(value);
     case '$beginsWith':
       return typeof value === 'string' && value.startsWith(argument as string);
     case '$all':
       return Array.isArray(value) && (argument as Json[]).every((item) => value.some((v) => equal(v, item)));
     case '$elemMatch':
-      return Array.isArray(value) && value.some((item) => matchField(argument, item));
+      return Array.isArray(value) && value.some((item) => matchField(regexes, argument, item));
     case '$allMatch':
-      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(argument, item));
+      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(regexes, argument, item));
     case '$keyMapMatch':
-      return isObject(value) && Object.keys(value).some((key) => matchField(argument, key));
+      return isObject(value) && Object.keys(value).some((key) => matchField(regexes, argument, key));
     default:
       return false;
   }

@@ -56,6 +56,7 @@ export const illegalDatabaseName = (name: string): CouchError =>
 export const documentMissing = (): CouchError => notFound('missing');
 export const documentDeleted = (): CouchError => notFound('deleted');
 export const badContentType = (reason: string): CouchError => new CouchError(415, 'bad_content_type', reason);
+export const jsonContentTypeRequired = (): CouchError => badContentType('Content-Type must be application/json');
 export const requestEntityTooLarge = (): CouchError =>
   new CouchError(413, 'too_large', 'the request entity is too large');
 export const documentTooLarge = (): CouchError => new CouchError(413, 'too_large', 'Document too large');

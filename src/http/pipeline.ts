@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { badRequest } from '../errors/catalog.js';
+import { checkBodyContentType } from './content-type.js';
 import { Cors, addCorsHeaders, grantFor, preflight } from './cors.js';
 import { errorReply } from './error-reply.js';
 import { PeerResolver, normalizeAddress } from './peer.js';
@@ -125,6 +126,7 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
           requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up', false),
         });
         const endpoint = route(request, extraEndpoints);
+        checkBodyContentType(request);
         reply = await endpoint(request, services);
       }
     } catch (error) {

@@ -116,7 +116,11 @@ describe('documents', () => {
     const bad = await server.admin('/docs/badjson', { method: 'PUT', body: '{"a":', headers: { 'Content-Type': 'application/json' } });
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body, { error: 'bad_request', reason: 'invalid UTF-8 JSON' });
-    const invalidUtf8 = await server.admin('/docs/badutf', { method: 'PUT', body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]) });
+    const invalidUtf8 = await server.admin('/docs/badutf', {
+      method: 'PUT',
+      body: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+      headers: { 'Content-Type': 'application/json' },
+    });
     assert.equal(invalidUtf8.status, 400);
     const array = await server.admin('/docs/arr', { method: 'PUT', body: [1] });
     assert.equal(array.status, 400);

@@ -11,11 +11,12 @@
  */
 import { decodeJsonObject, splitToken } from '../../auth/jwt/token.js';
 import { parseSelector, matchesSelector, type Selector } from '../../documents/selector.js';
-import { badContentType, badRequest } from '../../errors/catalog.js';
+import { badRequest } from '../../errors/catalog.js';
 import { isCouchError } from '../../errors/couch-error.js';
 import type { ChangeRow, Json, JsonObject } from '../../storage/storage.js';
 import { booleanParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply, type ReplyStream } from '../reply.js';
+import { LoopTurns } from '../event-loop.js';
 import { parseJsonBytes, type Request } from '../request.js';
 import type { Services } from '../services.js';
 import type { DocumentReader } from '../../users/users-database.js';
@@ -119,7 +120,7 @@ async function readBody(request: Request, services: Services): Promise<JsonObjec
   if (request.method !== 'POST') return {};
   const bytes = await readBulkBytes(request, services);
   if (bytes.length === 0) return {};
-  if (request.contentType() !== 'application/json') throw badContentType('Content-Type must be application/json');
+  // The Content-Type was checked before the endpoint ran (content-type.ts).
   const body = parseJsonBytes(bytes);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Request body must be a JSON object');
   return body as JsonObject;
@@ -227,8 +228,11 @@ function fullDocument(change: ChangeRow): JsonObject {
   return Object.fromEntries(entries) as JsonObject;
 }
 
-/** Applies the filter to rows read from storage; returns the rows to send. */
-async function filterRows(services: Services, args: FeedArgs, rows: ChangeRow[]): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
+/**
+ * Applies the filter to rows read from storage; returns the rows to send. Selector matching gives
+ * the event loop a turn through `turns` (one per feed read, across its batches).
+ */
+async function filterRows(services: Services, args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
   const filter = args.filter;
   if (filter.kind === 'design') rows = rows.filter((row) => row.id.startsWith('_design/'));
   if (filter.kind !== 'selector') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));
@@ -247,6 +251,7 @@ async function filterRows(services: Services, args: FeedArgs, rows: ChangeRow[])
   });
   const result: { change: ChangeRow; entry: JsonObject }[] = [];
   for (const change of rows) {
+    await turns.maybeYield();
     // Matched on what the caller may see: a selector must not probe fields the read rule hides.
     const winnerDoc = change.body === undefined ? undefined : args.reader.listed(fullDocument({ ...change, conflicts: undefined }));
     const passing = change.changes.filter((rev, index) => {
@@ -269,6 +274,7 @@ interface Scan {
 /** Reads changes after `from`, in batches, until `max` rows pass the filter or storage has no more. */
 async function scan(services: Services, args: FeedArgs, from: number, max: number | undefined): Promise<Scan> {
   const entries: JsonObject[] = [];
+  const turns = new LoopTurns();
   let cursor = from;
   for (;;) {
     const wanted = max === undefined ? BATCH : Math.min(BATCH, max - entries.length);
@@ -282,7 +288,7 @@ async function scan(services: Services, args: FeedArgs, from: number, max: numbe
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
     });
-    const passed = await filterRows(services, args, rows);
+    const passed = await filterRows(services, args, rows, turns);
     for (let i = 0; i < passed.length; i++) {
       entries.push(passed[i]!.entry);
       if (max !== undefined && entries.length >= max) {
@@ -311,7 +317,7 @@ async function normalFeed(services: Services, args: FeedArgs, updateSeq: number)
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
     });
-    const passed = (await filterRows(services, args, rows)).slice(0, args.limit);
+    const passed = (await filterRows(services, args, rows, new LoopTurns())).slice(0, args.limit);
     const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : updateSeq;
     return json(200, { results: passed.map((item) => item.entry), last_seq: formatSeq(last), pending: 0 });
   }

@@ -1,0 +1,23 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { LoopTurns } from '../../../src/http/event-loop.js';
+
+describe('LoopTurns', () => {
+  it('gives the event loop a turn once its slice is used up, and only then', async () => {
+    let now = 0;
+    const turns = new LoopTurns(10, () => now);
+    let ranBetween = false;
+    setImmediate(() => (ranBetween = true));
+    now = 9;
+    await turns.maybeYield();
+    assert.equal(turns.yields, 0);
+    assert.equal(ranBetween, false, 'no turn before the slice ends');
+    now = 10;
+    await turns.maybeYield();
+    assert.equal(turns.yields, 1);
+    assert.equal(ranBetween, true, 'the pending setImmediate ran during the turn');
+    now = 19;
+    await turns.maybeYield();
+    assert.equal(turns.yields, 1, 'a new slice starts after each turn');
+  });
+});
