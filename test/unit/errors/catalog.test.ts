@@ -76,7 +76,7 @@ test('every error docs/errors.md lists is one the code can answer with', () => {
     assert.ok(literals.includes(row.error), `docs/errors.md lists the error "${row.error}" that no source file names`);
     for (const reason of row.reasons) {
       // A placeholder (`<key>`, `…`) stands for a value: the text before it must be what the code writes.
-      const literal = reason.split(/'?<[^>]*>|'?…/)[0]!.trimEnd();
+      const literal = reason.split(/['"]?<[^>]*>|['"]?…/)[0]!.trimEnd();
       if (literal.length < 6) continue;
       assert.ok(produced(literal), `docs/errors.md: "${reason}" (${row.status} ${row.error}) is not in the code`);
       checked++;
