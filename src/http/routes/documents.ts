@@ -13,7 +13,7 @@ import { absoluteUrl, documentPath } from '../urls.js';
 import { openAsMember, securityOf } from './database-access.js';
 import { userDocument, writeUserDocument } from './users.js';
 import { databaseName, documentLimits, maxDocumentSize } from './databases.js';
-import { mapYielding, serializeListYielding } from '../yielding.js';
+import { LoopTurns } from '../event-loop.js';
 import { openRevsReply, readBulkJson } from './replication.js';
 import { unrunValidationRefusal } from '../../databases/unrun-validation.js';
 
@@ -211,8 +211,7 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
         }
       }))
     : docs;
-  // Thousands of documents are prepared a slice at a time, so other requests keep being answered.
-  const slots: Slot[] = await mapYielding(prepared, (doc): Slot => {
+  const toSlot = (doc: unknown): Slot => {
     if (doc !== null && typeof doc === 'object' && 'rejected' in doc && !Array.isArray(doc)) {
       const rejected = doc as { rejected: { error: string; reason: string }; id: string };
       return { id: rejected.id, error: rejected.rejected };
@@ -230,7 +229,15 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
       return { id: edit.id, error: { error: 'unauthorized', reason: 'You are not a db or server admin.' } };
     }
     return { id: edit.id, edit };
-  });
+  };
+  // A batch of 100 000 documents is prepared, and its answer serialised, a slice at a time (as the
+  // storage writes it), so other requests keep being answered.
+  const turns = new LoopTurns();
+  const slots: Slot[] = [];
+  for (const doc of prepared) {
+    await turns.maybeYield();
+    slots.push(toSlot(doc));
+  }
 
   const edits = slots.filter((slot) => slot.edit).map((slot) => slot.edit!);
   const results = edits.length > 0 ? await services.storage.writeDocuments(db, edits, { newEdits, limits: documentLimits(services) }) : [];
@@ -250,6 +257,10 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
       if (!result.ok) rows.push({ id: result.id, error: result.error, reason: result.reason });
     }
   }
-  // A reply for 100 000 documents takes longer to serialise than other requests should wait.
-  return { status: 201, body: await serializeListYielding(rows) };
+  const serialized: string[] = [];
+  for (const row of rows) {
+    await turns.maybeYield();
+    serialized.push(JSON.stringify(row));
+  }
+  return { status: 201, body: Buffer.from(`[${serialized.join(',')}]\n`, 'utf8') };
 }
