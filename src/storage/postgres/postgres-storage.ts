@@ -17,28 +17,28 @@
 import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
 import { isCouchError } from '../../errors/couch-error.js';
-import {
-  DEFAULT_DOCUMENT_LIMITS,
-  type ChangeRow,
-  type ChangesOptions,
-  type DatabaseInfo,
-  type DocumentEdit,
-  type DocumentLimits,
-  type DocumentSummary,
-  type EditResult,
-  type JsonObject,
-  type LocalDocument,
-  type OpenedRevision,
-  type RangeOptions,
-  type RangeResult,
-  type ReadOptions,
-  type RevisionQuery,
-  type RevisionTree,
-  type SecurityObject,
-  type Storage,
-  type StoredRevision,
-  type WriteOptions,
+import type {
+  ChangeRow,
+  ChangesOptions,
+  DatabaseInfo,
+  DocumentEdit,
+  DocumentLimits,
+  DocumentSummary,
+  EditResult,
+  JsonObject,
+  LocalDocument,
+  OpenedRevision,
+  RangeOptions,
+  RangeResult,
+  ReadOptions,
+  RevisionQuery,
+  RevisionTree,
+  SecurityObject,
+  Storage,
+  StoredRevision,
+  WriteOptions,
 } from '../storage.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import type { QueuedEdit } from '../batch-merge.js';
 import { sliceEdits } from '../write-slices.js';
 import { createPool, reasonOf, redactUrl } from './connection.js';

@@ -7,27 +7,27 @@
  * await storage.createDatabase('db', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } })
  */
 import { databaseMissing } from '../../errors/catalog.js';
-import {
-  DEFAULT_DOCUMENT_LIMITS,
-  type ChangeRow,
-  type ChangesOptions,
-  type DatabaseInfo,
-  type DocumentEdit,
-  type DocumentSummary,
-  type EditResult,
-  type JsonObject,
-  type LocalDocument,
-  type OpenedRevision,
-  type RangeOptions,
-  type RangeResult,
-  type ReadOptions,
-  type RevisionQuery,
-  type RevisionTree,
-  type SecurityObject,
-  type Storage,
-  type StoredRevision,
-  type WriteOptions,
+import type {
+  ChangeRow,
+  ChangesOptions,
+  DatabaseInfo,
+  DocumentEdit,
+  DocumentSummary,
+  EditResult,
+  JsonObject,
+  LocalDocument,
+  OpenedRevision,
+  RangeOptions,
+  RangeResult,
+  ReadOptions,
+  RevisionQuery,
+  RevisionTree,
+  SecurityObject,
+  Storage,
+  StoredRevision,
+  WriteOptions,
 } from '../storage.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import { sliceEdits } from '../write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './document-reader.js';
 import { writeEdits } from './document-writer.js';
