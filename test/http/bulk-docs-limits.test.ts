@@ -80,7 +80,10 @@ describe('document limits are settings', () => {
   test('a change through _config applies to the next request', async () => {
     const set = await server.admin('/_node/_local/_config/couchdb/max_document_leaves', { method: 'PUT', body: '"6"' });
     assert.equal(set.status, 200);
-    const res = await server.admin('/db/_bulk_docs', { method: 'POST', body: { new_edits: false, docs: conflicting(5, 'few') } });
-    assert.deepEqual([res.status, res.body], [201, []]);
+    // `few` has 3 leaves: 3 more are accepted under the new limit, the seventh is not.
+    const res = await server.admin('/db/_bulk_docs', { method: 'POST', body: { new_edits: false, docs: conflicting(7, 'few') } });
+    assert.equal(res.status, 201);
+    assert.deepEqual(res.body.map((row: { error: string }) => row.error), ['too_large']);
+    assert.match(res.body[0].reason, /more than 6 leaf revisions/);
   });
 });
