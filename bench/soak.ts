@@ -1,7 +1,7 @@
 /**
- * `npm run soak [-- --minutes N] [-- --warmup-seconds N] [-- --clients N] [-- --cycles N] [-- --skip-crash] [-- --skip-soak]`
+ * `npm run soak [-- --minutes N] [-- --warmup-seconds N] [-- --clients N] [-- --cycles N] [-- --skip-crash] [-- --skip-soak] [-- --skip-freeze]`
  *
- * The full form of two hardening tests whose short forms run in `npm test`:
+ * The full form of the hardening tests whose short forms run in `npm test`:
  * - the soak: a mixed load (logins, cookie and Basic requests, JWTs reused and fresh, wrong
  *   passwords, document reads and writes) on the real binary for minutes (default 4, the first
  *   minute excluded as warm-up), resident memory sampled every second; no 5xx, no network error,
@@ -10,10 +10,14 @@
  *   (default 20 on SQLite, 10 on PostgreSQL when a server answers): every acknowledged write found,
  *   SQLite's integrity check passing, every ini file parsing.
  *
+ * - no freeze: while one client sends each request that once froze the server (test/support/
+ *   hardening-freeze.ts), `GET /_up` from another answers within 100 ms at the 99th percentile.
+ *
  * Exits 1 when anything failed. `HARDENING_SEED` replays the same decisions.
  */
 import { POSTGRES_SKIP_REASON, POSTGRES_TEST_URL } from '../test/support/backends.js';
 import { runCrashCycles, type CrashReport } from '../test/support/hardening-crash.js';
+import { FREEZE_SCENARIOS, freezeProblems, runFreezeCheck } from '../test/support/hardening-freeze.js';
 import { memoryProblems, runSoak } from '../test/support/hardening-soak.js';
 import { BASE_SEED } from '../test/support/hardening.js';
 
@@ -28,6 +32,7 @@ const clients = Number(flag('--clients') ?? 8);
 const cycles = Number(flag('--cycles') ?? 20);
 const skipCrash = process.argv.includes('--skip-crash');
 const skipSoak = process.argv.includes('--skip-soak');
+const skipFreeze = process.argv.includes('--skip-freeze');
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 const problems: string[] = [];
 
@@ -72,6 +77,13 @@ if (!skipCrash) {
     problems.push(...report.problems.map((problem) => `crash ${report.backend}: ${problem}`));
     if (report.found.total !== report.acknowledged.total) problems.push(`crash ${report.backend}: found ${report.found.total} of ${report.acknowledged.total}`);
   }
+}
+
+if (!skipFreeze) {
+  const scenarios = FREEZE_SCENARIOS;
+  say(`# No freeze: GET /_up while each of ${scenarios.length} freezing requests runs (p99 within 100 ms)`);
+  const reports = await runFreezeCheck(scenarios, say);
+  problems.push(...reports.flatMap((report) => freezeProblems(report)).map((problem) => `freeze: ${problem}`));
 }
 
 if (problems.length > 0) {

@@ -60,6 +60,10 @@ export const jsonContentTypeRequired = (): CouchError => badContentType('Content
 export const requestEntityTooLarge = (): CouchError =>
   new CouchError(413, 'too_large', 'the request entity is too large');
 export const documentTooLarge = (): CouchError => new CouchError(413, 'too_large', 'Document too large');
+export const tooManyLeaves = (max: number): CouchError =>
+  new CouchError(413, 'too_large', `Document would have more than ${max} leaf revisions; resolve its conflicts first.`);
+export const tooManyRevisions = (max: number): CouchError =>
+  new CouchError(413, 'too_large', `Document would keep more than ${max} revisions.`);
 export const headersTooLarge = (): CouchError =>
   new CouchError(431, 'request_header_fields_too_large', 'Request header fields too large');
 export const requestTimeout = (): CouchError => new CouchError(408, 'request_timeout', 'Request timed out');

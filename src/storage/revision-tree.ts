@@ -1,11 +1,11 @@
 /**
  * CouchDB revision trees as pure data: every backend stores a document's tree as the JSON of a
- * `RevisionTree` and edits it only through these functions, so conflict rules, winner choice and
- * generated revisions are identical whichever backend (or server) applied an edit.
+ * `RevisionTree`, reads it through these functions and edits it only through tree-editor.ts, so
+ * conflict rules, winner choice and generated revisions are identical whichever backend (or
+ * server) applied an edit.
  *
  * @example
- * const created = applyEdit(undefined, { body: { a: 1 }, deleted: false })
- * if (created.ok) winningRevision(created.tree) // '1-…' (32 hex digits)
+ * winningRevision({ '1-a': { parent: null, deleted: false }, '2-b': { parent: '1-a', deleted: false } }) // '2-b'
  */
 import { createHash } from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
@@ -40,7 +40,7 @@ export function parseRevision(rev: string): ParsedRevision | undefined {
   return { generation, hash: match[2] };
 }
 
-function generationOf(rev: string): number {
+export function generationOf(rev: string): number {
   return Number(rev.slice(0, rev.indexOf('-')));
 }
 
@@ -77,19 +77,15 @@ function has(tree: RevisionTree, rev: string): boolean {
   return Object.hasOwn(tree, rev);
 }
 
+/** CouchDB's winner order: live leaves beat deleted ones, then the highest {generation, hash}. */
+export function compareLeaves(tree: RevisionTree, a: string, b: string): number {
+  const liveness = Number(tree[a].deleted) - Number(tree[b].deleted);
+  return liveness !== 0 ? liveness : compareRevisions(b, a);
+}
+
 /** Leaves (revisions nobody descends from), winner first, in CouchDB's order. */
 export function sortedLeaves(tree: RevisionTree): string[] {
-  const parents = new Set<string>();
-  for (const rev of Object.keys(tree)) {
-    const parent = tree[rev].parent;
-    if (parent !== null) parents.add(parent);
-  }
-  const leaves = Object.keys(tree).filter((rev) => !parents.has(rev));
-  // Live leaves beat deleted ones, then the highest {generation, hash} wins: descending order.
-  return leaves.sort((a, b) => {
-    const liveness = Number(tree[a].deleted) - Number(tree[b].deleted);
-    return liveness !== 0 ? liveness : compareRevisions(b, a);
-  });
+  return [...leavesOf(tree)].sort((a, b) => compareLeaves(tree, a, b));
 }
 
 /** The winning revision; undefined for an empty tree. */
@@ -123,94 +119,46 @@ export function revisionPath(tree: RevisionTree, rev: string): string[] {
   return path;
 }
 
+/** Leaves of `tree`: the revisions no other revision names as its parent. */
+export function leavesOf(tree: RevisionTree): Set<string> {
+  const parents = new Set<string>();
+  for (const rev of Object.keys(tree)) {
+    const parent = tree[rev].parent;
+    if (parent !== null) parents.add(parent);
+  }
+  return new Set(Object.keys(tree).filter((rev) => !parents.has(rev)));
+}
+
 /**
  * Drops revisions more than `limit` steps above every leaf (CouchDB's `couch_key_tree:stem`).
- * Leaves are always kept; a revision whose parent was dropped becomes a root.
+ * Leaves are always kept; a revision whose parent was dropped becomes a root. `leaves` may be given
+ * when the caller already knows them. O(n log n): distances to the nearest leaf are propagated from
+ * the newest generation down, as a child's generation is always its parent's plus one.
  */
-export function stem(tree: RevisionTree, limit: number = REVS_LIMIT): RevisionTree {
-  const keep = new Set<string>();
-  for (const leaf of sortedLeaves(tree)) {
-    let current: string | null = leaf;
-    for (let depth = 0; current !== null && depth < limit && has(tree, current); depth++) {
-      keep.add(current);
-      current = tree[current].parent;
-    }
+export function stem(tree: RevisionTree, limit: number = REVS_LIMIT, leaves: ReadonlySet<string> = leavesOf(tree)): RevisionTree {
+  const revs = Object.keys(tree);
+  // A revision `limit` steps above a leaf needs a chain of limit + 1 revisions.
+  if (revs.length <= limit) return tree;
+  const distance = new Map<string, number>();
+  for (const leaf of leaves) distance.set(leaf, 0);
+  const generations = new Map(revs.map((rev) => [rev, generationOf(rev)]));
+  revs.sort((a, b) => (generations.get(b) as number) - (generations.get(a) as number));
+  for (const rev of revs) {
+    const parent = tree[rev].parent;
+    const own = distance.get(rev);
+    if (parent === null || own === undefined) continue;
+    const known = distance.get(parent);
+    if (known === undefined || own + 1 < known) distance.set(parent, own + 1);
   }
-  if (keep.size === Object.keys(tree).length) return tree;
+  const keep = revs.filter((rev) => (distance.get(rev) ?? limit) < limit);
+  if (keep.length === revs.length) return tree;
+  const kept = new Set(keep);
   const stemmed: RevisionTree = {};
   for (const rev of keep) {
     const { parent, deleted } = tree[rev];
-    stemmed[rev] = { parent: parent !== null && keep.has(parent) ? parent : null, deleted };
+    stemmed[rev] = { parent: parent !== null && kept.has(parent) ? parent : null, deleted };
   }
   return stemmed;
-}
-
-/** A new_edits=true edit, as the client sent it. */
-export interface NewEdit {
-  body: JsonObject;
-  deleted: boolean;
-  /** `_rev`: the leaf being edited; undefined to create or recreate. */
-  baseRev?: string;
-}
-
-export type TreeUpdate =
-  | {
-      ok: true;
-      tree: RevisionTree;
-      /** The edit's revision (new, or the existing leaf of a replayed path). */
-      rev: string;
-      /** False when the tree did not change (a replicated revision that was already known). */
-      changed: boolean;
-      /** Revisions that were leaves before and are not any more: their bodies can be dropped. */
-      obsoleteLeaves: string[];
-    }
-  | { ok: false; reason: 'conflict' };
-
-const CONFLICT: TreeUpdate = { ok: false, reason: 'conflict' };
-
-function leafSet(tree: RevisionTree): Set<string> {
-  return new Set(sortedLeaves(tree));
-}
-
-function isLeaf(tree: RevisionTree, rev: string): boolean {
-  return has(tree, rev) && leafSet(tree).has(rev);
-}
-
-/**
- * The revision a new_edits=true edit extends, or `conflict`; null means "create a root".
- *
- * | document            | baseRev                 | result                         |
- * |---------------------|-------------------------|--------------------------------|
- * | none                | none                    | root (`1-…`), a tombstone too  |
- * | none                | any                     | conflict                       |
- * | winner live         | a leaf (any branch)     | that leaf                      |
- * | winner live         | none / not a leaf       | conflict                       |
- * | every leaf deleted  | none                    | the deleted winner             |
- * | every leaf deleted  | a leaf                  | that leaf                      |
- */
-function editBase(tree: RevisionTree | undefined, edit: NewEdit): string | null | 'conflict' {
-  const exists = tree !== undefined && Object.keys(tree).length > 0;
-  if (edit.baseRev !== undefined) {
-    return exists && isLeaf(tree, edit.baseRev) ? edit.baseRev : 'conflict';
-  }
-  if (!exists) return null;
-  const winner = winningRevision(tree) as string;
-  return tree[winner].deleted ? winner : 'conflict';
-}
-
-/** Applies a new_edits=true edit (CouchDB's rules, see `editBase`), stemming to `revsLimit`. */
-export function applyEdit(
-  tree: RevisionTree | undefined,
-  edit: NewEdit,
-  revsLimit: number = REVS_LIMIT,
-): TreeUpdate {
-  const base = editBase(tree, edit);
-  if (base === 'conflict') return CONFLICT;
-  const generation = base === null ? 1 : generationOf(base) + 1;
-  const rev = `${generation}-${revisionHash(edit.deleted, base, edit.body)}`;
-  const next: RevisionTree = { ...tree, [rev]: { parent: base, deleted: edit.deleted } };
-  const obsoleteLeaves = base === null ? [] : [base];
-  return { ok: true, tree: stem(next, revsLimit), rev, changed: true, obsoleteLeaves };
 }
 
 /**
@@ -227,39 +175,6 @@ export function isValidRevisionPath(revPath: readonly string[]): boolean {
     previous = parsed.generation;
   }
   return true;
-}
-
-/**
- * Merges a new_edits=false revision path (newest first), as replication does: missing revisions
- * are inserted along the path, a revision already known is a no-op, and nothing ever conflicts.
- * `deleted` applies to the path's newest revision. The caller validates with `isValidRevisionPath`.
- */
-export function mergePath(
-  tree: RevisionTree | undefined,
-  revPath: readonly string[],
-  deleted: boolean,
-  revsLimit: number = REVS_LIMIT,
-): TreeUpdate {
-  if (!isValidRevisionPath(revPath)) {
-    throw new TypeError(`invalid revision path: ${JSON.stringify(revPath)}`);
-  }
-  const current = tree ?? {};
-  const rev = revPath[0];
-  if (has(current, rev)) return { ok: true, tree: current, rev, changed: false, obsoleteLeaves: [] };
-  const leavesBefore = leafSet(current);
-  const next: RevisionTree = { ...current };
-  for (let i = revPath.length - 1; i >= 0; i--) {
-    const r = revPath[i];
-    const parent = i + 1 < revPath.length ? revPath[i + 1] : null;
-    if (!has(next, r)) {
-      next[r] = { parent, deleted: i === 0 ? deleted : false };
-    } else if (next[r].parent === null && parent !== null) {
-      // The tree had lost this revision's ancestors to stemming; the path knows them again.
-      next[r] = { ...next[r], parent };
-    }
-  }
-  const obsoleteLeaves = revPath.slice(1).filter((r) => leavesBefore.has(r));
-  return { ok: true, tree: stem(next, revsLimit), rev, changed: true, obsoleteLeaves };
 }
 
 /** What storage tells about one revision besides its body (`StoredRevision` without id, body, seq). */
@@ -309,7 +224,7 @@ export function selectRevisions(
   if (revs === 'all') return { found: tree === undefined ? [] : sortedLeaves(tree), missing: [] };
   const found: string[] = [];
   const missing: string[] = [];
-  const leaves = tree === undefined ? new Set<string>() : leafSet(tree);
+  const leaves = tree === undefined ? new Set<string>() : leavesOf(tree);
   for (const rev of new Set(revs)) {
     if (tree === undefined || !has(tree, rev)) {
       missing.push(rev);

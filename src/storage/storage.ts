@@ -50,12 +50,33 @@ export interface DocumentEdit {
 
 export type EditResult =
   | { ok: true; id: string; rev: string }
-  | { ok: false; id: string; error: 'conflict'; reason: 'Document update conflict.' };
+  | { ok: false; id: string; error: 'conflict'; reason: 'Document update conflict.' }
+  /** A replicated revision that would take the document past `WriteOptions.limits`. */
+  | { ok: false; id: string; error: 'too_large'; reason: string };
 
 export interface WriteOptions {
   /** false: replication mode, the edit's `revPath` is merged as-is and never conflicts. */
   newEdits: boolean;
+  /**
+   * `[couchdb] max_document_leaves` and `max_document_revisions`: a new_edits=false edit that would
+   * take its document past them is refused (`too_large`). Default `DEFAULT_DOCUMENT_LIMITS`.
+   */
+  limits?: DocumentLimits;
 }
+
+/** How large replication may make one document's revision tree. */
+export interface DocumentLimits {
+  /** Leaves: the winner and its conflicts, deleted ones included. */
+  maxLeaves: number;
+  /** Revisions kept in the tree, leaves and ancestors. */
+  maxRevisions: number;
+}
+
+/**
+ * Defaults of `[couchdb] max_document_leaves` and `max_document_revisions`: as many leaves as
+ * CouchDB's default `revs_limit` keeps ancestors, and ten full-length histories in all.
+ */
+export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { maxLeaves: 1000, maxRevisions: 10_000 };
 
 /** A document revision read back from storage. */
 export interface StoredRevision {

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, freshBackend } from '../support/backends.js';
 import { CouchError } from '../../src/errors/couch-error.js';
-import type { EditResult, JsonObject, Storage } from '../../src/storage/storage.js';
+import type { DocumentEdit, EditResult, JsonObject, Storage } from '../../src/storage/storage.js';
 
 // Hand-made revisions as a replication peer would send them (32 hex digits each).
 const r = (generation: number, digit: string): string => `${generation}-${digit.repeat(32)}`;
@@ -174,6 +174,56 @@ for (const backend of BACKENDS) {
         );
       }
       assert.equal(await storage.readDocument('db', 'doc'), undefined);
+    });
+
+    it('refuses replicated revisions beyond the leaf limit with too_large, keeping the others', async () => {
+      const { storage } = ctx();
+      const revs = ['a', 'b', 'c', 'd', 'e'].map((digit) => r(1, digit));
+      const results = await storage.writeDocuments(
+        'db',
+        revs.map((rev) => ({ id: 'doc', body: { rev }, deleted: false, revPath: [rev] })),
+        { newEdits: false, limits: { maxLeaves: 3, maxRevisions: 100 } },
+      );
+      assert.deepEqual(results.map((result) => (result.ok ? 'ok' : result.error)), ['ok', 'ok', 'ok', 'too_large', 'too_large']);
+      const refused = results[3]!;
+      assert.ok(!refused.ok && /more than 3 leaf revisions/.test(refused.reason));
+      const doc = await storage.readDocument('db', 'doc');
+      assert.equal(doc?.rev, revs[2]);
+      assert.deepEqual(doc?.conflicts, [revs[1], revs[0]]);
+      assert.equal((await storage.databaseInfo('db'))?.updateSeq, 3, 'a refused revision takes no sequence');
+      const extended = await storage.writeDocuments('db', [{ id: 'doc', body: {}, deleted: false, revPath: [r(2, 'f'), revs[0]!] }], {
+        newEdits: false,
+        limits: { maxLeaves: 3, maxRevisions: 100 },
+      });
+      assert.deepEqual(extended, [{ ok: true, id: 'doc', rev: r(2, 'f') }], 'extending a leaf adds none');
+    });
+
+    it('refuses a replicated path that would keep more revisions than allowed', async () => {
+      const { storage } = ctx();
+      const limits = { maxLeaves: 10, maxRevisions: 4 };
+      const [first] = await storage.writeDocuments('db', [{ id: 'doc', body: {}, deleted: false, revPath: [D3, B2, A1] }], { newEdits: false, limits });
+      assert.equal(first?.ok, true);
+      const [second] = await storage.writeDocuments('db', [{ id: 'doc', body: {}, deleted: false, revPath: [E3, C2] }], { newEdits: false, limits });
+      assert.equal(second?.ok, false);
+      assert.ok(!second!.ok && second!.error === 'too_large' && /more than 4 revisions/.test(second!.reason));
+      assert.deepEqual((await storage.readDocument('db', 'doc'))?.conflicts, []);
+    });
+
+    it('writes a batch larger than one transaction slice in order, each edit seeing the earlier ones', async () => {
+      const { storage } = ctx();
+      // 700 edits: several slices; `chain` is extended in the first slice and again in the last.
+      const edits: DocumentEdit[] = Array.from({ length: 700 }, (_, i) => ({ id: `d${i}`, body: { i }, deleted: false, revPath: [r(1, 'a')] }));
+      edits[0] = { id: 'chain', body: { v: 1 }, deleted: false, revPath: [A1] };
+      edits[699] = { id: 'chain', body: { v: 2 }, deleted: false, revPath: [B2, A1] };
+      const results = await storage.writeDocuments('db', edits, { newEdits: false });
+      assert.deepEqual(results.map((result) => result.id), edits.map((edit) => edit.id));
+      assert.ok(results.every((result) => result.ok));
+      const info = await storage.databaseInfo('db');
+      assert.equal(info?.updateSeq, 700);
+      assert.equal(info?.docCount, 699);
+      const chain = await storage.readDocument('db', 'chain');
+      assert.deepEqual([chain?.rev, chain?.body, chain?.seq], [B2, { v: 2 }, 700]);
+      assert.equal(await storage.readDocument('db', 'chain', { rev: A1 }), undefined, 'the first slice\'s leaf body was dropped');
     });
   });
 }

@@ -2,6 +2,7 @@ import { requireDbAdmin, requireServerAdmin } from '../../auth/authorization.js'
 import { isValidDatabaseName } from '../../databases/names.js';
 import { defaultSecurity, validateSecurity } from '../../databases/security.js';
 import { badRequest, databaseExists, databaseMissing, forbidden, illegalDatabaseName, methodNotAllowed } from '../../errors/catalog.js';
+import { DEFAULT_DOCUMENT_LIMITS, type DocumentLimits } from '../../storage/storage.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -88,4 +89,13 @@ export function usersDbName(services: Services): string {
 
 export function maxDocumentSize(services: Services): number {
   return services.config.getInteger('couchdb', 'max_document_size', 8000000);
+}
+
+/** `[couchdb] max_document_leaves` and `max_document_revisions`: how large replication may make a document. */
+export function documentLimits(services: Services): DocumentLimits {
+  const { maxLeaves, maxRevisions } = DEFAULT_DOCUMENT_LIMITS;
+  return {
+    maxLeaves: Math.max(1, services.config.getInteger('couchdb', 'max_document_leaves', maxLeaves)),
+    maxRevisions: Math.max(1, services.config.getInteger('couchdb', 'max_document_revisions', maxRevisions)),
+  };
 }

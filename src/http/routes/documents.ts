@@ -3,6 +3,7 @@ import { randomHex } from '../../crypto/crypto.js';
 import { renderRevision, toEdit, validateDocumentId, isValidRev } from '../../documents/document-json.js';
 import { isCouchError } from '../../errors/couch-error.js';
 import { badRequest, conflict, documentDeleted, documentMissing, methodNotAllowed, notFound } from '../../errors/catalog.js';
+import { CouchError } from '../../errors/couch-error.js';
 import type { DocumentEdit, EditResult, JsonObject, SecurityObject } from '../../storage/storage.js';
 import { booleanParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
@@ -11,7 +12,8 @@ import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
 import { openAsMember, securityOf } from './database-access.js';
 import { userDocument, writeUserDocument } from './users.js';
-import { databaseName, maxDocumentSize } from './databases.js';
+import { databaseName, documentLimits, maxDocumentSize } from './databases.js';
+import { LoopTurns } from '../event-loop.js';
 import { openRevsReply, readBulkJson } from './replication.js';
 import { unrunValidationRefusal } from '../../databases/unrun-validation.js';
 
@@ -42,6 +44,13 @@ async function requireValidationNotNeeded(request: Request, services: Services, 
 function throwIfConflict(result: EditResult): string {
   if (!result.ok) throw conflict();
   return result.rev;
+}
+
+/** The revision a write stored; a refused one (a conflict, a document too large) is thrown. */
+function throwIfRefused(result: EditResult): string {
+  if (result.ok) return result.rev;
+  // The storage built the reason from the catalog (tooManyLeaves, tooManyRevisions).
+  throw result.error === 'conflict' ? conflict() : new CouchError(413, result.error, result.reason);
 }
 
 function revisionFrom(request: Request): string | undefined {
@@ -76,8 +85,8 @@ export async function document(request: Request, services: Services): Promise<Re
       await requireValidationNotNeeded(request, services, db, security);
       const newEdits = booleanParam(request.query, 'new_edits', true);
       const { edit } = toEdit(await request.json(maxDocumentSize(services)), { id, rev: revisionFrom(request), newEdits });
-      const [result] = await services.storage.writeDocuments(db, [edit], { newEdits });
-      return written(request, db, id, newEdits ? throwIfConflict(result!) : edit.revPath![0]!);
+      const [result] = await services.storage.writeDocuments(db, [edit], { newEdits, limits: documentLimits(services) });
+      return written(request, db, id, throwIfRefused(result!));
     }
     case 'DELETE': {
       requireWriter(request, security, id);
@@ -210,7 +219,7 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   };
   const prepared: unknown[] = usersDb ? [] : docs;
   if (usersDb) for (const doc of docs) prepared.push(await prepareUserDoc(doc));
-  const slots: Slot[] = prepared.map((doc) => {
+  const toSlot = (doc: unknown): Slot => {
     if (doc !== null && typeof doc === 'object' && 'rejected' in doc && !Array.isArray(doc)) {
       const rejected = doc as { rejected: { error: string; reason: string }; id: string };
       return { id: rejected.id, error: rejected.rejected };
@@ -228,10 +237,18 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
       return { id: edit.id, error: { error: 'unauthorized', reason: 'You are not a db or server admin.' } };
     }
     return { id: edit.id, edit };
-  });
+  };
+  // A batch of 100 000 documents is prepared, and its answer serialised, a slice at a time (as the
+  // storage writes it), so other requests keep being answered.
+  const turns = new LoopTurns();
+  const slots: Slot[] = [];
+  for (const doc of prepared) {
+    await turns.maybeYield();
+    slots.push(toSlot(doc));
+  }
 
   const edits = slots.filter((slot) => slot.edit).map((slot) => slot.edit!);
-  const results = edits.length > 0 ? await services.storage.writeDocuments(db, edits, { newEdits }) : [];
+  const results = edits.length > 0 ? await services.storage.writeDocuments(db, edits, { newEdits, limits: documentLimits(services) }) : [];
   let next = 0;
   const rows: JsonObject[] = [];
   for (const slot of slots) {
@@ -248,5 +265,10 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
       if (!result.ok) rows.push({ id: result.id, error: result.error, reason: result.reason });
     }
   }
-  return json(201, rows);
+  const serialized: string[] = [];
+  for (const row of rows) {
+    await turns.maybeYield();
+    serialized.push(JSON.stringify(row));
+  }
+  return { status: 201, body: Buffer.from(`[${serialized.join(',')}]\n`, 'utf8') };
 }

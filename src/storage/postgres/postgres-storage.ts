@@ -15,14 +15,14 @@
  * await storage.close()
  */
 import type pg from 'pg';
-import { badRequest, databaseMissing } from '../../errors/catalog.js';
+import { databaseMissing } from '../../errors/catalog.js';
 import { isCouchError } from '../../errors/couch-error.js';
-import { isValidRevisionPath, parseRevision } from '../revision-tree.js';
 import type {
   ChangeRow,
   ChangesOptions,
   DatabaseInfo,
   DocumentEdit,
+  DocumentLimits,
   DocumentSummary,
   EditResult,
   JsonObject,
@@ -38,8 +38,11 @@ import type {
   StoredRevision,
   WriteOptions,
 } from '../storage.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
+import type { QueuedEdit } from '../batch-merge.js';
+import { sliceEdits } from '../write-slices.js';
 import { createPool, reasonOf, redactUrl } from './connection.js';
-import { writeEdits, type QueuedEdit } from './document-writer.js';
+import { writeEdits } from './document-writer.js';
 import { migrate } from './migrations.js';
 import * as queries from './queries.js';
 import { WriteLanes, type Outcome } from './write-lanes.js';
@@ -64,7 +67,7 @@ type WriteJob =
   | { kind: 'create'; security: SecurityObject }
   | { kind: 'delete' }
   | { kind: 'security'; security: SecurityObject }
-  | { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean }
+  | { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits }
   | { kind: 'putLocal'; id: string; body: JsonObject; rev: string | undefined }
   | { kind: 'deleteLocal'; id: string; rev: string | undefined };
 
@@ -217,16 +220,14 @@ export class PostgresStorage implements Storage {
     return this.#write(db, { kind: 'security', security });
   }
 
-  writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> {
-    // Malformed revisions refuse the whole request (CouchDB answers 400 before writing anything),
-    // and are caught here so they never enter a shared batch.
-    for (const edit of edits) {
-      const valid = options.newEdits
-        ? edit.baseRev === undefined || parseRevision(edit.baseRev) !== undefined
-        : edit.revPath !== undefined && isValidRevisionPath(edit.revPath);
-      if (!valid) return Promise.reject(badRequest('Invalid rev format'));
+  async writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> {
+    const limits = options.limits ?? DEFAULT_DOCUMENT_LIMITS;
+    const results: EditResult[] = [];
+    // One transaction per slice (see write-slices.ts): other requests run between two slices.
+    for (const slice of sliceEdits(edits, options)) {
+      results.push(...(await this.#write<EditResult[]>(db, { kind: 'documents', edits: slice, newEdits: options.newEdits, limits })));
     }
-    return this.#write(db, { kind: 'documents', edits, newEdits: options.newEdits });
+    return results;
   }
 
   async readDocument(db: string, id: string, options: ReadOptions = {}): Promise<StoredRevision | undefined> {
@@ -309,7 +310,7 @@ export class PostgresStorage implements Storage {
         group.forEach(() => outcomes.push({ ok: false, error: databaseMissing() }));
         continue;
       }
-      const queued: QueuedEdit[] = group.flatMap((g) => g.edits.map((edit) => ({ edit, newEdits: g.newEdits })));
+      const queued: QueuedEdit[] = group.flatMap((g) => g.edits.map((edit) => ({ edit, newEdits: g.newEdits, limits: g.limits })));
       const results = await writeEdits(client, dbId, queued);
       let offset = 0;
       for (const g of group) {

@@ -1,41 +1,34 @@
-import { applyEdit, mergePath, winningRevision, type RevisionTree, type TreeUpdate } from '../revision-tree.js';
-import type { DocumentEdit, EditResult } from '../storage.js';
+import { mergeBatch, type QueuedEdit } from '../batch-merge.js';
+import type { EditResult } from '../storage.js';
 import type { Statements } from './statements.js';
 
 /**
- * Applies one edit inside the caller's transaction: merges it into the stored revision tree,
- * keeps bodies for leaves only, and moves the document to a new update sequence.
+ * Applies a batch of edits of one database inside the caller's transaction: merges them in memory
+ * (see batch-merge.ts), then writes each changed document once, keeping bodies for leaves only.
+ * Each changed edit takes its own update sequence; a document ends at the sequence of its latest
+ * change.
  */
-export function writeEdit(st: Statements, dbId: number, edit: DocumentEdit, newEdits: boolean): EditResult {
-  const row = st.document.get(dbId, edit.id);
-  const tree = row === undefined ? undefined : (JSON.parse(row.tree) as RevisionTree);
-  const update: TreeUpdate = newEdits
-    ? applyEdit(tree, edit)
-    : mergePath(tree, edit.revPath ?? [], edit.deleted);
-  if (!update.ok) return { ok: false, id: edit.id, error: 'conflict', reason: 'Document update conflict.' };
-  if (!update.changed) return { ok: true, id: edit.id, rev: update.rev };
+export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedEdit[]): EditResult[] {
+  const batch = mergeBatch(edits, (id) => {
+    const row = st.document.get(dbId, id);
+    return row === undefined ? undefined : { docPk: row.doc_pk, tree: row.tree, deleted: row.deleted === 1 };
+  });
+  if (batch.changes === 0) return batch.results;
 
-  const winner = winningRevision(update.tree) as string;
-  const deleted = update.tree[winner].deleted;
-  const treeJson = JSON.stringify(update.tree);
-  const seq = st.nextSeq.get(dbId) as number;
-  let docPk: number;
-  if (row === undefined) {
-    docPk = Number(st.insertDocument.run(dbId, edit.id, treeJson, winner, deleted ? 1 : 0, seq).lastInsertRowid);
-  } else {
-    docPk = row.doc_pk;
-    st.updateDocument.run(treeJson, winner, deleted ? 1 : 0, seq, docPk);
+  let sizeDelta = batch.addedBytes;
+  for (const { docPk, rev } of batch.obsolete) sizeDelta -= st.deleteBody.get(docPk, rev) ?? 0;
+  const lastSeq = st.addChanges.get(batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta, dbId) as number;
+  const firstSeq = lastSeq - batch.changes + 1;
+  for (const doc of batch.documents) {
+    const seq = firstSeq + doc.lastChange;
+    const deleted = doc.deleted ? 1 : 0;
+    let docPk = doc.docPk;
+    if (docPk === undefined) {
+      docPk = Number(st.insertDocument.run(dbId, doc.id, doc.treeJson, doc.winner, deleted, seq).lastInsertRowid);
+    } else {
+      st.updateDocument.run(doc.treeJson, doc.winner, deleted, seq, docPk);
+    }
+    for (const [rev, body] of doc.newBodies) st.insertBody.run(docPk, rev, body);
   }
-
-  const body = JSON.stringify(edit.body);
-  st.insertBody.run(docPk, update.rev, body);
-  let sizeDelta = Buffer.byteLength(body);
-  for (const leaf of update.obsoleteLeaves) sizeDelta -= st.deleteBody.get(docPk, leaf) ?? 0;
-
-  const wasLive = row !== undefined && row.deleted === 0;
-  const wasDeleted = row !== undefined && row.deleted === 1;
-  const liveDelta = Number(!deleted) - Number(wasLive);
-  const deletedDelta = Number(deleted) - Number(wasDeleted);
-  st.addToCounters.run(liveDelta, deletedDelta, sizeDelta, dbId);
-  return { ok: true, id: edit.id, rev: update.rev };
+  return batch.results;
 }

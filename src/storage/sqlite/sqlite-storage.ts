@@ -6,8 +6,7 @@
  * const storage = openSqliteStorage('/var/lib/divan/divan.sqlite')
  * await storage.createDatabase('db', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } })
  */
-import { badRequest, databaseMissing } from '../../errors/catalog.js';
-import { isValidRevisionPath, parseRevision } from '../revision-tree.js';
+import { databaseMissing } from '../../errors/catalog.js';
 import type {
   ChangeRow,
   ChangesOptions,
@@ -28,8 +27,10 @@ import type {
   StoredRevision,
   WriteOptions,
 } from '../storage.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
+import { sliceEdits } from '../write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './document-reader.js';
-import { writeEdit } from './document-writer.js';
+import { writeEdits } from './document-writer.js';
 import { RangeQueries } from './range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -149,20 +150,19 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> {
-    // Malformed revisions refuse the whole request (CouchDB answers 400 before writing anything),
-    // and are caught here so they never enter a shared batch.
-    for (const edit of edits) {
-      const valid = options.newEdits
-        ? edit.baseRev === undefined || parseRevision(edit.baseRev) !== undefined
-        : edit.revPath !== undefined && isValidRevisionPath(edit.revPath);
-      if (!valid) return Promise.reject(badRequest('Invalid rev format'));
+  async writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> {
+    const limits = options.limits ?? DEFAULT_DOCUMENT_LIMITS;
+    const results: EditResult[] = [];
+    // One transaction per slice (see write-slices.ts): other requests run between two slices.
+    for (const slice of sliceEdits(edits, options)) {
+      const written = await this.#queue.enqueue(() => {
+        const dbId = this.#databaseId(db);
+        for (const edit of slice) this.#winners.delete(dbId, edit.id);
+        return writeEdits(this.#st, dbId, slice.map((edit) => ({ edit, newEdits: options.newEdits, limits })));
+      });
+      results.push(...written);
     }
-    return this.#queue.enqueue(() => {
-      const dbId = this.#databaseId(db);
-      for (const edit of edits) this.#winners.delete(dbId, edit.id);
-      return edits.map((edit) => writeEdit(this.#st, dbId, edit, options.newEdits));
-    });
+    return results;
   }
 
   async readDocument(db: string, id: string, options: ReadOptions = {}): Promise<StoredRevision | undefined> {

@@ -41,13 +41,13 @@ export function prepareStatements(db: Connection) {
     deleteLocalsOfDatabase: db.prepare<[number]>('DELETE FROM local_documents WHERE db_id = ?'),
     deleteDatabase: db.prepare<[number]>('DELETE FROM databases WHERE db_id = ?'),
     updateSecurity: db.prepare<[string, number]>('UPDATE databases SET security = ? WHERE db_id = ?'),
-    nextSeq: db
-      .prepare<[number], number>('UPDATE databases SET update_seq = update_seq + 1 WHERE db_id = ? RETURNING update_seq')
+    /** Takes `changes` update sequences and applies the counter deltas; answers the last sequence. */
+    addChanges: db
+      .prepare<[number, number, number, number, number], number>(
+        `UPDATE databases SET update_seq = update_seq + ?, doc_count = doc_count + ?,
+         deleted_doc_count = deleted_doc_count + ?, data_size = data_size + ? WHERE db_id = ? RETURNING update_seq`,
+      )
       .pluck(),
-    addToCounters: db.prepare<[number, number, number, number]>(
-      `UPDATE databases SET doc_count = doc_count + ?, deleted_doc_count = deleted_doc_count + ?,
-       data_size = data_size + ? WHERE db_id = ?`,
-    ),
 
     document: db.prepare<[number, string], DocumentRow>(
       'SELECT doc_pk, id, tree, winner, deleted, seq FROM documents WHERE db_id = ? AND id = ?',

@@ -2,21 +2,19 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import {
-  applyEdit,
   canonicalJson,
   compareRevisions,
   isValidRevisionPath,
   listConflicts,
-  mergePath,
   parseRevision,
   revisionHash,
   revisionPath,
   sortedLeaves,
   stem,
   winningRevision,
-  type NewEdit,
   type RevisionTree,
 } from '../../../src/storage/revision-tree.js';
+import { applyEdit, mergePath, type NewEdit } from '../../../src/storage/tree-editor.js';
 
 const REV = /^[1-9][0-9]*-[0-9a-f]{32}$/;
 
