@@ -1,12 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-
-/** Who is calling: CouchDB's `userCtx`. `name` is null for anonymous callers. */
-export interface UserCtx {
-  name: string | null;
-  roles: string[];
-}
-
-export const ANONYMOUS: Readonly<UserCtx> = Object.freeze({ name: null, roles: Object.freeze([]) as unknown as string[] });
+import type { UserCtx } from '../identity/user-ctx.js';
 
 /** What a handler may look at: no body, no response, so handlers stay pure decisions. */
 export interface AuthRequest {

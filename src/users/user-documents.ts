@@ -1,4 +1,4 @@
-import type { UserCtx } from '../auth/types.js';
+import type { UserCtx } from '../identity/user-ctx.js';
 import { notFound, notADbOrServerAdmin, usersDesignDocsForAdmins } from '../errors/catalog.js';
 import type { JsonObject } from '../storage/storage.js';
 import type { PasswordHash } from './password-hash.js';

@@ -1,5 +1,5 @@
-import type { UserCtx } from '../auth/types.js';
-import { isAcceptableUserName } from '../auth/user-name.js';
+import type { UserCtx } from '../identity/user-ctx.js';
+import { isAcceptableUserName } from '../identity/user-name.js';
 import { forbidden, userNameForbidden } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../storage/storage.js';
 import { totpProblem } from './totp.js';

@@ -1,5 +1,5 @@
 import { malformedCookie } from '../../errors/catalog.js';
-import type { PasswordAuthenticator } from '../../users/password-authenticator.js';
+import type { PasswordChecker } from '../../identity/password-checker.js';
 import { parseBasicHeader } from '../basic/parse.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { decodeCookieValue, firstAuthSessionCookie, isExpired, parseTimeHex, verifyCookieMac } from './codec.js';
@@ -14,7 +14,7 @@ import type { CookieService } from './cookie-service.js';
 export class CookieHandler implements AuthHandler {
   readonly name = 'cookie';
   readonly #cookies: CookieService;
-  readonly #authenticator: PasswordAuthenticator;
+  readonly #authenticator: PasswordChecker;
 
   /**
    * Cookies whose MAC has been checked, so a repeated cookie costs no HMAC. An entry is only a
@@ -24,7 +24,7 @@ export class CookieHandler implements AuthHandler {
    */
   readonly #verified = new Map<string, VerifiedCookie>();
 
-  constructor(cookies: CookieService, authenticator: PasswordAuthenticator) {
+  constructor(cookies: CookieService, authenticator: PasswordChecker) {
     this.#cookies = cookies;
     this.#authenticator = authenticator;
   }

@@ -6,7 +6,8 @@
  */
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../log/logger.js';
-import type { AuthHandler, AuthOutcome, AuthRequest, UserCtx } from '../types.js';
+import type { UserCtx } from '../../identity/user-ctx.js';
+import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { isMacAlgorithm, type JwtAlgorithm, keyKindOf } from './algorithms.js';
 import {
   checkPayloadClaims,
