@@ -37,3 +37,15 @@ export interface Authenticated {
   handler?: string;
   cookieSubject?: CookieSubject;
 }
+
+/**
+ * The `[chttpd_auth]` signing secrets as the proxy handler reads them (CookieService keeps them):
+ * the secrets a token may be signed with (more than one while a replaced secret is in its grace
+ * period), the hash names allowed, and a counter that changes whenever either changes, so that
+ * remembered verifications can be dropped.
+ */
+export interface SigningSecrets {
+  readonly generation: number;
+  verificationSecrets(): Promise<string[]>;
+  algorithms(): readonly string[];
+}

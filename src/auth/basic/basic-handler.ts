@@ -1,7 +1,7 @@
 import { badRequest } from '../../errors/catalog.js';
 import type { PasswordChecker } from '../../identity/password-checker.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
-import { parseBasicHeader } from './parse.js';
+import { parseBasicHeader } from '../basic-header.js';
 
 /** `default_authentication_handler`: Basic credentials against admins and users. */
 export class BasicHandler implements AuthHandler {

@@ -1,6 +1,6 @@
 import { malformedCookie } from '../../errors/catalog.js';
 import type { PasswordChecker } from '../../identity/password-checker.js';
-import { parseBasicHeader } from '../basic/parse.js';
+import { parseBasicHeader } from '../basic-header.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { decodeCookieValue, firstAuthSessionCookie, isExpired, parseTimeHex, verifyCookieMac } from './codec.js';
 import type { CookieService } from './cookie-service.js';
