@@ -39,8 +39,9 @@ export function parseTarget(target: string): { path: string; segments: string[];
 
 /**
  * Cookie-authenticated requests get a fresh cookie once more than 10 % of the timeout has passed;
- * Basic-authenticated ones get one at once (spec 5.1.3, `[chttpd_auth] basic_auth_cookie`), so the
- * next request can skip the password hash. Login and logout set their own cookie and keep it.
+ * Basic-authenticated ones get one at once (`[chttpd_auth] basic_auth_cookie`; docs/authentication.md,
+ * "Basic responses carry a cookie"), so the next request can skip the password hash. Login and
+ * logout set their own cookie and keep it.
  */
 async function addSessionCookie(request: Request, reply: Reply, services: Services): Promise<void> {
   const { handler, cookieSubject } = request.auth;

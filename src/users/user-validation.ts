@@ -10,7 +10,8 @@ const SCHEMES: readonly Json[] = ['simple', 'pbkdf2', 'simple+pbkdf2'];
 
 /**
  * The `validate_doc_update` of CouchDB's `_design/_auth`, check for check and message for message
- * (reference §7.3). It runs on the document as it will be stored, i.e. after password hashing.
+ * (docs/authentication.md, "Validation of `_users` documents"). It runs on the document as it will
+ * be stored, i.e. after password hashing.
  *
  * | writer            | create                        | update                                    | delete            |
  * |-------------------|-------------------------------|-------------------------------------------|-------------------|

@@ -1,5 +1,6 @@
 /**
- * The AuthSession token, byte for byte as CouchDB 3.x writes and reads it (reference §3.1, §3.3):
+ * The AuthSession token, byte for byte as CouchDB 3.x writes and reads it
+ * (docs/authentication.md, "The AuthSession token" and "Cookie validation"):
  * base64url, no padding, of `name:TIMEHEX:` followed by the raw HMAC of `name:TIMEHEX` keyed with
  * `secret ‖ user salt`. Everything here is pure: clock, secrets and settings are arguments.
  *

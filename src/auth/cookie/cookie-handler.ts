@@ -60,9 +60,9 @@ export class CookieHandler implements AuthHandler {
     if (decoded.kind === 'malformed') throw malformedCookie();
     if (decoded.kind !== 'token') return undefined;
     // Explicit Basic credentials decide over a (well-formed) cookie. PouchDB and nano keep one
-    // cookie jar per process, and Basic responses carry a cookie (spec 5.1.3): letting a stored
-    // cookie of one user answer for a request that names another, or hide a wrong password, would
-    // be wrong either way.
+    // cookie jar per process, and Basic responses carry a cookie (docs/authentication.md, "Basic
+    // responses carry a cookie"): letting a stored cookie of one user answer for a request that
+    // names another, or hide a wrong password, would be wrong either way.
     if (parseBasicHeader(request.headers.authorization).kind === 'credentials') return undefined;
     const secrets = await this.#cookies.verificationSecrets();
     if (secrets.length === 0) return undefined;

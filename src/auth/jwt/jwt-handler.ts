@@ -1,5 +1,5 @@
 /**
- * `jwt_authentication_handler` (spec 5.4, reference §6): `Authorization: Bearer <JWT>` signed with
+ * `jwt_authentication_handler` (docs/jwt.md, "Validation order"): `Authorization: Bearer <JWT>` signed with
  * a key from `[jwt_keys]` (or, as a Divan extension, from an identity provider's JWKS).
  *
  * @module
@@ -60,7 +60,7 @@ interface Settings {
 }
 
 /**
- * Validates in CouchDB's order (reference §6.2), first failure wins, and every failure throws:
+ * Validates in CouchDB's order (docs/jwt.md, "Validation order"), first failure wins, and every failure throws:
  * three parts → header → `typ` (if required) → `alg` → payload → `iss`/`iat`/`nbf`/`exp` (if
  * required) → key → signature → roles → `sub`. Claims come before the signature, so an expired
  * token with a bad signature answers 401 `exp not in future`, as CouchDB does.
