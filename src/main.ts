@@ -2,7 +2,7 @@
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createApp, StartupError, VERSION, type App } from './app.js';
-import { ConfigLoadError } from './config/config.js';
+import { ConfigLoadError } from './config/config-file.js';
 import { AuthenticationConfigError } from './auth/build-chain.js';
 
 const USAGE = 'usage: divan [--port N] [--bind ADDR] [--data DIR] [--config FILE]...';

@@ -1,6 +1,7 @@
 import { authenticationRequired, userNameRefused } from '../errors/catalog.js';
-import { ANONYMOUS, type AuthHandler, type AuthRequest, type Authenticated } from './types.js';
-import { isAcceptableUserName } from './user-name.js';
+import { ANONYMOUS } from '../identity/user-ctx.js';
+import type { AuthHandler, AuthRequest, Authenticated } from './types.js';
+import { isAcceptableUserName } from '../identity/user-name.js';
 
 export interface ChainPolicy {
   requireValidUser: boolean;

@@ -1,12 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-
-/** Who is calling: CouchDB's `userCtx`. `name` is null for anonymous callers. */
-export interface UserCtx {
-  name: string | null;
-  roles: string[];
-}
-
-export const ANONYMOUS: Readonly<UserCtx> = Object.freeze({ name: null, roles: Object.freeze([]) as unknown as string[] });
+import type { UserCtx } from '../identity/user-ctx.js';
 
 /** What a handler may look at: no body, no response, so handlers stay pure decisions. */
 export interface AuthRequest {
@@ -43,4 +36,16 @@ export interface Authenticated {
   /** Name of the handler that authenticated the request; undefined for anonymous. */
   handler?: string;
   cookieSubject?: CookieSubject;
+}
+
+/**
+ * The `[chttpd_auth]` signing secrets as the proxy handler reads them (CookieService keeps them):
+ * the secrets a token may be signed with (more than one while a replaced secret is in its grace
+ * period), the hash names allowed, and a counter that changes whenever either changes, so that
+ * remembered verifications can be dropped.
+ */
+export interface SigningSecrets {
+  readonly generation: number;
+  verificationSecrets(): Promise<string[]>;
+  algorithms(): readonly string[];
 }

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { open, readFile, realpath, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 import { badRequest } from '../errors/catalog.js';
+import { readConfigFile, rewriteConfigFile } from './config-file.js';
 import { type IniSections, isRepresentable, isRepresentableSection, parseIni, setIniValue } from './ini.js';
 
 /**
@@ -17,13 +16,6 @@ export interface ConfigChange {
   /** The effective value after the change (a lower layer's value after a delete). */
   value: string | undefined;
   previous: string | undefined;
-}
-
-export class ConfigLoadError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigLoadError';
-  }
 }
 
 export interface ConfigOptions {
@@ -45,9 +37,6 @@ type Listener = (change: ConfigChange) => void;
 // Before 3.4 CouchDB called [chttpd_auth] [couch_httpd_auth]; old local.ini files still use it.
 const AUTH = 'chttpd_auth';
 const LEGACY_AUTH = 'couch_httpd_auth';
-
-// The writable layer ends up holding hashed admin passwords and the cookie secret.
-const NEW_FILE_MODE = 0o600;
 
 export class Config {
   readonly writableFile: string;
@@ -139,7 +128,7 @@ export class Config {
     if (!isRepresentable(key, value)) throw badRequest('Invalid configuration value');
     return this.#serialised(async () => {
       const previous = this.get(section, key);
-      if (options.persist !== false) await this.#rewrite((text) => setIniValue(text, section, key, value));
+      if (options.persist !== false) await rewriteConfigFile(this.writableFile, (text) => setIniValue(text, section, key, value));
       let keys = this.#writable.get(section);
       if (keys === undefined) this.#writable.set(section, (keys = new Map()));
       keys.set(key, value);
@@ -158,7 +147,7 @@ export class Config {
       const previous = this.get(section, key);
       const keys = this.#writable.get(section);
       if (keys === undefined || !keys.has(key)) return previous;
-      if (options.persist !== false) await this.#rewrite((text) => setIniValue(text, section, key, undefined));
+      if (options.persist !== false) await rewriteConfigFile(this.writableFile, (text) => setIniValue(text, section, key, undefined));
       keys.delete(key);
       if (keys.size === 0) this.#writable.delete(section);
       this.#changed(section, key, previous);
@@ -177,18 +166,6 @@ export class Config {
     const run = this.#writes.then(task);
     this.#writes = run.catch(() => undefined);
     return run;
-  }
-
-  async #rewrite(edit: (text: string) => string): Promise<void> {
-    const target = await realpath(this.writableFile).catch((error: unknown) => {
-      if (errorCode(error) === 'ENOENT') return this.writableFile;
-      throw error;
-    });
-    const current = await readFile(target, 'utf8').catch((error: unknown) => {
-      if (errorCode(error) === 'ENOENT') return '';
-      throw error;
-    });
-    await writeAtomically(target, edit(current));
   }
 
   #changed(section: string, key: string, previous: string | undefined): void {
@@ -248,72 +225,4 @@ function byCodeUnit(a: string, b: string): number {
 function sortedRecord(keys: ReadonlyMap<string, string> | undefined): Record<string, string> {
   if (keys === undefined) return {};
   return Object.fromEntries([...keys].sort(([a], [b]) => byCodeUnit(a, b)));
-}
-
-function errorCode(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-}
-
-/** Node says "ENOENT: no such file or directory, open '/x.ini'"; the path is already in our message. */
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const syscall = (error as NodeJS.ErrnoException).syscall;
-  let message = error.message;
-  const suffix = syscall === undefined ? -1 : message.lastIndexOf(`, ${syscall}`);
-  if (suffix !== -1) message = message.slice(0, suffix);
-  return message.replace(/\s+/g, ' ').trim();
-}
-
-async function readConfigFile(file: string): Promise<string>;
-async function readConfigFile(file: string, optional: true): Promise<string | undefined>;
-async function readConfigFile(file: string, optional = false): Promise<string | undefined> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if (optional && errorCode(error) === 'ENOENT') return undefined;
-    throw new ConfigLoadError(`cannot read config file ${file}: ${describe(error)}`);
-  }
-}
-
-async function writeAtomically(target: string, text: string): Promise<void> {
-  const directory = path.dirname(target);
-  const mode = await stat(target).then(
-    (stats) => stats.mode & 0o7777,
-    () => NEW_FILE_MODE,
-  );
-  const temporary = path.join(directory, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    const handle = await open(temporary, 'wx', mode);
-    try {
-      await handle.writeFile(text, 'utf8');
-      // open() applies the umask; chmod makes the copy's mode match the file it replaces.
-      await handle.chmod(mode);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, target);
-  } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(directory);
-}
-
-/** Makes the rename itself durable; platforms that cannot open a directory (Windows) skip it. */
-async function syncDirectory(directory: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(directory, 'r');
-  } catch (error) {
-    if (['EISDIR', 'EPERM', 'EACCES'].includes(errorCode(error) ?? '')) return;
-    throw error;
-  }
-  try {
-    await handle.sync();
-  } catch (error) {
-    if (!['EINVAL', 'EPERM', 'EBADF'].includes(errorCode(error) ?? '')) throw error;
-  } finally {
-    await handle.close();
-  }
 }

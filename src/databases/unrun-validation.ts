@@ -1,5 +1,5 @@
-import { isDbAdmin } from '../auth/authorization.js';
-import type { UserCtx } from '../auth/types.js';
+import { isDbAdmin } from '../identity/authorization.js';
+import type { UserCtx } from '../identity/user-ctx.js';
 import { forbidden } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
 import type { SecurityObject, Storage } from '../storage/storage.js';

@@ -84,8 +84,8 @@ const COUNTED_REPETITION = /\{(\d+)(?:,(\d*))?\}/y;
  * `n` copies of `x` and `n - m` more. It only has to be cheap and rarely too low: the compiled size is checked again.
  */
 export function estimatedProgramSize(pattern: string): number {
-  // One frame per open group: its size so far and the size of its last atom (what a quantifier repeats).
-  const frames: { size: number; last: number }[] = [{ size: 0, last: 0 }];
+  // One frame per open group.
+  const frames: Frame[] = [{ size: 0, last: 0 }];
   let top = frames[0]!;
   const atom = (size: number): void => {
     top.size += size;
@@ -95,17 +95,9 @@ export function estimatedProgramSize(pattern: string): number {
   while (i < pattern.length) {
     const c = pattern[i]!;
     if (c === '\\') {
-      const next = pattern[i + 1];
-      if (next === 'Q') {
-        const end = pattern.indexOf('\\E', i + 2);
-        const stop = end === -1 ? pattern.length : end;
-        atom(Math.max(1, stop - (i + 2)));
-        i = end === -1 ? pattern.length : end + 2;
-        continue;
-      }
-      const braced = (next === 'p' || next === 'P' || next === 'x') && pattern[i + 2] === '{' ? pattern.indexOf('}', i + 3) : -1;
-      i = braced === -1 ? i + 2 : braced + 1;
-      atom(1);
+      const escape = escapeAt(pattern, i);
+      atom(escape.size);
+      i = escape.end;
     } else if (c === '[') {
       i = classEnd(pattern, i);
       atom(1);
@@ -132,17 +124,10 @@ export function estimatedProgramSize(pattern: string): number {
       if (repetition === null) {
         atom(1);
         i++;
-        continue;
+      } else {
+        repeatLast(top, repetition);
+        i += repetition[0].length;
       }
-      // RE2 writes x{m} as m copies of x, x{m,} as m copies and a loop, x{m,n} as n copies.
-      const min = Number(repetition[1]);
-      const open = repetition[2] === '';
-      const max = repetition[2] === undefined || open ? min : Number(repetition[2]);
-      const copies = Math.max(min, max, 1);
-      const extra = open ? 2 : Math.max(0, max - min);
-      top.size += top.last * (copies - 1) + extra;
-      top.last = top.last * copies + extra;
-      i += repetition[0].length;
     } else {
       atom(1);
       i++;
@@ -150,6 +135,36 @@ export function estimatedProgramSize(pattern: string): number {
   }
   // RE2 adds a few instructions of its own (the whole match's capture, fail, match).
   return PROGRAM_OVERHEAD + frames.reduce((total, frame) => total + frame.size, 0);
+}
+
+/** A group being estimated: its size so far and the size of its last atom (what a quantifier repeats). */
+interface Frame {
+  size: number;
+  last: number;
+}
+
+/** The escape at `start`: the index after it and its cost (`\Q…\E` quotes a literal run, `\p{…}` names a class). */
+function escapeAt(pattern: string, start: number): { end: number; size: number } {
+  const next = pattern[start + 1];
+  if (next === 'Q') {
+    const close = pattern.indexOf('\\E', start + 2);
+    const stop = close === -1 ? pattern.length : close;
+    return { end: close === -1 ? pattern.length : close + 2, size: Math.max(1, stop - (start + 2)) };
+  }
+  const braced = (next === 'p' || next === 'P' || next === 'x') && pattern[start + 2] === '{' ? pattern.indexOf('}', start + 3) : -1;
+  return { end: braced === -1 ? start + 2 : braced + 1, size: 1 };
+}
+
+/** Applies a counted repetition (`{m}`, `{m,}`, `{m,n}`) to the frame's last atom. */
+function repeatLast(top: Frame, repetition: RegExpExecArray): void {
+  // RE2 writes x{m} as m copies of x, x{m,} as m copies and a loop, x{m,n} as n copies.
+  const min = Number(repetition[1]);
+  const open = repetition[2] === '';
+  const max = repetition[2] === undefined || open ? min : Number(repetition[2]);
+  const copies = Math.max(min, max, 1);
+  const extra = open ? 2 : Math.max(0, max - min);
+  top.size += top.last * (copies - 1) + extra;
+  top.last = top.last * copies + extra;
 }
 
 /** The index after the character class opening at `start` (`[]a]`, `[^]a]`, `[[:alpha:]]`, escapes). */

@@ -2,11 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { badRequest } from '../errors/catalog.js';
 import { checkBodyContentType } from './content-type.js';
-import { Cors, addCorsHeaders, grantFor, preflight } from './cors.js';
+import { Cors, addCorsHeaders, grantFor, preflight, type CorsGrant, type CorsSettings } from './cors.js';
 import { errorReply } from './error-reply.js';
 import { PeerResolver, normalizeAddress } from './peer.js';
 import { needsRefresh } from '../auth/cookie/codec.js';
-import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply } from './reply.js';
+import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply, type WriteOptions } from './reply.js';
 import { Request } from './request.js';
 import { route } from './router.js';
 import type { Endpoint, Services } from './services.js';
@@ -39,8 +39,9 @@ export function parseTarget(target: string): { path: string; segments: string[];
 
 /**
  * Cookie-authenticated requests get a fresh cookie once more than 10 % of the timeout has passed;
- * Basic-authenticated ones get one at once (spec 5.1.3, `[chttpd_auth] basic_auth_cookie`), so the
- * next request can skip the password hash. Login and logout set their own cookie and keep it.
+ * Basic-authenticated ones get one at once (`[chttpd_auth] basic_auth_cookie`; docs/authentication.md,
+ * "Basic responses carry a cookie"), so the next request can skip the password hash. Login and
+ * logout set their own cookie and keep it.
  */
 async function addSessionCookie(request: Request, reply: Reply, services: Services): Promise<void> {
   const { handler, cookieSubject } = request.auth;
@@ -64,25 +65,43 @@ function headerText(value: string | string[] | undefined): string | undefined {
 let requestCounter = 0;
 const requestIdPrefix = Math.random().toString(16).slice(2, 8);
 
+type PeerOf = (raw: IncomingMessage) => { peer: string; viaTrustedProxy: boolean };
+
+/** What every request of one server shares. */
+interface PipelineContext {
+  services: Services;
+  extraEndpoints: ReadonlyMap<string, Endpoint>;
+  peerOf: PeerOf;
+  cors: Cors;
+  serverHeader: string;
+}
+
+/** One request on its way through the pipeline: what the later steps and the access log read. */
+interface Exchange {
+  raw: IncomingMessage;
+  requestId: string;
+  head: boolean;
+  /** Undefined until the target parsed: errors before that are answered without one. */
+  request?: Request;
+  corsSettings: CorsSettings;
+  corsGrant: CorsGrant | undefined;
+  isPreflight: boolean;
+}
+
 /**
- * The path of a request: parse, authenticate, route, answer; every failure goes through one error
- * mapping, and one access log line is written per request.
+ * The client address of a request, through `[chttpd] trusted_proxies`. Whether a socket's peer is
+ * a trusted proxy does not change during the connection: it is decided once per socket.
  */
-export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<string, Endpoint> = new Map()) {
-  const peers = new PeerResolver(services.config.getString('chttpd', 'trusted_proxies', '127.0.0.1, ::1'));
-  services.config.onChange((change) => {
-    if (change.section === 'chttpd' && change.key === 'trusted_proxies') {
-      peers.configure(services.config.getString('chttpd', 'trusted_proxies', '127.0.0.1, ::1'));
-    }
-  });
-  const serverHeader = `Divan/${services.version}`;
-  const cors = new Cors(services.config, services.log);
-  // Whether a socket's peer is a trusted proxy does not change during the connection: decide once.
+function trustedPeerResolver(config: Services['config']): PeerOf {
+  const proxies = (): string => config.getString('chttpd', 'trusted_proxies', '127.0.0.1, ::1');
+  const peers = new PeerResolver(proxies());
   let trustedSockets = new WeakMap<object, boolean>();
-  services.config.onChange((change) => {
-    if (change.section === 'chttpd' && change.key === 'trusted_proxies') trustedSockets = new WeakMap();
+  config.onChange((change) => {
+    if (change.section !== 'chttpd' || change.key !== 'trusted_proxies') return;
+    peers.configure(proxies());
+    trustedSockets = new WeakMap();
   });
-  const peerOf = (raw: IncomingMessage): { peer: string; viaTrustedProxy: boolean } => {
+  return (raw) => {
     const socketPeer = normalizeAddress(raw.socket.remoteAddress ?? '');
     let trusted = trustedSockets.get(raw.socket);
     if (trusted === undefined) {
@@ -92,84 +111,141 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     const forwardedFor = raw.headers['x-forwarded-for'];
     return { peer: trusted && forwardedFor !== undefined ? peers.resolve(socketPeer, forwardedFor) : socketPeer, viaTrustedProxy: trusted };
   };
+}
 
+function openExchange(raw: IncomingMessage, context: PipelineContext): Exchange {
+  // Read once: a `[cors]` change during the request must not mix two settings in one reply.
+  const corsSettings = context.cors.settings;
+  return {
+    raw,
+    requestId: `${requestIdPrefix}${(requestCounter++ % 0xffffff).toString(16).padStart(6, '0')}`,
+    head: raw.method === 'HEAD',
+    corsSettings,
+    // CORS headers go on every reply to an allowed origin, errors included, except a preflight's own.
+    corsGrant: grantFor(corsSettings, headerText(raw.headers.origin)),
+    isPreflight: false,
+  };
+}
+
+function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext): Request {
+  const { raw } = exchange;
+  const target = parseTarget(raw.url ?? '/');
+  if (!target) throw badRequest('invalid URL encoding');
+  return new Request(raw, {
+    ...target,
+    ...peerOf(raw),
+    secure: Boolean((raw.socket as TLSSocket).encrypted),
+    id: exchange.requestId,
+    limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size', 4294967296) },
+  });
+}
+
+/** Preflight, authentication, routing and the endpoint itself; any failure becomes its error reply. */
+async function answer(exchange: Exchange, context: PipelineContext): Promise<Reply> {
+  const { services } = context;
+  try {
+    const request = parseRequest(exchange, context);
+    exchange.request = request;
+    // A preflight is answered before authentication (CouchDB's process_request/1): browsers send
+    // no credentials with it. A refused one goes on as an ordinary request, without CORS headers.
+    const check = preflight(exchange.corsSettings, request.method, exchange.raw.headers);
+    if (check.kind === 'answer') {
+      exchange.isPreflight = true;
+      return { status: 204, headers: check.headers };
+    }
+    if (check.kind === 'refused') exchange.corsGrant = undefined;
+    request.auth = await services.chain().authenticate(request, {
+      requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user', false),
+      requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up', false),
+    });
+    const endpoint = route(request, context.extraEndpoints);
+    checkBodyContentType(request);
+    return await endpoint(request, services);
+  } catch (error) {
+    return errorReply(error, exchange.request, services.config, services.log);
+  }
+}
+
+/** A cookie that cannot be issued costs the client its shortcut, not its answer. */
+async function addSessionCookieOrLog(request: Request | undefined, reply: Reply, services: Services): Promise<void> {
+  if (!request?.auth.cookieSubject) return;
+  try {
+    await addSessionCookie(request, reply, services);
+  } catch (error) {
+    services.log.error(`could not issue a session cookie: ${(error as Error).message}`);
+  }
+}
+
+function writeOptions(exchange: Exchange, context: PipelineContext): WriteOptions {
+  const { corsSettings, corsGrant } = exchange;
+  const decorate = exchange.isPreflight || !corsSettings.enabled ? undefined : (headers: OutgoingHeaders) => addCorsHeaders(corsSettings, corsGrant, headers);
+  return { head: exchange.head, requestId: exchange.requestId, serverHeader: context.serverHeader, decorate };
+}
+
+/** A streamed body (live _changes): errors before its first byte still get their error reply. Returns the reply sent. */
+async function sendStream(res: ServerResponse, reply: Reply, exchange: Exchange, context: PipelineContext): Promise<Reply> {
+  const { services } = context;
+  const options = writeOptions(exchange, context);
+  const outcome = await writeStreamingReply(res, reply, options);
+  if (outcome.error === undefined) return reply;
+  if (!outcome.started && !res.headersSent && !res.destroyed) {
+    const failure = errorReply(outcome.error, exchange.request, services.config, services.log);
+    writeReply(res, failure, options);
+    return failure;
+  }
+  services.log.error(`streamed reply to ${exchange.raw.method} ${exchange.request?.path ?? '-'} failed: ${(outcome.error as Error)?.message ?? String(outcome.error)}`);
+  res.destroy();
+  return reply;
+}
+
+/** Writes the reply; returns the reply actually sent (an error reply when this one could not be). */
+async function send(res: ServerResponse, reply: Reply, exchange: Exchange, context: PipelineContext): Promise<Reply> {
+  if (reply.stream !== undefined) return sendStream(res, reply, exchange, context);
+  const options = writeOptions(exchange, context);
+  try {
+    writeReply(res, reply, options);
+    return reply;
+  } catch (error) {
+    // A body that cannot be serialised (JSON.stringify overflowing its stack) is a bug, answered
+    // as a 500 like any other: thrown from here it would be an unhandled rejection, a crash.
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return reply;
+    }
+    const { services } = context;
+    const failure = errorReply(error, exchange.request, services.config, services.log);
+    writeReply(res, failure, options);
+    return failure;
+  }
+}
+
+function logAccess(exchange: Exchange, status: number, started: bigint, log: Services['log']): void {
+  if (!log.enabled('info')) return;
+  const { request } = exchange;
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  const who = request?.userCtx.name === null || request === undefined ? 'undefined' : JSON.stringify(request.userCtx.name);
+  log.info(`${request?.peer ?? '-'} ${who} ${exchange.raw.method} ${request?.path ?? '-'} ${status} ${elapsed.toFixed(1)}ms`);
+}
+
+/**
+ * The path of a request: parse, authenticate, route, answer; every failure goes through one error
+ * mapping, and one access log line is written per request.
+ */
+export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<string, Endpoint> = new Map()) {
+  const context: PipelineContext = {
+    services,
+    extraEndpoints,
+    peerOf: trustedPeerResolver(services.config),
+    cors: new Cors(services.config, services.log),
+    serverHeader: `Divan/${services.version}`,
+  };
   return async function handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
-    const requestId = `${requestIdPrefix}${(requestCounter++ % 0xffffff).toString(16).padStart(6, '0')}`;
-    const head = raw.method === 'HEAD';
-    let request: Request | undefined;
-    let reply: Reply;
-    // CORS headers go on every reply to an allowed origin, errors included, except a preflight's own.
-    const corsSettings = cors.settings;
-    let corsGrant = grantFor(corsSettings, headerText(raw.headers.origin));
-    let isPreflight = false;
-    try {
-      const target = parseTarget(raw.url ?? '/');
-      if (!target) throw badRequest('invalid URL encoding');
-      request = new Request(raw, {
-        ...target,
-        ...peerOf(raw),
-        secure: Boolean((raw.socket as TLSSocket).encrypted),
-        id: requestId,
-        limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size', 4294967296) },
-      });
-      // A preflight is answered before authentication (CouchDB's process_request/1): browsers send
-      // no credentials with it. A refused one goes on as an ordinary request, without CORS headers.
-      const check = preflight(corsSettings, request.method, raw.headers);
-      if (check.kind === 'answer') {
-        isPreflight = true;
-        reply = { status: 204, headers: check.headers };
-      } else {
-        if (check.kind === 'refused') corsGrant = undefined;
-        request.auth = await services.chain().authenticate(request, {
-          requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user', false),
-          requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up', false),
-        });
-        const endpoint = route(request, extraEndpoints);
-        checkBodyContentType(request);
-        reply = await endpoint(request, services);
-      }
-    } catch (error) {
-      reply = errorReply(error, request, services.config, services.log);
-    }
-    if (request?.auth.cookieSubject) {
-      try {
-        await addSessionCookie(request, reply, services);
-      } catch (error) {
-        services.log.error(`could not issue a session cookie: ${(error as Error).message}`);
-      }
-    }
+    const exchange = openExchange(raw, context);
+    const reply = await answer(exchange, context);
+    await addSessionCookieOrLog(exchange.request, reply, services);
     if (res.headersSent || res.destroyed) return;
-    const decorate = isPreflight || !corsSettings.enabled ? undefined : (headers: OutgoingHeaders) => addCorsHeaders(corsSettings, corsGrant, headers);
-    if (reply.stream !== undefined) {
-      // A streamed body (live _changes): errors before its first byte still get their error reply.
-      const outcome = await writeStreamingReply(res, reply, { head, requestId, serverHeader, decorate });
-      if (outcome.error !== undefined) {
-        if (!outcome.started && !res.headersSent && !res.destroyed) {
-          reply = errorReply(outcome.error, request, services.config, services.log);
-          writeReply(res, reply, { head, requestId, serverHeader, decorate });
-        } else {
-          services.log.error(`streamed reply to ${raw.method} ${request?.path ?? '-'} failed: ${(outcome.error as Error)?.message ?? String(outcome.error)}`);
-          res.destroy();
-        }
-      }
-    } else {
-      try {
-        writeReply(res, reply, { head, requestId, serverHeader, decorate });
-      } catch (error) {
-        // A body that cannot be serialised (JSON.stringify overflowing its stack) is a bug, answered
-        // as a 500 like any other: thrown from here it would be an unhandled rejection, a crash.
-        if (res.headersSent || res.destroyed) res.destroy();
-        else {
-          reply = errorReply(error, request, services.config, services.log);
-          writeReply(res, reply, { head, requestId, serverHeader, decorate });
-        }
-      }
-    }
-    if (services.log.enabled('info')) {
-      const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-      const who = request?.userCtx.name === null || request === undefined ? 'undefined' : JSON.stringify(request.userCtx.name);
-      services.log.info(`${request?.peer ?? '-'} ${who} ${raw.method} ${request?.path ?? '-'} ${reply.status} ${elapsed.toFixed(1)}ms`);
-    }
+    const sent = await send(res, reply, exchange, context);
+    logAccess(exchange, sent.status, started, services.log);
   };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { createGunzip } from 'node:zlib';
-import type { Authenticated, AuthRequest, UserCtx } from '../auth/types.js';
+import type { Authenticated, AuthRequest } from '../auth/types.js';
+import type { UserCtx } from '../identity/user-ctx.js';
 import { badContentType, badRequest, documentTooLarge, invalidJson, requestEntityTooLarge } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
 

@@ -1,5 +1,5 @@
 import { methodNotAllowed, notFound } from '../errors/catalog.js';
-import { requireServerAdmin } from '../auth/authorization.js';
+import { requireServerAdmin } from '../identity/authorization.js';
 import type { Request } from './request.js';
 import type { Endpoint } from './services.js';
 import { nodeConfig } from './routes/config.js';

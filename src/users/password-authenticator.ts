@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import type { AuthenticatedUser, PasswordChannel, PasswordChecker } from '../identity/password-checker.js';
 import { nameOrPasswordIncorrect, accountLocked } from '../errors/catalog.js';
 import type { Logger } from '../log/logger.js';
 import type { Admins } from './admins.js';
@@ -12,17 +13,6 @@ import { TotpReplayGuard } from './totp-replay.js';
 import type { UserStore } from './user-store.js';
 import type { UserCredentials } from './user-documents.js';
 
-export interface AuthenticatedUser {
-  roles: string[];
-  /** The salt of the stored hash: cookies are keyed by it, so a password change ends them. */
-  salt: string;
-  /** The user document carries a TOTP secret (second factor required on /_session, and checked). */
-  hasTotp: boolean;
-}
-
-/** How a password reached the server; lockout and TOTP rules differ between them. */
-export type PasswordChannel = 'basic' | 'session';
-
 /** The credentials a name resolves to: an `[admins]` hash (with only the roles of a same-named user doc) or a user doc. */
 export interface ResolvedCredentials {
   hash: PasswordHash;
@@ -34,7 +24,6 @@ export interface ResolvedCredentials {
   document?: UserCredentials;
 }
 
-
 /**
  * Checks a name and password against server admins and `_users`: lockout first, then the
  * verified-password cache, the slow PBKDF2 only on a miss; counts failures, upgrades old hashes.
@@ -43,7 +32,7 @@ export interface ResolvedCredentials {
  * and never pass Basic. A wrong, missing or replayed code is a failure like a wrong password: the
  * same 401, counted for lockout under the same key.
  */
-export class PasswordAuthenticator {
+export class PasswordAuthenticator implements PasswordChecker {
   readonly #config: Config;
   readonly #admins: Admins;
   readonly #users: UserStore;

@@ -28,7 +28,7 @@ import { isValidDatabaseName } from '../databases/names.js';
 import { defaultSecurity } from '../databases/security.js';
 import type { Logger } from '../log/logger.js';
 import type { DocumentEdit, EditResult, Json, JsonObject, SecurityObject, Storage, WriteOptions } from '../storage/storage.js';
-import { isAcceptableUserName } from '../auth/user-name.js';
+import { isAcceptableUserName } from '../identity/user-name.js';
 import { userNameFromId } from './user-documents.js';
 
 export const DEFAULT_PREFIX = 'userdb-';

@@ -1,4 +1,4 @@
-import type { UserCtx } from '../auth/types.js';
+import type { UserCtx } from '../identity/user-ctx.js';
 import { notFound, notADbOrServerAdmin, usersDesignDocsForAdmins } from '../errors/catalog.js';
 import type { JsonObject } from '../storage/storage.js';
 import type { PasswordHash } from './password-hash.js';
@@ -46,7 +46,7 @@ export function userNameFromId(id: string): string | undefined {
 
 /**
  * CouchDB's `before_doc_update` for the users db followed by `_design/_auth`'s
- * `validate_doc_update`, in CouchDB's order (reference §7.2 then §7.3):
+ * `validate_doc_update`, in CouchDB's order (docs/authentication.md, "Validation of `_users` documents"):
  *
  * | step | rule                                                                   | failure                    |
  * |------|------------------------------------------------------------------------|----------------------------|
@@ -199,7 +199,7 @@ function hashFromDoc(doc: JsonObject): PasswordHash | undefined {
 }
 
 /**
- * CouchDB's `needs_upgrade` (reference §8.3): whether a successful login should rewrite the stored
+ * CouchDB's `needs_upgrade` (docs/authentication.md, "Hash upgrade on login"): whether a successful login should rewrite the stored
  * hash (as admin, with the plaintext password and `preserve_salt: true`). A stored pbkdf2 hash
  * without `pbkdf2_prf` counts as `sha`.
  *

@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import { conflictedUserDocument } from '../errors/catalog.js';
 import { renderRevision } from '../documents/document-json.js';
 import type { Storage } from '../storage/storage.js';
-import { isAcceptableUserName } from '../auth/user-name.js';
+import { isAcceptableUserName } from '../identity/user-name.js';
 import { USER_PREFIX, credentialsFromDoc, type UserCredentials } from './user-documents.js';
 import { own } from './user-json.js';
 

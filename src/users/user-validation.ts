@@ -1,5 +1,5 @@
-import type { UserCtx } from '../auth/types.js';
-import { isAcceptableUserName } from '../auth/user-name.js';
+import type { UserCtx } from '../identity/user-ctx.js';
+import { isAcceptableUserName } from '../identity/user-name.js';
 import { forbidden, userNameForbidden } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../storage/storage.js';
 import { totpProblem } from './totp.js';
@@ -10,7 +10,8 @@ const SCHEMES: readonly Json[] = ['simple', 'pbkdf2', 'simple+pbkdf2'];
 
 /**
  * The `validate_doc_update` of CouchDB's `_design/_auth`, check for check and message for message
- * (reference §7.3). It runs on the document as it will be stored, i.e. after password hashing.
+ * (docs/authentication.md, "Validation of `_users` documents"). It runs on the document as it will
+ * be stored, i.e. after password hashing.
  *
  * | writer            | create                        | update                                    | delete            |
  * |-------------------|-------------------------------|-------------------------------------------|-------------------|
@@ -22,7 +23,7 @@ const SCHEMES: readonly Json[] = ['simple', 'pbkdf2', 'simple+pbkdf2'];
  *
  * A `totp` member, when present and not null, must be a usable second factor (see totp.ts for the
  * reasons); CouchDB's function does not look at it. A name with control characters or unpaired
- * surrogates is refused last (see auth/user-name.ts); CouchDB accepts any characters but `:`.
+ * surrogates is refused last (see identity/user-name.ts); CouchDB accepts any characters but `:`.
  *
  * Two places differ from the JavaScript on purpose, where it would crash or accept nonsense:
  * a `name` that is not a string is "doc.name is required" (an array `["bob"]` would otherwise
@@ -35,7 +36,17 @@ export function validateUserDoc(newDoc: JsonObject, oldDoc: JsonObject | undefin
     if (oldDoc !== undefined && userCtx.name !== null && userCtx.name === own(oldDoc, 'name')) return;
     throw forbidden('Only admins may delete other user docs.');
   }
+  const { name, roles } = checkShape(newDoc, oldDoc);
+  checkCredentials(newDoc);
+  checkRoleChange(name, roles, oldDoc, userCtx, isAdmin);
+  if (name.startsWith('_')) throw forbidden('Username may not start with underscore.');
+  if (name.includes(':')) throw forbidden('Character `:` is not allowed in usernames.');
+  // Divan's addition: names that would share a per-user database or rewrite a log line (user-name.ts).
+  if (!isAcceptableUserName(name)) throw userNameForbidden();
+}
 
+/** The members every user document has: type, name, roles and the `_id` that follows from the name. */
+function checkShape(newDoc: JsonObject, oldDoc: JsonObject | undefined): { name: string; roles: string[] } {
   if (own(newDoc, 'type') !== 'user') throw forbidden('doc.type must be user');
 
   const name = own(newDoc, 'name');
@@ -51,7 +62,11 @@ export function validateUserDoc(newDoc: JsonObject, oldDoc: JsonObject | undefin
   if (own(newDoc, '_id') !== USER_PREFIX + name) throw forbidden('Doc ID must be of the form org.couchdb.user:name');
 
   if (oldDoc !== undefined && own(oldDoc, 'name') !== name) throw forbidden('Usernames can not be changed.');
+  return { name, roles };
+}
 
+/** The stored password hash and second factor, as far as the document itself can tell. */
+function checkCredentials(newDoc: JsonObject): void {
   if (truthy(own(newDoc, 'password_sha')) && !truthy(own(newDoc, 'salt'))) {
     // The missing space is CouchDB's; clients may match the exact text.
     throw forbidden('Users with password_sha must have a salt.See /_utils/script/couch.js for example code.');
@@ -70,7 +85,10 @@ export function validateUserDoc(newDoc: JsonObject, oldDoc: JsonObject | undefin
   // never match would lock the user out, so it is refused when written.
   const totp = totpProblem(own(newDoc, 'totp'));
   if (totp !== undefined) throw forbidden(totp);
+}
 
+/** Who may write whose document with which roles. */
+function checkRoleChange(name: string, roles: readonly string[], oldDoc: JsonObject | undefined, userCtx: UserCtx, isAdmin: boolean): void {
   if (!isAdmin) {
     if (oldDoc !== undefined) {
       if (userCtx.name !== name) throw forbidden('You may only update your own user document.');
@@ -85,11 +103,6 @@ export function validateUserDoc(newDoc: JsonObject, oldDoc: JsonObject | undefin
       throw forbidden('No system roles (starting with underscore) in users db.');
     }
   }
-
-  if (name.startsWith('_')) throw forbidden('Username may not start with underscore.');
-  if (name.includes(':')) throw forbidden('Character `:` is not allowed in usernames.');
-  // Divan's addition: names that would share a per-user database or rewrite a log line (user-name.ts).
-  if (!isAcceptableUserName(name)) throw userNameForbidden();
 }
 
 /** `(oldDoc.roles || []).sort()` against `newDoc.roles.sort()`, on copies: the stored order is the user's. */

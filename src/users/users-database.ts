@@ -1,5 +1,5 @@
-import { isDbAdmin } from '../auth/authorization.js';
-import type { UserCtx } from '../auth/types.js';
+import { isDbAdmin } from '../identity/authorization.js';
+import type { UserCtx } from '../identity/user-ctx.js';
 import type { Config } from '../config/config.js';
 import { renderRevision, validateDocumentId } from '../documents/document-json.js';
 import type { JsonObject, SecurityObject, Storage } from '../storage/storage.js';

@@ -1,14 +1,14 @@
 import { badRequest } from '../../errors/catalog.js';
-import type { PasswordAuthenticator } from '../../users/password-authenticator.js';
+import type { PasswordChecker } from '../../identity/password-checker.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
-import { parseBasicHeader } from './parse.js';
+import { parseBasicHeader } from '../basic-header.js';
 
 /** `default_authentication_handler`: Basic credentials against admins and users. */
 export class BasicHandler implements AuthHandler {
   readonly name = 'default';
-  readonly #authenticator: PasswordAuthenticator;
+  readonly #authenticator: PasswordChecker;
 
-  constructor(authenticator: PasswordAuthenticator) {
+  constructor(authenticator: PasswordChecker) {
     this.#authenticator = authenticator;
   }
 

@@ -1,5 +1,6 @@
 /**
- * The AuthSession token, byte for byte as CouchDB 3.x writes and reads it (reference §3.1, §3.3):
+ * The AuthSession token, byte for byte as CouchDB 3.x writes and reads it
+ * (docs/authentication.md, "The AuthSession token" and "Cookie validation"):
  * base64url, no padding, of `name:TIMEHEX:` followed by the raw HMAC of `name:TIMEHEX` keyed with
  * `secret ‖ user salt`. Everything here is pure: clock, secrets and settings are arguments.
  *
@@ -7,27 +8,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { constantTimeEqual, hmac } from '../../crypto/crypto.js';
-
-/**
- * CouchDB (Erlang `crypto`) hash names accepted in `[chttpd_auth] hash_algorithms`, with the Node
- * digest each one maps to. Names are case-sensitive, as in CouchDB (`SHA256` is not a hash there).
- */
-export const COUCH_HASH_ALGORITHMS: ReadonlyMap<string, string> = new Map([
-  ['sha', 'sha1'],
-  ['sha224', 'sha224'],
-  ['sha256', 'sha256'],
-  ['sha384', 'sha384'],
-  ['sha512', 'sha512'],
-  ['sha3_224', 'sha3-224'],
-  ['sha3_256', 'sha3-256'],
-  ['sha3_384', 'sha3-384'],
-  ['sha3_512', 'sha3-512'],
-  ['blake2s', 'blake2s256'],
-  ['blake2b', 'blake2b512'],
-  ['md5', 'md5'],
-  ['md4', 'md4'],
-  ['ripemd160', 'ripemd160'],
-]);
+import { COUCH_HASH_ALGORITHMS } from '../../crypto/hash-algorithms.js';
 
 export const DEFAULT_HASH_ALGORITHM = 'sha256';
 

@@ -1,6 +1,6 @@
 import { malformedCookie } from '../../errors/catalog.js';
-import type { PasswordAuthenticator } from '../../users/password-authenticator.js';
-import { parseBasicHeader } from '../basic/parse.js';
+import type { PasswordChecker } from '../../identity/password-checker.js';
+import { parseBasicHeader } from '../basic-header.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { decodeCookieValue, firstAuthSessionCookie, isExpired, parseTimeHex, verifyCookieMac } from './codec.js';
 import type { CookieService } from './cookie-service.js';
@@ -14,7 +14,7 @@ import type { CookieService } from './cookie-service.js';
 export class CookieHandler implements AuthHandler {
   readonly name = 'cookie';
   readonly #cookies: CookieService;
-  readonly #authenticator: PasswordAuthenticator;
+  readonly #authenticator: PasswordChecker;
 
   /**
    * Cookies whose MAC has been checked, so a repeated cookie costs no HMAC. An entry is only a
@@ -24,7 +24,7 @@ export class CookieHandler implements AuthHandler {
    */
   readonly #verified = new Map<string, VerifiedCookie>();
 
-  constructor(cookies: CookieService, authenticator: PasswordAuthenticator) {
+  constructor(cookies: CookieService, authenticator: PasswordChecker) {
     this.#cookies = cookies;
     this.#authenticator = authenticator;
   }
@@ -60,9 +60,9 @@ export class CookieHandler implements AuthHandler {
     if (decoded.kind === 'malformed') throw malformedCookie();
     if (decoded.kind !== 'token') return undefined;
     // Explicit Basic credentials decide over a (well-formed) cookie. PouchDB and nano keep one
-    // cookie jar per process, and Basic responses carry a cookie (spec 5.1.3): letting a stored
-    // cookie of one user answer for a request that names another, or hide a wrong password, would
-    // be wrong either way.
+    // cookie jar per process, and Basic responses carry a cookie (docs/authentication.md, "Basic
+    // responses carry a cookie"): letting a stored cookie of one user answer for a request that
+    // names another, or hide a wrong password, would be wrong either way.
     if (parseBasicHeader(request.headers.authorization).kind === 'credentials') return undefined;
     const secrets = await this.#cookies.verificationSecrets();
     if (secrets.length === 0) return undefined;

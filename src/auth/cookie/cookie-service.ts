@@ -156,7 +156,7 @@ export class CookieService {
     return authSessionSetCookie(value, this.settings(secureConnection), this.#now());
   }
 
-  /** The cleared cookie: an empty value with the same attributes (spec 2.3). */
+  /** The cleared cookie: an empty value with the same attributes (docs/authentication.md, "The Set-Cookie string"). */
   clearingCookie(secureConnection: boolean): string {
     return this.setCookie('', secureConnection);
   }

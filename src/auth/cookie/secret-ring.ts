@@ -53,7 +53,7 @@ export class SecretRing {
   /**
    * Secrets a cookie may be verified with: the current one first, then replaced ones still in
    * their grace period, newest first. Empty while no secret is configured, because CouchDB ignores
-   * every cookie then (reference §3.3 rule 3), and removing the secret is how an operator ends
+   * every cookie then (docs/authentication.md, "Cookie validation", rule 3), and removing the secret is how an operator ends
    * all sessions.
    */
   valid(): string[] {

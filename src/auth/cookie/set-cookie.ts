@@ -1,6 +1,6 @@
 /**
  * The `Set-Cookie` header for AuthSession, in mochiweb's exact format and attribute order
- * (reference §3.5): `AuthSession=<v>; Version=1[; Expires=…; Max-Age=…][; Secure][; Domain=…];
+ * (docs/authentication.md, "The Set-Cookie string"): `AuthSession=<v>; Version=1[; Expires=…; Max-Age=…][; Secure][; Domain=…];
  * Path=/; HttpOnly[; SameSite=…]`. Pure: the clock and the settings are arguments.
  *
  * @module

@@ -1,6 +1,6 @@
 /**
- * `[jwt_auth] required_claims` and the claim checks it turns on (reference §6.2 rows 2, 4, 7–10;
- * spec 5.4.6–5.4.7). Only the listed claims are validated: an expired `exp` is ignored when `exp`
+ * `[jwt_auth] required_claims` and the claim checks it turns on (docs/jwt.md, "Validation order"
+ * rows 2, 4, 7–10, and "Required claims"). Only the listed claims are validated: an expired `exp` is ignored when `exp`
  * is not required, as in CouchDB 3.2+. Pure: the clock is an argument.
  *
  * @module

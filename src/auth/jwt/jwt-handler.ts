@@ -1,12 +1,13 @@
 /**
- * `jwt_authentication_handler` (spec 5.4, reference §6): `Authorization: Bearer <JWT>` signed with
+ * `jwt_authentication_handler` (docs/jwt.md, "Validation order"): `Authorization: Bearer <JWT>` signed with
  * a key from `[jwt_keys]` (or, as a Divan extension, from an identity provider's JWKS).
  *
  * @module
  */
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../log/logger.js';
-import type { AuthHandler, AuthOutcome, AuthRequest, UserCtx } from '../types.js';
+import type { UserCtx } from '../../identity/user-ctx.js';
+import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { isMacAlgorithm, type JwtAlgorithm, keyKindOf } from './algorithms.js';
 import {
   checkPayloadClaims,
@@ -59,7 +60,7 @@ interface Settings {
 }
 
 /**
- * Validates in CouchDB's order (reference §6.2), first failure wins, and every failure throws:
+ * Validates in CouchDB's order (docs/jwt.md, "Validation order"), first failure wins, and every failure throws:
  * three parts → header → `typ` (if required) → `alg` → payload → `iss`/`iat`/`nbf`/`exp` (if
  * required) → key → signature → roles → `sub`. Claims come before the signature, so an expired
  * token with a bad signature answers 401 `exp not in future`, as CouchDB does.

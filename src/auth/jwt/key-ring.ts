@@ -1,5 +1,5 @@
 /**
- * The static keys of `[jwt_keys]` (reference §6.5). An entry is named `<kind>:<kid>`: `hmac:` holds
+ * The static keys of `[jwt_keys]` (docs/jwt.md, "Static keys"). An entry is named `<kind>:<kid>`: `hmac:` holds
  * a standard-base64 secret, `rsa:` and `ec:` (and Divan's `okp:`, for EdDSA) a PEM public key whose
  * newlines may be written as a literal `\n`. Entries are decoded and imported on first use, kept,
  * and dropped when their config key changes, so a `_config` write takes effect without a restart.
@@ -16,7 +16,7 @@ import { type KeyProblem, publicKeyProblem, VerificationKey, wrongKindError } fr
 
 export const JWT_KEYS_SECTION = 'jwt_keys';
 
-/** The `kid` a token without one is checked against (spec 5.4.8). */
+/** The `kid` a token without one is checked against (docs/jwt.md, "Static keys"). */
 export const DEFAULT_KID = '_default';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Roles from a verified token (reference §6.4): `[jwt_auth] roles_claim_path` walks nested
+ * Roles from a verified token (docs/jwt.md, "Roles"): `[jwt_auth] roles_claim_path` walks nested
  * objects, otherwise `[jwt_auth] roles_claim_name` names one top-level claim. Pure.
  *
  * @module

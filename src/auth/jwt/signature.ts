@@ -1,7 +1,8 @@
 /**
  * The signature check, delegated to jose with the algorithm pinned, so the token's own header
  * can never pick a different one. Claims are not looked at here: `jwtVerify` would validate `exp`
- * and `nbf` whenever present, while spec 5.4.7 validates only the claims in `required_claims`.
+ * and `nbf` whenever present, while only the claims in `required_claims` are validated
+ * (docs/jwt.md, "Required claims").
  *
  * @module
  */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import type { UserCtx } from '../types.js';
+import type { UserCtx } from '../../identity/user-ctx.js';
 import { isFiniteNumber } from './claims.js';
 
 export const DEFAULT_TOKEN_CACHE_SIZE = 10_000;

@@ -1,6 +1,6 @@
 /**
- * Reading the parts of a compact JWS before anything is trusted (reference §6.2 rows 1, 3, 3b, 5,
- * 6). Pure; each failure is the CouchError CouchDB answers with.
+ * Reading the parts of a compact JWS before anything is trusted (docs/jwt.md, "Validation order"
+ * rows 1, 3, 3b, 5, 6). Pure; each failure is the CouchError CouchDB answers with.
  *
  * @module
  */

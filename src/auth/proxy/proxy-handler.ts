@@ -1,9 +1,8 @@
 import type { Config } from '../../config/config.js';
 import { constantTimeEqual, hmac } from '../../crypto/crypto.js';
-import { COUCH_HASH_ALGORITHMS } from '../cookie/codec.js';
-import type { CookieService } from '../cookie/cookie-service.js';
+import { COUCH_HASH_ALGORITHMS } from '../../crypto/hash-algorithms.js';
 import type { Logger } from '../../log/logger.js';
-import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
+import type { AuthHandler, AuthOutcome, AuthRequest, SigningSecrets } from '../types.js';
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
@@ -41,14 +40,14 @@ export function verifyProxyToken(name: string, token: string | undefined, secret
 export class ProxyHandler implements AuthHandler {
   readonly name = 'proxy';
   readonly #config: Config;
-  readonly #cookies: CookieService;
+  readonly #secrets: SigningSecrets;
   readonly #log: Logger;
   /** Set once the missing secret has been logged; cleared when a secret appears. */
   #reportedNoSecret = false;
 
-  constructor(config: Config, cookies: CookieService, log: Logger) {
+  constructor(config: Config, secrets: SigningSecrets, log: Logger) {
     this.#config = config;
-    this.#cookies = cookies;
+    this.#secrets = secrets;
     this.#log = log;
   }
 
@@ -56,7 +55,7 @@ export class ProxyHandler implements AuthHandler {
     const name = this.#header(request, 'x_auth_username', 'X-Auth-CouchDB-UserName');
     if (name === undefined) return undefined;
     if (this.#config.authBoolean('proxy_use_secret', false)) {
-      const secrets = await this.#cookies.verificationSecrets();
+      const secrets = await this.#secrets.verificationSecrets();
       // CouchDB believes the headers without a token until a secret exists (the first login makes
       // one): anyone could be `_admin` meanwhile. No secret means no token can verify.
       if (secrets.length === 0) {
@@ -91,10 +90,10 @@ export class ProxyHandler implements AuthHandler {
   #verified(name: string, token: string | undefined, secrets: readonly string[]): boolean {
     if (token === undefined) return false;
     const key = `${name}\u0000${token.toLowerCase()}`;
-    if (this.#known.get(key) === this.#cookies.generation) return true;
-    if (!verifyProxyToken(name, token, secrets, this.#cookies.algorithms())) return false;
+    if (this.#known.get(key) === this.#secrets.generation) return true;
+    if (!verifyProxyToken(name, token, secrets, this.#secrets.algorithms())) return false;
     if (secrets.length === 1) {
-      this.#known.set(key, this.#cookies.generation);
+      this.#known.set(key, this.#secrets.generation);
       if (this.#known.size > 10000) this.#known.delete(this.#known.keys().next().value as string);
     }
     return true;

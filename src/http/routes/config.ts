@@ -1,4 +1,4 @@
-import { requireServerAdmin } from '../../auth/authorization.js';
+import { requireServerAdmin } from '../../identity/authorization.js';
 import { parseHandlerList } from '../../auth/handler-list.js';
 import { badRequest, methodNotAllowed, notFound, unknownConfigValue } from '../../errors/catalog.js';
 import { json, type Reply } from '../reply.js';

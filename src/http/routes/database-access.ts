@@ -1,5 +1,5 @@
-import { isServerAdmin, requireDbMember } from '../../auth/authorization.js';
-import type { UserCtx } from '../../auth/types.js';
+import { isServerAdmin, requireDbMember } from '../../identity/authorization.js';
+import type { UserCtx } from '../../identity/user-ctx.js';
 import { databaseMissing } from '../../errors/catalog.js';
 import type { SecurityObject, Storage } from '../../storage/storage.js';
 

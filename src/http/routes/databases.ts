@@ -1,4 +1,4 @@
-import { requireDbAdmin, requireServerAdmin } from '../../auth/authorization.js';
+import { requireDbAdmin, requireServerAdmin } from '../../identity/authorization.js';
 import { isValidDatabaseName } from '../../databases/names.js';
 import { defaultSecurity, validateSecurity } from '../../databases/security.js';
 import { badRequest, databaseExists, databaseMissing, forbidden, illegalDatabaseName, methodNotAllowed } from '../../errors/catalog.js';

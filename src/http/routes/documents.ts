@@ -1,4 +1,4 @@
-import { isDbAdmin, isServerAdmin, requireDbAdmin } from '../../auth/authorization.js';
+import { isDbAdmin, isServerAdmin, requireDbAdmin } from '../../identity/authorization.js';
 import { randomHex } from '../../crypto/crypto.js';
 import { renderRevision, toEdit, validateDocumentId, isValidRev } from '../../documents/document-json.js';
 import { isCouchError } from '../../errors/couch-error.js';

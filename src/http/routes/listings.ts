@@ -1,4 +1,4 @@
-import { requireServerAdmin } from '../../auth/authorization.js';
+import { requireServerAdmin } from '../../identity/authorization.js';
 import { badRequest, methodNotAllowed } from '../../errors/catalog.js';
 import type { DocumentSummary, Json, JsonObject, RangeOptions } from '../../storage/storage.js';
 import { booleanParam, jsonParam, nonNegativeIntegerParam } from '../query.js';

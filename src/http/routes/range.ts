@@ -1,4 +1,4 @@
-import { compareJson } from '../../documents/selector.js';
+import { compareJson } from '../../documents/selector-collation.js';
 import type { Json } from '../../storage/storage.js';
 
 export interface KeyRange {

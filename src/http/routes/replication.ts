@@ -5,7 +5,7 @@
  * exactly as document reads do; `_users` documents are shown only as the users-db read rules allow.
  */
 import type { IncomingMessage } from 'node:http';
-import { isDbAdmin, isDbMember } from '../../auth/authorization.js';
+import { isDbAdmin, isDbMember } from '../../identity/authorization.js';
 import { randomHex } from '../../crypto/crypto.js';
 import { renderRevision, validateDocumentId } from '../../documents/document-json.js';
 import { isCouchError } from '../../errors/couch-error.js';

@@ -1,4 +1,4 @@
-import { requireServerAdmin } from '../../auth/authorization.js';
+import { requireServerAdmin } from '../../identity/authorization.js';
 import { randomHex } from '../../crypto/crypto.js';
 import { badRequest } from '../../errors/catalog.js';
 import { json, type Reply } from '../reply.js';

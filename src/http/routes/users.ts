@@ -1,4 +1,4 @@
-import { isDbAdmin, isDbMember, requireDbMember } from '../../auth/authorization.js';
+import { isDbAdmin, isDbMember, requireDbMember } from '../../identity/authorization.js';
 import { renderRevision, toEdit, isValidRev, validateDocumentId } from '../../documents/document-json.js';
 import { badRequest, conflict, documentDeleted, documentMissing, methodNotAllowed, usersDesignDocsForAdmins } from '../../errors/catalog.js';
 import type { JsonObject, SecurityObject } from '../../storage/storage.js';

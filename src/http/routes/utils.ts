@@ -1,4 +1,4 @@
-import { requireServerAdmin } from '../../auth/authorization.js';
+import { requireServerAdmin } from '../../identity/authorization.js';
 import { methodNotAllowed, notFound } from '../../errors/catalog.js';
 import type { Reply } from '../reply.js';
 import type { Request } from '../request.js';

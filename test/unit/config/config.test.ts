@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 
-import { Config, type ConfigChange, ConfigLoadError } from '../../../src/config/config.js';
+import { ConfigLoadError } from '../../../src/config/config-file.js';
+import { Config, type ConfigChange } from '../../../src/config/config.js';
 import { CouchError } from '../../../src/errors/couch-error.js';
 
 const directories: string[] = [];

@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareJson, matchesSelector, parseSelector } from '../../../src/documents/selector.js';
+import { compareJson } from '../../../src/documents/selector-collation.js';
+import { matchesSelector, parseSelector } from '../../../src/documents/selector.js';
 import { CouchError } from '../../../src/errors/couch-error.js';
 import type { JsonObject } from '../../../src/storage/storage.js';
 

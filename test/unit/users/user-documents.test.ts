@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { UserCtx } from '../../../src/auth/types.js';
+import type { UserCtx } from '../../../src/identity/user-ctx.js';
 import { pbkdf2Hex, pbkdf2Queue, sha1Hex } from '../../../src/crypto/crypto.js';
 import type { JsonObject } from '../../../src/storage/storage.js';
 import { verifyPasswordHash } from '../../../src/users/password-hash.js';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
+import { COUCH_HASH_ALGORITHMS } from '../../../../src/crypto/hash-algorithms.js';
 import {
-  COUCH_HASH_ALGORITHMS,
   decodeCookieValue,
   firstAuthSessionCookie,
   isExpired,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, type TestContext, test } from 'node:test';
 
-import { JwksStore, type JwksOptions, parseJwk, parseJwks, parseJwksUrls } from '../../../../src/auth/jwt/jwks.js';
+import { parseJwk, parseJwks } from '../../../../src/auth/jwt/jwk.js';
+import { JwksStore, type JwksOptions, parseJwksUrls } from '../../../../src/auth/jwt/jwks.js';
 import { JwtHandler } from '../../../../src/auth/jwt/jwt-handler.js';
 import { VerificationKey } from '../../../../src/auth/jwt/verification-key.js';
 import { type JwksServer, startJwksServer } from '../../../support/jwks-server.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isDbAdmin, isDbMember, requireDbMember, requireServerAdmin } from '../../../src/auth/authorization.js';
+import { isDbAdmin, isDbMember, requireDbMember, requireServerAdmin } from '../../../src/identity/authorization.js';
 import { defaultSecurity } from '../../../src/databases/security.js';
 
 const anonymous = { name: null, roles: [] };

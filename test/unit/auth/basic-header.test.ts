@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { parseBasicHeader } from '../../../src/auth/basic/parse.js';
+import { parseBasicHeader } from '../../../src/auth/basic-header.js';
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 

@@ -1,6 +1,9 @@
 import { notAServerAdmin, notAllowedForDb, notAuthorizedForDb, notADbOrServerAdmin } from '../errors/catalog.js';
-import type { Json, SecurityObject } from '../storage/storage.js';
-import type { UserCtx } from './types.js';
+import type { Json, JsonObject } from '../json/json.js';
+import type { UserCtx } from './user-ctx.js';
+
+/** A database's `_security` object as stored: only its `admins` and `members` (or `readers`) matter here. */
+type SecurityObject = JsonObject;
 
 /** CouchDB 3's authorization rules over a user context and a database's `_security`. */
 

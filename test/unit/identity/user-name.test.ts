@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isAcceptableUserName } from '../../../src/auth/user-name.js';
+import { isAcceptableUserName } from '../../../src/identity/user-name.js';
 import { perUserDatabaseName } from '../../../src/users/peruser.js';
 
 const REFUSED: [string, string][] = [

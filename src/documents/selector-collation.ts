@@ -1,0 +1,60 @@
+/**
+ * CouchDB's collation of JSON values, as selectors compare them: by type first (null < false < true <
+ * numbers < strings < arrays < objects), then strings by code point (not by ICU collation as
+ * CouchDB's `$gt`/`$lt` do), arrays and objects member by member.
+ */
+import { isObject } from './document-json.js';
+import type { Json, JsonObject } from '../json/json.js';
+
+/** CouchDB's rank of JSON types. */
+function rank(value: Json): number {
+  if (value === null) return 0;
+  if (value === false) return 1;
+  if (value === true) return 2;
+  if (typeof value === 'number') return 3;
+  if (typeof value === 'string') return 4;
+  return Array.isArray(value) ? 5 : 6;
+}
+
+/** Compares two JSON values in CouchDB's collation (strings by code point). */
+export function compareJson(a: Json, b: Json): number {
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (typeof a === 'number') return a - (b as number);
+  if (typeof a === 'string') {
+    const sb = b as string;
+    return a < sb ? -1 : a > sb ? 1 : 0;
+  }
+  if (Array.isArray(a)) {
+    const other = b as Json[];
+    for (let i = 0; i < Math.min(a.length, other.length); i++) {
+      const order = compareJson(a[i]!, other[i]!);
+      if (order !== 0) return order;
+    }
+    return a.length - other.length;
+  }
+  if (isObject(a)) {
+    const ea = Object.entries(a);
+    const eb = Object.entries(b as JsonObject);
+    for (let i = 0; i < Math.min(ea.length, eb.length); i++) {
+      const [ka, va] = ea[i]!;
+      const [kb, vb] = eb[i]!;
+      if (ka !== kb) return ka < kb ? -1 : 1;
+      const order = compareJson(va, vb);
+      if (order !== 0) return order;
+    }
+    return ea.length - eb.length;
+  }
+  return 0;
+}
+
+export function equal(a: Json, b: Json): boolean {
+  if (rank(a) !== rank(b)) return false;
+  if (isObject(a)) {
+    const other = b as JsonObject;
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(other).length && keys.every((key) => Object.hasOwn(other, key) && equal(a[key]!, other[key]!));
+  }
+  return compareJson(a, b) === 0;
+}
