@@ -41,11 +41,11 @@ import type {
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import type { QueuedEdit } from '../batch-merge.js';
 import { sliceEdits } from '../write-slices.js';
-import { createPool, reasonOf, redactUrl } from './connection.js';
-import { writeEdits } from './document-writer.js';
-import { migrate } from './migrations.js';
-import * as queries from './queries.js';
-import { WriteLanes, type Outcome } from './write-lanes.js';
+import { createPool, reasonOf, redactUrl } from './postgres-connection.js';
+import { writeEdits } from './postgres-writer.js';
+import { migrate } from './postgres-schema.js';
+import * as queries from './postgres-queries.js';
+import { WriteLanes, type Outcome } from './postgres-write-queue.js';
 
 export interface PostgresStorageOptions {
   /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */

@@ -29,12 +29,12 @@ import type {
 } from '../storage.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import { sliceEdits } from '../write-slices.js';
-import { openRevisions, readRevision, revisionTree, summarize } from './document-reader.js';
-import { writeEdits } from './document-writer.js';
-import { RangeQueries } from './range-queries.js';
+import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
+import { writeEdits } from './sqlite-writer.js';
+import { RangeQueries } from './sqlite-range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
-import { prepareStatements, type Statements } from './statements.js';
-import { WriteQueue } from './write-queue.js';
+import { prepareStatements, type Statements } from './sqlite-statements.js';
+import { WriteQueue } from './sqlite-write-queue.js';
 
 const LOCAL_REV = /^0-(0|[1-9][0-9]*)$/;
 

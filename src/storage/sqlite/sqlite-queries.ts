@@ -1,6 +1,6 @@
 import { describeRevision, listConflicts, parseRevision, revisionPath, selectRevisions, type RevisionTree } from '../revision-tree.js';
 import type { DocumentSummary, JsonObject, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
-import type { Statements } from './statements.js';
+import type { Statements } from './sqlite-statements.js';
 
 /** A revision of a document with its body; undefined when unknown or no longer a leaf. */
 export function readRevision(st: Statements, dbId: number, id: string, rev?: string): StoredRevision | undefined {
