@@ -45,6 +45,7 @@ import { createPool, reasonOf, redactUrl } from './postgres-connection.js';
 import { writeEdits } from './postgres-writer.js';
 import { migrate } from './postgres-schema.js';
 import * as queries from './postgres-queries.js';
+import * as rangeQueries from './postgres-range-queries.js';
 import { WriteLanes, type Outcome } from './postgres-write-queue.js';
 
 export interface PostgresStorageOptions {
@@ -237,7 +238,7 @@ export class PostgresStorage implements Storage {
 
   async listDocuments(db: string, options: RangeOptions): Promise<RangeResult> {
     this.#checkOpen();
-    return queries.listDocuments(this.#pool, db, options);
+    return rangeQueries.listDocuments(this.#pool, db, options);
   }
 
   async lookupDocuments(
@@ -251,7 +252,7 @@ export class PostgresStorage implements Storage {
 
   async changes(db: string, options: ChangesOptions): Promise<ChangeRow[]> {
     this.#checkOpen();
-    return queries.changes(this.#pool, db, options);
+    return rangeQueries.changes(this.#pool, db, options);
   }
 
   async openRevisions(db: string, revisionQueries: readonly RevisionQuery[]): Promise<OpenedRevision[][]> {

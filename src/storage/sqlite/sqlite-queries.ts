@@ -1,3 +1,7 @@
+/**
+ * Reads of single documents of the SQLite backend (ranges: sqlite-range-queries.ts), on the prepared
+ * statements of sqlite-statements.ts. Synchronous: the caller runs them between two write batches.
+ */
 import { describeRevision, listConflicts, parseRevision, revisionPath, selectRevisions, type RevisionTree } from '../revision-tree.js';
 import type { DocumentSummary, JsonObject, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
 import type { Statements } from './sqlite-statements.js';
