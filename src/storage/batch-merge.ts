@@ -6,7 +6,7 @@
  */
 import { tooManyLeaves, tooManyRevisions } from '../errors/catalog.js';
 import type { RevisionTree } from './revision-tree.js';
-import type { DocumentEdit, DocumentLimits, EditResult } from './storage.js';
+import { documentConflict, type DocumentEdit, type DocumentLimits, type EditResult } from './storage.js';
 import { TreeEditor } from './tree-editor.js';
 
 export interface QueuedEdit {
@@ -60,10 +60,8 @@ interface DocumentState {
   newBodies: Map<string, string>;
 }
 
-const conflict = (id: string): EditResult => ({ ok: false, id, error: 'conflict', reason: 'Document update conflict.' });
-
 function refusal(id: string, reason: 'conflict' | 'too_many_leaves' | 'too_many_revisions', limits: DocumentLimits): EditResult {
-  if (reason === 'conflict') return conflict(id);
+  if (reason === 'conflict') return documentConflict(id);
   const error = reason === 'too_many_leaves' ? tooManyLeaves(limits.maxLeaves) : tooManyRevisions(limits.maxRevisions);
   return { ok: false, id, error: 'too_large', reason: error.reason };
 }

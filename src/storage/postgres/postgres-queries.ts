@@ -5,8 +5,10 @@
  */
 import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
-import { describeRevision, listConflicts, parseRevision, revisionPath, selectRevisions, type RevisionTree } from '../revision-tree.js';
-import type { DocumentSummary, JsonObject, LocalDocument, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
+import { localDocument } from '../local-revisions.js';
+import type { RevisionTree } from '../revision-tree.js';
+import type { DocumentSummary, LocalDocument, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
+import { documentSummary, openedRevisions, storedRevision, type DocumentCore } from '../stored-rows.js';
 
 export type Queryable = Pick<pg.Pool, 'query'>;
 
@@ -27,21 +29,7 @@ export async function readRevision(
   if (rows.length === 0) throw databaseMissing();
   const row = rows[0];
   if (row.id === null) return undefined;
-  const tree = JSON.parse(row.tree) as RevisionTree;
-  const wanted = rev ?? row.winner;
-  if (!Object.hasOwn(tree, wanted)) return undefined;
-  // Only leaves keep a body (CouchDB after compaction): an older revision reads as missing.
-  if (row.body === null) return undefined;
-  return {
-    id: row.id,
-    rev: wanted,
-    deleted: tree[wanted].deleted,
-    body: JSON.parse(row.body) as JsonObject,
-    seq: row.seq,
-    revisionPath: revisionPath(tree, wanted).map((r) => r.slice(r.indexOf('-') + 1)),
-    revisionStart: parseRevision(wanted)?.generation ?? 0,
-    ...listConflicts(tree),
-  };
+  return storedRevision({ ...row, id: row.id }, rev ?? row.winner, row.body);
 }
 
 /** `_all_docs?keys=`: deleted documents included, as CouchDB shows them; undefined for unknown ids. */
@@ -63,9 +51,7 @@ export async function lookupDocuments(
   const found = new Map<string, DocumentSummary>();
   for (const row of rows) {
     if (row.id === null) continue;
-    const summary: DocumentSummary = { id: row.id, rev: row.winner, deleted: row.deleted, seq: row.seq };
-    if (includeDocs && !row.deleted && row.body !== null) summary.body = JSON.parse(row.body) as JsonObject;
-    found.set(row.id, summary);
+    found.set(row.id, documentSummary({ ...row, id: row.id }, includeDocs && !row.deleted ? row.body : undefined));
   }
   // A fresh object per position, as the SQLite backend answers a repeated id.
   return ids.map((id) => {
@@ -92,32 +78,19 @@ export async function openRevisions(
     [name, [...new Set(queries.map((query) => query.id))]],
   );
   if (rows.length === 0) throw databaseMissing();
-  const documents = new Map<string, { tree: RevisionTree; seq: number; bodies: Map<string, string> }>();
+  const documents = new Map<string, DocumentCore & { bodies: Map<string, string> }>();
   for (const row of rows) {
     if (row.id === null) continue;
     let document = documents.get(row.id);
     if (document === undefined) {
-      document = { tree: JSON.parse(row.tree as string) as RevisionTree, seq: row.seq, bodies: new Map() };
+      document = { id: row.id, tree: row.tree as string, seq: row.seq, bodies: new Map() };
       documents.set(row.id, document);
     }
     if (row.rev !== null && row.body !== null) document.bodies.set(row.rev, row.body);
   }
   return queries.map((query) => {
     const document = documents.get(query.id);
-    const { found, missing } = selectRevisions(document?.tree, query.revs, query.latest === true);
-    const opened: OpenedRevision[] = [];
-    if (document !== undefined) {
-      for (const rev of found) {
-        const body = document.bodies.get(rev);
-        opened.push(
-          body === undefined
-            ? { missing: rev }
-            : { ok: { id: query.id, rev, body: JSON.parse(body) as JsonObject, seq: document.seq, ...describeRevision(document.tree, rev) } },
-        );
-      }
-    }
-    for (const rev of missing) opened.push({ missing: rev });
-    return opened;
+    return openedRevisions(document, query, (rev) => document?.bodies.get(rev));
   });
 }
 
@@ -147,5 +120,5 @@ export async function getLocal(db: Queryable, name: string, id: string): Promise
   );
   if (rows.length === 0) throw databaseMissing();
   const row = rows[0];
-  return row.rev === null ? undefined : { id, rev: `0-${row.rev}`, body: JSON.parse(row.body as string) as JsonObject };
+  return row.rev === null ? undefined : localDocument(id, row.rev, row.body as string);
 }

@@ -3,8 +3,8 @@
  * each that starts from the database row, so "no row at all" means the database does not exist.
  */
 import { databaseMissing } from '../../errors/catalog.js';
-import { listConflicts, sortedLeaves, type RevisionTree } from '../revision-tree.js';
-import type { ChangeRow, ChangesOptions, DocumentSummary, JsonObject, RangeOptions, RangeResult } from '../storage.js';
+import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
+import { changeRow, documentSummary } from '../stored-rows.js';
 import type { Queryable } from './postgres-queries.js';
 
 /** LIMIT value: null (no limit) for absent or negative limits, as SQLite's LIMIT -1. */
@@ -82,11 +82,7 @@ export async function listDocuments(db: Queryable, name: string, options: RangeO
   if (rows.length === 0) throw databaseMissing();
   const result = rows
     .filter((r) => r.id !== null)
-    .map((r): DocumentSummary => {
-      const row: DocumentSummary = { id: r.id as string, rev: r.winner, deleted: false, seq: r.seq };
-      if (withDocs && r.body !== null) row.body = JSON.parse(r.body) as JsonObject;
-      return row;
-    });
+    .map((r) => documentSummary({ ...r, id: r.id as string, deleted: false }, r.body));
   const { doc_count: totalRows, before: rowsBefore, in_range: available } = rows[0];
   // Skipped past the end of the range: the first row would have come right after it.
   const offsetValue = result.length === 0 && skip > 0 ? rowsBefore + Math.min(skip, available) : rowsBefore + skip;
@@ -127,17 +123,5 @@ export async function changes(db: Queryable, name: string, options: ChangesOptio
   if (rows.length === 0) throw databaseMissing();
   return rows
     .filter((r) => r.id !== null)
-    .map((r): ChangeRow => {
-      const tree = withTree ? (JSON.parse(r.tree as string) as RevisionTree) : undefined;
-      const row: ChangeRow = {
-        seq: r.seq,
-        id: r.id as string,
-        changes: allLeaves ? sortedLeaves(tree as RevisionTree) : [r.winner],
-        deleted: r.deleted,
-      };
-      // A deleted winner's tombstone body is included too: CouchDB shows `{_id, _rev, _deleted}`.
-      if (withDocs && r.body !== null) row.body = JSON.parse(r.body) as JsonObject;
-      if (conflicts) row.conflicts = listConflicts(tree as RevisionTree).conflicts;
-      return row;
-    });
+    .map((r) => changeRow({ ...r, id: r.id as string }, { allLeaves, conflicts }));
 }

@@ -40,6 +40,8 @@ import type {
 } from '../storage.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import type { QueuedEdit } from '../batch-merge.js';
+import { decideLocalWrite } from '../local-revisions.js';
+import { databaseInfo, instanceStartTime, type DatabaseRow } from '../stored-rows.js';
 import { sliceEdits } from '../write-slices.js';
 import { createPool, reasonOf, redactUrl } from './postgres-connection.js';
 import { writeEdits } from './postgres-writer.js';
@@ -69,26 +71,8 @@ type WriteJob =
   | { kind: 'delete' }
   | { kind: 'security'; security: SecurityObject }
   | { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits }
-  | { kind: 'putLocal'; id: string; body: JsonObject; rev: string | undefined }
-  | { kind: 'deleteLocal'; id: string; rev: string | undefined };
-
-const LOCAL_REV = /^0-(0|[1-9][0-9]*)$/;
-
-/** Microseconds since the epoch, as CouchDB's `instance_start_time` (wall clock, ms precision). */
-function nowMicros(): string {
-  return String(Date.now() * 1000);
-}
-
-function conflict(id: string): EditResult {
-  return { ok: false, id, error: 'conflict', reason: 'Document update conflict.' };
-}
-
-/** Local revisions are counters: absent means 0, as CouchDB compares them. NaN never matches. */
-function localRevNumber(rev: string | undefined): number {
-  if (rev === undefined) return 0;
-  const match = LOCAL_REV.exec(rev);
-  return match === null ? Number.NaN : Number(match[1]);
-}
+  /** A put of a local document carries its body; a delete carries none. */
+  | { kind: 'local'; id: string; rev: string | undefined; body: JsonObject | undefined };
 
 /**
  * The database row of one batch, locked at first use and kept locked until the batch commits.
@@ -187,28 +171,12 @@ export class PostgresStorage implements Storage {
 
   async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
     this.#checkOpen();
-    const { rows } = await this.#pool.query<{
-      name: string;
-      doc_count: number;
-      deleted_doc_count: number;
-      update_seq: number;
-      data_size: number;
-      instance_start_time: string;
-    }>(
+    const { rows } = await this.#pool.query<Omit<DatabaseRow, 'db_id' | 'security'>>(
       `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, instance_start_time
        FROM databases WHERE name = $1`,
       [name],
     );
-    if (rows.length === 0) return undefined;
-    const row = rows[0];
-    return {
-      name: row.name,
-      docCount: row.doc_count,
-      deletedDocCount: row.deleted_doc_count,
-      updateSeq: row.update_seq,
-      dataSize: row.data_size,
-      instanceStartTime: row.instance_start_time,
-    };
+    return rows.length === 0 ? undefined : databaseInfo(rows[0]);
   }
 
   async getSecurity(db: string): Promise<SecurityObject | undefined> {
@@ -271,11 +239,11 @@ export class PostgresStorage implements Storage {
   }
 
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult> {
-    return this.#write(db, { kind: 'putLocal', id, body, rev });
+    return this.#write(db, { kind: 'local', id, rev, body });
   }
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
-    return this.#write(db, { kind: 'deleteLocal', id, rev });
+    return this.#write(db, { kind: 'local', id, rev, body: undefined });
   }
 
   #checkOpen(): void {
@@ -343,7 +311,7 @@ export class PostgresStorage implements Storage {
         const { rows } = await client.query<{ db_id: number }>(
           `INSERT INTO databases (name, security, instance_start_time) VALUES ($1, $2, $3)
            ON CONFLICT (name) DO NOTHING RETURNING db_id`,
-          [database.name, JSON.stringify(job.security), nowMicros()],
+          [database.name, JSON.stringify(job.security), instanceStartTime()],
         );
         database.set(rows.length === 1 ? rows[0].db_id : undefined);
         return rows.length === 1;
@@ -367,26 +335,25 @@ export class PostgresStorage implements Storage {
         await client.query('UPDATE databases SET security = $2 WHERE db_id = $1', [dbId, JSON.stringify(job.security)]);
         return true;
       }
-      case 'putLocal':
-      case 'deleteLocal': {
+      case 'local': {
         const dbId = await database.id();
         if (dbId === undefined) throw databaseMissing();
         const { rows } = await client.query<{ rev: number }>(
           'SELECT rev FROM local_documents WHERE db_id = $1 AND id = $2 FOR UPDATE',
           [dbId, job.id],
         );
-        const current = rows.length === 0 ? 0 : rows[0].rev;
-        if (localRevNumber(job.rev) !== current) return conflict(job.id);
-        if (job.kind === 'deleteLocal') {
+        const decision = decideLocalWrite(job.id, rows[0]?.rev, job.rev, job.body === undefined);
+        if (!decision.apply) return decision.result;
+        if (job.body === undefined) {
           await client.query('DELETE FROM local_documents WHERE db_id = $1 AND id = $2', [dbId, job.id]);
-          return { ok: true, id: job.id, rev: '0-0' };
+        } else {
+          await client.query(
+            `INSERT INTO local_documents (db_id, id, rev, body) VALUES ($1, $2, $3, $4)
+             ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body`,
+            [dbId, job.id, decision.counter, JSON.stringify(job.body)],
+          );
         }
-        await client.query(
-          `INSERT INTO local_documents (db_id, id, rev, body) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body`,
-          [dbId, job.id, current + 1, JSON.stringify(job.body)],
-        );
-        return { ok: true, id: job.id, rev: `0-${current + 1}` };
+        return decision.result;
       }
     }
   }
