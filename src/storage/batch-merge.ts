@@ -106,6 +106,11 @@ export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) =>
     }
   }
 
+  return { results, changes, obsolete, addedBytes, ...changedDocuments(states) };
+}
+
+/** The row to write for each document the batch changed, and the document counters' deltas. */
+function changedDocuments(states: Map<string, DocumentState>): Pick<MergedBatch, 'documents' | 'liveDelta' | 'deletedDelta'> {
   const documents: ChangedDocument[] = [];
   let liveDelta = 0;
   let deletedDelta = 0;
@@ -127,5 +132,5 @@ export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) =>
       newBodies: state.newBodies,
     });
   }
-  return { results, changes, documents, obsolete, addedBytes, liveDelta, deletedDelta };
+  return { documents, liveDelta, deletedDelta };
 }

@@ -5,7 +5,7 @@
  * batch size.
  */
 import type { ClientBase } from 'pg';
-import { mergeBatch, type QueuedEdit, type StoredDocument } from '../batch-merge.js';
+import { mergeBatch, type ChangedDocument, type MergedBatch, type QueuedEdit, type StoredDocument } from '../batch-merge.js';
 import type { EditResult } from '../storage.js';
 
 interface DocumentRow {
@@ -21,38 +21,53 @@ interface DocumentRow {
  * never hand out the same sequence; a document ends at the sequence of its latest change.
  */
 export async function writeEdits(client: ClientBase, dbId: number, edits: readonly QueuedEdit[]): Promise<EditResult[]> {
-  const ids = [...new Set(edits.map((queued) => queued.edit.id))];
-  // FOR UPDATE: the rows stay ours until COMMIT, whoever else (another node) edits them. Sorted so
-  // that lock order is the same everywhere.
+  const stored = await lockDocuments(client, dbId, [...new Set(edits.map((queued) => queued.edit.id))]);
+  const batch = mergeBatch(edits, (id) => stored.get(id));
+  if (batch.changes === 0) return batch.results;
+  const sizeDelta = batch.addedBytes - (await deleteBodies(client, batch.obsolete));
+  const firstSeq = await takeSequences(client, dbId, batch, sizeDelta);
+  const docPks = await upsertDocuments(client, dbId, batch.documents, firstSeq);
+  await insertBodies(client, batch.documents, docPks);
+  return batch.results;
+}
+
+/**
+ * The stored rows of `ids`, locked FOR UPDATE: they stay ours until COMMIT, whoever else (another
+ * node) edits them. Sorted so that lock order is the same everywhere.
+ */
+async function lockDocuments(client: ClientBase, dbId: number, ids: string[]): Promise<Map<string, StoredDocument>> {
   const { rows } = await client.query<DocumentRow>(
     'SELECT doc_pk, id, tree, deleted FROM documents WHERE db_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE',
     [dbId, ids],
   );
-  const stored = new Map<string, StoredDocument>(rows.map((row) => [row.id, { docPk: row.doc_pk, tree: row.tree, deleted: row.deleted }]));
-  const batch = mergeBatch(edits, (id) => stored.get(id));
-  const { changes, obsolete } = batch;
-  if (changes === 0) return batch.results;
+  return new Map(rows.map((row) => [row.id, { docPk: row.doc_pk, tree: row.tree, deleted: row.deleted }]));
+}
 
-  let sizeDelta = batch.addedBytes;
-  if (obsolete.length > 0) {
-    const removed = await client.query<{ size: number }>(
-      `DELETE FROM leaf_bodies b USING unnest($1::int8[], $2::text[]) AS o(doc_pk, rev)
-       WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev RETURNING octet_length(b.body)::int8 AS size`,
-      [obsolete.map((o) => o.docPk), obsolete.map((o) => o.rev)],
-    );
-    for (const row of removed.rows) sizeDelta -= row.size;
-  }
+/** Deletes the bodies of revisions that stopped being leaves; answers how many bytes they held. */
+async function deleteBodies(client: ClientBase, obsolete: MergedBatch['obsolete']): Promise<number> {
+  if (obsolete.length === 0) return 0;
+  const removed = await client.query<{ size: number }>(
+    `DELETE FROM leaf_bodies b USING unnest($1::int8[], $2::text[]) AS o(doc_pk, rev)
+     WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev RETURNING octet_length(b.body)::int8 AS size`,
+    [obsolete.map((o) => o.docPk), obsolete.map((o) => o.rev)],
+  );
+  return removed.rows.reduce((sum, row) => sum + row.size, 0);
+}
 
-  const changed = batch.documents;
+/** Takes the batch's update sequences and applies its counter deltas; answers the first sequence. */
+async function takeSequences(client: ClientBase, dbId: number, batch: MergedBatch, sizeDelta: number): Promise<number> {
   const counters = await client.query<{ update_seq: number }>(
     `UPDATE databases SET update_seq = update_seq + $2, doc_count = doc_count + $3,
        deleted_doc_count = deleted_doc_count + $4, data_size = data_size + $5
      WHERE db_id = $1 RETURNING update_seq`,
-    [dbId, changes, batch.liveDelta, batch.deletedDelta, sizeDelta],
+    [dbId, batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta],
   );
   if (counters.rowCount !== 1) throw new Error(`database ${dbId} vanished while locked`);
-  const firstSeq = counters.rows[0].update_seq - changes + 1;
+  return counters.rows[0].update_seq - batch.changes + 1;
+}
 
+/** One row per changed document, at the sequence of its latest change; answers id → doc_pk. */
+async function upsertDocuments(client: ClientBase, dbId: number, changed: ChangedDocument[], firstSeq: number): Promise<Map<string, number>> {
   const written = await client.query<{ doc_pk: number; id: string }>(
     `INSERT INTO documents (db_id, id, tree, winner, deleted, seq)
      SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bool[], $6::int8[])
@@ -68,8 +83,11 @@ export async function writeEdits(client: ClientBase, dbId: number, edits: readon
       changed.map((doc) => firstSeq + doc.lastChange),
     ],
   );
-  const docPks = new Map(written.rows.map((row) => [row.id, row.doc_pk]));
+  return new Map(written.rows.map((row) => [row.id, row.doc_pk]));
+}
 
+/** The bodies of the batch's new leaves, in one statement. */
+async function insertBodies(client: ClientBase, changed: ChangedDocument[], docPks: Map<string, number>): Promise<void> {
   const bodyPks: number[] = [];
   const bodyRevs: string[] = [];
   const bodies: string[] = [];
@@ -81,11 +99,10 @@ export async function writeEdits(client: ClientBase, dbId: number, edits: readon
       bodies.push(body);
     }
   }
-  if (bodies.length > 0) {
-    await client.query(
-      'INSERT INTO leaf_bodies (doc_pk, rev, body) SELECT * FROM unnest($1::int8[], $2::text[], $3::text[])',
-      [bodyPks, bodyRevs, bodies],
-    );
-  }
-  return batch.results;
+  if (bodies.length === 0) return;
+  await client.query('INSERT INTO leaf_bodies (doc_pk, rev, body) SELECT * FROM unnest($1::int8[], $2::text[], $3::text[])', [
+    bodyPks,
+    bodyRevs,
+    bodies,
+  ]);
 }

@@ -36,6 +36,7 @@ import { writeEdits } from './sqlite-writer.js';
 import { RangeQueries } from './sqlite-range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
+import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 
 export class SqliteStorage implements Storage {
@@ -236,61 +237,6 @@ export class SqliteStorage implements Storage {
     if (this.#closed) throw new Error('storage is closed');
     return query();
   }
-}
-
-/**
- * A size-bounded LRU of winning revisions by (database id, document id). Database ids are never
- * reused, so a deleted and recreated database never meets old entries.
- */
-class WinnerCache {
-  readonly #entries = new Map<string, { stored: StoredRevision; size: number }>();
-  readonly #maxBytes: number;
-  #bytes = 0;
-
-  constructor(maxBytes: number) {
-    this.#maxBytes = maxBytes;
-  }
-
-  get(dbId: number, id: string): StoredRevision | undefined {
-    const key = `${dbId}\u0000${id}`;
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.stored;
-  }
-
-  set(dbId: number, id: string, stored: StoredRevision): void {
-    // Revision lists count too: up to 1000 ancestors (revs_limit) of ~100 heap bytes each would
-    // otherwise let a cache bounded at 32 MiB hold gigabytes of histories.
-    const revisions = stored.revisionPath.length + stored.conflicts.length + stored.deletedConflicts.length;
-    const size = JSON.stringify(stored.body).length + id.length + 256 + 100 * revisions;
-    if (size > this.#maxBytes / 64) return;
-    this.delete(dbId, id);
-    this.#entries.set(`${dbId}\u0000${id}`, { stored: deepFreeze(stored), size });
-    this.#bytes += size;
-    while (this.#bytes > this.#maxBytes) {
-      const [oldest, entry] = this.#entries.entries().next().value as [string, { size: number }];
-      this.#entries.delete(oldest);
-      this.#bytes -= entry.size;
-    }
-  }
-
-  delete(dbId: number, id: string): void {
-    const key = `${dbId}\u0000${id}`;
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return;
-    this.#entries.delete(key);
-    this.#bytes -= entry.size;
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /** Opens (creating if needed) the SQLite file; throws a one-line `Error` when it cannot. */
