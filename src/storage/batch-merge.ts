@@ -6,7 +6,7 @@
  */
 import { tooManyLeaves, tooManyRevisions } from '../errors/catalog.js';
 import type { RevisionTree } from './revision-tree.js';
-import type { DocumentEdit, DocumentLimits, EditResult } from './storage.js';
+import { documentConflict, type DocumentEdit, type DocumentLimits, type EditResult } from './storage.js';
 import { TreeEditor } from './tree-editor.js';
 
 export interface QueuedEdit {
@@ -60,10 +60,8 @@ interface DocumentState {
   newBodies: Map<string, string>;
 }
 
-const conflict = (id: string): EditResult => ({ ok: false, id, error: 'conflict', reason: 'Document update conflict.' });
-
 function refusal(id: string, reason: 'conflict' | 'too_many_leaves' | 'too_many_revisions', limits: DocumentLimits): EditResult {
-  if (reason === 'conflict') return conflict(id);
+  if (reason === 'conflict') return documentConflict(id);
   const error = reason === 'too_many_leaves' ? tooManyLeaves(limits.maxLeaves) : tooManyRevisions(limits.maxRevisions);
   return { ok: false, id, error: 'too_large', reason: error.reason };
 }
@@ -108,6 +106,11 @@ export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) =>
     }
   }
 
+  return { results, changes, obsolete, addedBytes, ...changedDocuments(states) };
+}
+
+/** The row to write for each document the batch changed, and the document counters' deltas. */
+function changedDocuments(states: Map<string, DocumentState>): Pick<MergedBatch, 'documents' | 'liveDelta' | 'deletedDelta'> {
   const documents: ChangedDocument[] = [];
   let liveDelta = 0;
   let deletedDelta = 0;
@@ -129,5 +132,5 @@ export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) =>
       newBodies: state.newBodies,
     });
   }
-  return { results, changes, documents, obsolete, addedBytes, liveDelta, deletedDelta };
+  return { documents, liveDelta, deletedDelta };
 }

@@ -54,6 +54,11 @@ export type EditResult =
   /** A replicated revision that would take the document past `WriteOptions.limits`. */
   | { ok: false; id: string; error: 'too_large'; reason: string };
 
+/** The `conflict` answer to an edit that does not name the current revision. */
+export function documentConflict(id: string): EditResult {
+  return { ok: false, id, error: 'conflict', reason: 'Document update conflict.' };
+}
+
 export interface WriteOptions {
   /** false: replication mode, the edit's `revPath` is merged as-is and never conflicts. */
   newEdits: boolean;

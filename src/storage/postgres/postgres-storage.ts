@@ -15,14 +15,11 @@
  * await storage.close()
  */
 import type pg from 'pg';
-import { databaseMissing } from '../../errors/catalog.js';
-import { isCouchError } from '../../errors/couch-error.js';
 import type {
   ChangeRow,
   ChangesOptions,
   DatabaseInfo,
   DocumentEdit,
-  DocumentLimits,
   DocumentSummary,
   EditResult,
   JsonObject,
@@ -39,13 +36,14 @@ import type {
   WriteOptions,
 } from '../storage.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
-import type { QueuedEdit } from '../batch-merge.js';
+import { databaseInfo, type DatabaseRow } from '../stored-rows.js';
 import { sliceEdits } from '../write-slices.js';
-import { createPool, reasonOf, redactUrl } from './connection.js';
-import { writeEdits } from './document-writer.js';
-import { migrate } from './migrations.js';
-import * as queries from './queries.js';
-import { WriteLanes, type Outcome } from './write-lanes.js';
+import { createPool, reasonOf, redactUrl } from './postgres-connection.js';
+import { migrate } from './postgres-schema.js';
+import * as queries from './postgres-queries.js';
+import * as rangeQueries from './postgres-range-queries.js';
+import { executeBatch, type WriteJob } from './postgres-write-jobs.js';
+import { WriteLanes } from './postgres-write-queue.js';
 
 export interface PostgresStorageOptions {
   /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */
@@ -60,64 +58,6 @@ export interface PostgresStorageOptions {
   pingTimeoutMs?: number;
   /** Told about connections that failed while idle (they are dropped and replaced); default: ignored. */
   onError?: (error: Error) => void;
-}
-
-/** A write, queued in the lane of its database name. */
-type WriteJob =
-  | { kind: 'create'; security: SecurityObject }
-  | { kind: 'delete' }
-  | { kind: 'security'; security: SecurityObject }
-  | { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits }
-  | { kind: 'putLocal'; id: string; body: JsonObject; rev: string | undefined }
-  | { kind: 'deleteLocal'; id: string; rev: string | undefined };
-
-const LOCAL_REV = /^0-(0|[1-9][0-9]*)$/;
-
-/** Microseconds since the epoch, as CouchDB's `instance_start_time` (wall clock, ms precision). */
-function nowMicros(): string {
-  return String(Date.now() * 1000);
-}
-
-function conflict(id: string): EditResult {
-  return { ok: false, id, error: 'conflict', reason: 'Document update conflict.' };
-}
-
-/** Local revisions are counters: absent means 0, as CouchDB compares them. NaN never matches. */
-function localRevNumber(rev: string | undefined): number {
-  if (rev === undefined) return 0;
-  const match = LOCAL_REV.exec(rev);
-  return match === null ? Number.NaN : Number(match[1]);
-}
-
-/**
- * The database row of one batch, locked at first use and kept locked until the batch commits.
- * Locking it before any document row gives every writer the same lock order (no deadlocks).
- */
-class LockedDatabase {
-  readonly #client: pg.PoolClient;
-  readonly name: string;
-  /** undefined: not looked up yet; null: does not exist. */
-  #id: number | null | undefined;
-
-  constructor(client: pg.PoolClient, name: string) {
-    this.#client = client;
-    this.name = name;
-  }
-
-  async id(): Promise<number | undefined> {
-    if (this.#id === undefined) {
-      const { rows } = await this.#client.query<{ db_id: number }>(
-        'SELECT db_id FROM databases WHERE name = $1 FOR NO KEY UPDATE',
-        [this.name],
-      );
-      this.#id = rows.length === 0 ? null : rows[0].db_id;
-    }
-    return this.#id ?? undefined;
-  }
-
-  set(id: number | null | undefined): void {
-    this.#id = id;
-  }
 }
 
 export class PostgresStorage implements Storage {
@@ -135,7 +75,7 @@ export class PostgresStorage implements Storage {
     this.#pool = pool;
     this.schema = schema;
     this.#pingTimeoutMs = pingTimeoutMs;
-    this.#lanes = new WriteLanes(pool, (client, name, jobs) => this.#executeBatch(client, name, jobs));
+    this.#lanes = new WriteLanes(pool, executeBatch);
   }
 
   /** Transactions committed since opening; concurrent writes to one database share one. */
@@ -186,28 +126,12 @@ export class PostgresStorage implements Storage {
 
   async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
     this.#checkOpen();
-    const { rows } = await this.#pool.query<{
-      name: string;
-      doc_count: number;
-      deleted_doc_count: number;
-      update_seq: number;
-      data_size: number;
-      instance_start_time: string;
-    }>(
+    const { rows } = await this.#pool.query<Omit<DatabaseRow, 'db_id' | 'security'>>(
       `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, instance_start_time
        FROM databases WHERE name = $1`,
       [name],
     );
-    if (rows.length === 0) return undefined;
-    const row = rows[0];
-    return {
-      name: row.name,
-      docCount: row.doc_count,
-      deletedDocCount: row.deleted_doc_count,
-      updateSeq: row.update_seq,
-      dataSize: row.data_size,
-      instanceStartTime: row.instance_start_time,
-    };
+    return rows.length === 0 ? undefined : databaseInfo(rows[0]);
   }
 
   async getSecurity(db: string): Promise<SecurityObject | undefined> {
@@ -237,7 +161,7 @@ export class PostgresStorage implements Storage {
 
   async listDocuments(db: string, options: RangeOptions): Promise<RangeResult> {
     this.#checkOpen();
-    return queries.listDocuments(this.#pool, db, options);
+    return rangeQueries.listDocuments(this.#pool, db, options);
   }
 
   async lookupDocuments(
@@ -251,7 +175,7 @@ export class PostgresStorage implements Storage {
 
   async changes(db: string, options: ChangesOptions): Promise<ChangeRow[]> {
     this.#checkOpen();
-    return queries.changes(this.#pool, db, options);
+    return rangeQueries.changes(this.#pool, db, options);
   }
 
   async openRevisions(db: string, revisionQueries: readonly RevisionQuery[]): Promise<OpenedRevision[][]> {
@@ -270,11 +194,11 @@ export class PostgresStorage implements Storage {
   }
 
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult> {
-    return this.#write(db, { kind: 'putLocal', id, body, rev });
+    return this.#write(db, { kind: 'local', id, rev, body });
   }
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
-    return this.#write(db, { kind: 'deleteLocal', id, rev });
+    return this.#write(db, { kind: 'local', id, rev, body: undefined });
   }
 
   #checkOpen(): void {
@@ -283,111 +207,6 @@ export class PostgresStorage implements Storage {
 
   #write<T>(db: string, job: WriteJob): Promise<T> {
     return this.#lanes.enqueue<T>(db, job);
-  }
-
-  /**
-   * Runs a lane's batch in order inside one transaction. Consecutive document writes are merged
-   * into one `writeEdits` call. A job that finds its database missing fails alone (it wrote
-   * nothing); any other error aborts the batch (the lanes then retry each job alone).
-   */
-  async #executeBatch(client: pg.PoolClient, name: string, jobs: WriteJob[]): Promise<Outcome[]> {
-    const database = new LockedDatabase(client, name);
-    const outcomes: Outcome[] = [];
-    let i = 0;
-    while (i < jobs.length) {
-      const job = jobs[i];
-      if (job.kind !== 'documents') {
-        outcomes.push(await this.#runJob(client, database, job));
-        i++;
-        continue;
-      }
-      let end = i;
-      while (end < jobs.length && jobs[end].kind === 'documents') end++;
-      const group = jobs.slice(i, end) as Extract<WriteJob, { kind: 'documents' }>[];
-      i = end;
-      const dbId = await database.id();
-      if (dbId === undefined) {
-        group.forEach(() => outcomes.push({ ok: false, error: databaseMissing() }));
-        continue;
-      }
-      const queued: QueuedEdit[] = group.flatMap((g) => g.edits.map((edit) => ({ edit, newEdits: g.newEdits, limits: g.limits })));
-      const results = await writeEdits(client, dbId, queued);
-      let offset = 0;
-      for (const g of group) {
-        outcomes.push({ ok: true, value: results.slice(offset, offset + g.edits.length) });
-        offset += g.edits.length;
-      }
-    }
-    return outcomes;
-  }
-
-  async #runJob(client: pg.PoolClient, database: LockedDatabase, job: Exclude<WriteJob, { kind: 'documents' }>): Promise<Outcome> {
-    try {
-      return { ok: true, value: await this.#runOne(client, database, job) };
-    } catch (error) {
-      // Only thrown before the job wrote anything; anything else must abort the batch.
-      if (isCouchError(error)) return { ok: false, error };
-      throw error;
-    }
-  }
-
-  async #runOne(
-    client: pg.PoolClient,
-    database: LockedDatabase,
-    job: Exclude<WriteJob, { kind: 'documents' }>,
-  ): Promise<unknown> {
-    switch (job.kind) {
-      case 'create': {
-        // Waits for a concurrent insert of the same name by another node, then does nothing.
-        const { rows } = await client.query<{ db_id: number }>(
-          `INSERT INTO databases (name, security, instance_start_time) VALUES ($1, $2, $3)
-           ON CONFLICT (name) DO NOTHING RETURNING db_id`,
-          [database.name, JSON.stringify(job.security), nowMicros()],
-        );
-        database.set(rows.length === 1 ? rows[0].db_id : undefined);
-        return rows.length === 1;
-      }
-      case 'delete': {
-        const dbId = await database.id();
-        if (dbId === undefined) return false;
-        await client.query(
-          'DELETE FROM leaf_bodies b USING documents d WHERE b.doc_pk = d.doc_pk AND d.db_id = $1',
-          [dbId],
-        );
-        await client.query('DELETE FROM documents WHERE db_id = $1', [dbId]);
-        await client.query('DELETE FROM local_documents WHERE db_id = $1', [dbId]);
-        await client.query('DELETE FROM databases WHERE db_id = $1', [dbId]);
-        database.set(null);
-        return true;
-      }
-      case 'security': {
-        const dbId = await database.id();
-        if (dbId === undefined) return false;
-        await client.query('UPDATE databases SET security = $2 WHERE db_id = $1', [dbId, JSON.stringify(job.security)]);
-        return true;
-      }
-      case 'putLocal':
-      case 'deleteLocal': {
-        const dbId = await database.id();
-        if (dbId === undefined) throw databaseMissing();
-        const { rows } = await client.query<{ rev: number }>(
-          'SELECT rev FROM local_documents WHERE db_id = $1 AND id = $2 FOR UPDATE',
-          [dbId, job.id],
-        );
-        const current = rows.length === 0 ? 0 : rows[0].rev;
-        if (localRevNumber(job.rev) !== current) return conflict(job.id);
-        if (job.kind === 'deleteLocal') {
-          await client.query('DELETE FROM local_documents WHERE db_id = $1 AND id = $2', [dbId, job.id]);
-          return { ok: true, id: job.id, rev: '0-0' };
-        }
-        await client.query(
-          `INSERT INTO local_documents (db_id, id, rev, body) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body`,
-          [dbId, job.id, current + 1, JSON.stringify(job.body)],
-        );
-        return { ok: true, id: job.id, rev: `0-${current + 1}` };
-      }
-    }
   }
 }
 

@@ -28,31 +28,16 @@ import type {
   WriteOptions,
 } from '../storage.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
+import { databaseInfo, instanceStartTime } from '../stored-rows.js';
+import { decideLocalWrite, localDocument } from '../local-revisions.js';
 import { sliceEdits } from '../write-slices.js';
-import { openRevisions, readRevision, revisionTree, summarize } from './document-reader.js';
-import { writeEdits } from './document-writer.js';
-import { RangeQueries } from './range-queries.js';
+import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
+import { writeEdits } from './sqlite-writer.js';
+import { RangeQueries } from './sqlite-range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
-import { prepareStatements, type Statements } from './statements.js';
-import { WriteQueue } from './write-queue.js';
-
-const LOCAL_REV = /^0-(0|[1-9][0-9]*)$/;
-
-/** Microseconds since the epoch, as CouchDB's `instance_start_time` (wall clock, ms precision). */
-function nowMicros(): string {
-  return String(Date.now() * 1000);
-}
-
-function conflict(id: string): EditResult {
-  return { ok: false, id, error: 'conflict', reason: 'Document update conflict.' };
-}
-
-/** Local revisions are counters: absent means 0, as CouchDB compares them. NaN never matches. */
-function localRevNumber(rev: string | undefined): number {
-  if (rev === undefined) return 0;
-  const match = LOCAL_REV.exec(rev);
-  return match === null ? Number.NaN : Number(match[1]);
-}
+import { prepareStatements, type Statements } from './sqlite-statements.js';
+import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
+import { WriteQueue } from './sqlite-write-queue.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -95,7 +80,7 @@ export class SqliteStorage implements Storage {
   createDatabase(name: string, security: SecurityObject): Promise<boolean> {
     return this.#queue.enqueue(() => {
       this.#forget(name);
-      return this.#st.insertDatabase.run(name, JSON.stringify(security), nowMicros()).changes === 1;
+      return this.#st.insertDatabase.run(name, JSON.stringify(security), instanceStartTime()).changes === 1;
     });
   }
 
@@ -118,15 +103,7 @@ export class SqliteStorage implements Storage {
 
   async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
     const row = this.#read(() => this.#st.databaseByName.get(name));
-    if (row === undefined) return undefined;
-    return {
-      name: row.name,
-      docCount: row.doc_count,
-      deletedDocCount: row.deleted_doc_count,
-      updateSeq: row.update_seq,
-      dataSize: row.data_size,
-      instanceStartTime: row.instance_start_time,
-    };
+    return row === undefined ? undefined : databaseInfo(row);
   }
 
   async getSecurity(db: string): Promise<SecurityObject | undefined> {
@@ -217,27 +194,27 @@ export class SqliteStorage implements Storage {
   async getLocal(db: string, id: string): Promise<LocalDocument | undefined> {
     return this.#read(() => {
       const row = this.#st.local.get(this.#databaseId(db), id);
-      return row === undefined ? undefined : { id, rev: `0-${row.rev}`, body: JSON.parse(row.body) as JsonObject };
+      return row === undefined ? undefined : localDocument(id, row.rev, row.body);
     });
   }
 
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult> {
-    return this.#queue.enqueue(() => {
-      const dbId = this.#databaseId(db);
-      const current = this.#st.local.get(dbId, id)?.rev ?? 0;
-      if (localRevNumber(rev) !== current) return conflict(id);
-      this.#st.upsertLocal.run(dbId, id, current + 1, JSON.stringify(body));
-      return { ok: true, id, rev: `0-${current + 1}` };
-    });
+    return this.#writeLocal(db, id, rev, body);
   }
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
+    return this.#writeLocal(db, id, rev, undefined);
+  }
+
+  /** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */
+  #writeLocal(db: string, id: string, rev: string | undefined, body: JsonObject | undefined): Promise<EditResult> {
     return this.#queue.enqueue(() => {
       const dbId = this.#databaseId(db);
-      const current = this.#st.local.get(dbId, id)?.rev ?? 0;
-      if (localRevNumber(rev) !== current) return conflict(id);
-      this.#st.deleteLocal.run(dbId, id);
-      return { ok: true, id, rev: '0-0' };
+      const decision = decideLocalWrite(id, this.#st.local.get(dbId, id)?.rev, rev, body === undefined);
+      if (!decision.apply) return decision.result;
+      if (body === undefined) this.#st.deleteLocal.run(dbId, id);
+      else this.#st.upsertLocal.run(dbId, id, decision.counter, JSON.stringify(body));
+      return decision.result;
     });
   }
 
@@ -260,61 +237,6 @@ export class SqliteStorage implements Storage {
     if (this.#closed) throw new Error('storage is closed');
     return query();
   }
-}
-
-/**
- * A size-bounded LRU of winning revisions by (database id, document id). Database ids are never
- * reused, so a deleted and recreated database never meets old entries.
- */
-class WinnerCache {
-  readonly #entries = new Map<string, { stored: StoredRevision; size: number }>();
-  readonly #maxBytes: number;
-  #bytes = 0;
-
-  constructor(maxBytes: number) {
-    this.#maxBytes = maxBytes;
-  }
-
-  get(dbId: number, id: string): StoredRevision | undefined {
-    const key = `${dbId}\u0000${id}`;
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    return entry.stored;
-  }
-
-  set(dbId: number, id: string, stored: StoredRevision): void {
-    // Revision lists count too: up to 1000 ancestors (revs_limit) of ~100 heap bytes each would
-    // otherwise let a cache bounded at 32 MiB hold gigabytes of histories.
-    const revisions = stored.revisionPath.length + stored.conflicts.length + stored.deletedConflicts.length;
-    const size = JSON.stringify(stored.body).length + id.length + 256 + 100 * revisions;
-    if (size > this.#maxBytes / 64) return;
-    this.delete(dbId, id);
-    this.#entries.set(`${dbId}\u0000${id}`, { stored: deepFreeze(stored), size });
-    this.#bytes += size;
-    while (this.#bytes > this.#maxBytes) {
-      const [oldest, entry] = this.#entries.entries().next().value as [string, { size: number }];
-      this.#entries.delete(oldest);
-      this.#bytes -= entry.size;
-    }
-  }
-
-  delete(dbId: number, id: string): void {
-    const key = `${dbId}\u0000${id}`;
-    const entry = this.#entries.get(key);
-    if (entry === undefined) return;
-    this.#entries.delete(key);
-    this.#bytes -= entry.size;
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /** Opens (creating if needed) the SQLite file; throws a one-line `Error` when it cannot. */

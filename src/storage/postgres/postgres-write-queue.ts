@@ -9,7 +9,7 @@
  * COMMIT itself fails the outcome is unknown and every job of the batch is rejected, never retried.
  */
 import type pg from 'pg';
-import { inTransaction, TransactionError } from './connection.js';
+import { inTransaction, TransactionError } from './postgres-connection.js';
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 

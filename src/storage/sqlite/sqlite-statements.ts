@@ -1,15 +1,5 @@
+import type { DatabaseRow } from '../stored-rows.js';
 import type { Connection } from './sqlite-connection.js';
-
-export interface DatabaseRow {
-  db_id: number;
-  name: string;
-  security: string;
-  update_seq: number;
-  doc_count: number;
-  deleted_doc_count: number;
-  data_size: number;
-  instance_start_time: string;
-}
 
 export interface DocumentRow {
   doc_pk: number;

@@ -1,5 +1,5 @@
-import { listConflicts, sortedLeaves, type RevisionTree } from '../revision-tree.js';
-import type { ChangeRow, ChangesOptions, DocumentSummary, JsonObject, RangeOptions, RangeResult } from '../storage.js';
+import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
+import { changeRow, documentSummary } from '../stored-rows.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 
 /** `_all_docs` and `_changes` build their SQL from options; each distinct shape is prepared once. */
@@ -46,11 +46,7 @@ export class RangeQueries {
       seq: number;
       body?: string | null;
     }[];
-    const rows = raw.map((r): DocumentSummary => {
-      const row: DocumentSummary = { id: r.id, rev: r.winner, deleted: false, seq: r.seq };
-      if (withDocs && typeof r.body === 'string') row.body = JSON.parse(r.body) as JsonObject;
-      return row;
-    });
+    const rows = raw.map((r) => documentSummary({ ...r, deleted: false }, r.body));
 
     const before =
       options.startKey === undefined
@@ -88,19 +84,7 @@ export class RangeQueries {
       tree?: string;
       body?: string | null;
     }[];
-    return raw.map((r): ChangeRow => {
-      const tree = withTree ? (JSON.parse(r.tree as string) as RevisionTree) : undefined;
-      const row: ChangeRow = {
-        seq: r.seq,
-        id: r.id,
-        changes: allLeaves ? sortedLeaves(tree as RevisionTree) : [r.winner],
-        deleted: r.deleted === 1,
-      };
-      // A deleted winner's tombstone body is included too: CouchDB shows `{_id, _rev, _deleted}`.
-      if (withDocs && typeof r.body === 'string') row.body = JSON.parse(r.body) as JsonObject;
-      if (conflicts) row.conflicts = listConflicts(tree as RevisionTree).conflicts;
-      return row;
-    });
+    return raw.map((r) => changeRow({ ...r, deleted: r.deleted === 1 }, { allLeaves, conflicts }));
   }
 }
 

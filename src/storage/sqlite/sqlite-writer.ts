@@ -1,6 +1,6 @@
 import { mergeBatch, type QueuedEdit } from '../batch-merge.js';
 import type { EditResult } from '../storage.js';
-import type { Statements } from './statements.js';
+import type { Statements } from './sqlite-statements.js';
 
 /**
  * Applies a batch of edits of one database inside the caller's transaction: merges them in memory

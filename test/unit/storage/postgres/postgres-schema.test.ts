@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../../src/storage/postgres/migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../../src/storage/postgres/postgres-schema.js';
 import { openPostgresStorage } from '../../../../src/storage/postgres/postgres-storage.js';
 import { POSTGRES_SKIP_REASON, POSTGRES_TEST_URL, dropSchema, uniqueSchema } from '../../../support/backends.js';
 

@@ -6,7 +6,7 @@
  * A step is never edited once released: a schema change is a new step with the next version.
  */
 import type { ClientBase } from 'pg';
-import { quoteIdentifier } from './connection.js';
+import { quoteIdentifier } from './postgres-connection.js';
 
 export interface Migration {
   version: number;

@@ -1,0 +1,124 @@
+/**
+ * Reads of single documents of the PostgreSQL backend (ranges: postgres-range-queries.ts). Each one
+ * is a single statement (one snapshot, one round trip) that starts from the database row, so
+ * "no row at all" means the database does not exist.
+ */
+import type pg from 'pg';
+import { databaseMissing } from '../../errors/catalog.js';
+import { localDocument } from '../local-revisions.js';
+import type { RevisionTree } from '../revision-tree.js';
+import type { DocumentSummary, LocalDocument, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
+import { documentSummary, openedRevisions, storedRevision, type DocumentCore } from '../stored-rows.js';
+
+export type Queryable = Pick<pg.Pool, 'query'>;
+
+export async function readRevision(
+  db: Queryable,
+  name: string,
+  id: string,
+  rev: string | undefined,
+): Promise<StoredRevision | undefined> {
+  const { rows } = await db.query<{ id: string | null; tree: string; winner: string; seq: number; body: string | null }>(
+    `SELECT d.id, d.tree, d.winner, d.seq, b.body
+     FROM databases x
+     LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = $2
+     LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = COALESCE($3::text, d.winner)
+     WHERE x.name = $1`,
+    [name, id, rev ?? null],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  const row = rows[0];
+  if (row.id === null) return undefined;
+  return storedRevision({ ...row, id: row.id }, rev ?? row.winner, row.body);
+}
+
+/** `_all_docs?keys=`: deleted documents included, as CouchDB shows them; undefined for unknown ids. */
+export async function lookupDocuments(
+  db: Queryable,
+  name: string,
+  ids: readonly string[],
+  includeDocs: boolean,
+): Promise<(DocumentSummary | undefined)[]> {
+  const { rows } = await db.query<{ id: string | null; winner: string; deleted: boolean; seq: number; body: string | null }>(
+    `SELECT d.id, d.winner, d.deleted, d.seq, b.body
+     FROM databases x
+     LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = ANY($2::text[])
+     LEFT JOIN leaf_bodies b ON $3 AND NOT d.deleted AND b.doc_pk = d.doc_pk AND b.rev = d.winner
+     WHERE x.name = $1`,
+    [name, [...new Set(ids)], includeDocs],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  const found = new Map<string, DocumentSummary>();
+  for (const row of rows) {
+    if (row.id === null) continue;
+    found.set(row.id, documentSummary({ ...row, id: row.id }, includeDocs && !row.deleted ? row.body : undefined));
+  }
+  // A fresh object per position, as the SQLite backend answers a repeated id.
+  return ids.map((id) => {
+    const summary = found.get(id);
+    return summary === undefined ? undefined : { ...summary };
+  });
+}
+
+/**
+ * `open_revs` for several documents in one statement (one snapshot): every leaf body of the asked
+ * documents comes back (documents rarely have more than one leaf), and the selection is made here.
+ */
+export async function openRevisions(
+  db: Queryable,
+  name: string,
+  queries: readonly RevisionQuery[],
+): Promise<OpenedRevision[][]> {
+  const { rows } = await db.query<{ id: string | null; tree: string | null; seq: number; rev: string | null; body: string | null }>(
+    `SELECT d.id, d.tree, d.seq, b.rev, b.body
+     FROM databases x
+     LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = ANY($2::text[])
+     LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk
+     WHERE x.name = $1`,
+    [name, [...new Set(queries.map((query) => query.id))]],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  const documents = new Map<string, DocumentCore & { bodies: Map<string, string> }>();
+  for (const row of rows) {
+    if (row.id === null) continue;
+    let document = documents.get(row.id);
+    if (document === undefined) {
+      document = { id: row.id, tree: row.tree as string, seq: row.seq, bodies: new Map() };
+      documents.set(row.id, document);
+    }
+    if (row.rev !== null && row.body !== null) document.bodies.set(row.rev, row.body);
+  }
+  return queries.map((query) => {
+    const document = documents.get(query.id);
+    return openedRevisions(document, query, (rev) => document?.bodies.get(rev));
+  });
+}
+
+/** Revision trees of the given ids, in order; undefined for unknown ids. */
+export async function revisionTrees(db: Queryable, name: string, ids: readonly string[]): Promise<(RevisionTree | undefined)[]> {
+  const { rows } = await db.query<{ id: string | null; tree: string | null }>(
+    `SELECT d.id, d.tree FROM databases x
+     LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = ANY($2::text[])
+     WHERE x.name = $1`,
+    [name, [...new Set(ids)]],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  const trees = new Map<string, string>();
+  for (const row of rows) if (row.id !== null && row.tree !== null) trees.set(row.id, row.tree);
+  return ids.map((id) => {
+    const tree = trees.get(id);
+    return tree === undefined ? undefined : (JSON.parse(tree) as RevisionTree);
+  });
+}
+
+export async function getLocal(db: Queryable, name: string, id: string): Promise<LocalDocument | undefined> {
+  const { rows } = await db.query<{ rev: number | null; body: string | null }>(
+    `SELECT l.rev, l.body FROM databases x
+     LEFT JOIN local_documents l ON l.db_id = x.db_id AND l.id = $2
+     WHERE x.name = $1`,
+    [name, id],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  const row = rows[0];
+  return row.rev === null ? undefined : localDocument(id, row.rev, row.body as string);
+}

@@ -1,0 +1,169 @@
+/**
+ * What each write of the PostgreSQL backend does inside its lane's transaction
+ * (postgres-write-queue.ts). Every job of a batch targets one database name; its row is locked at
+ * first use and stays locked until COMMIT, before any document row, so every writer takes locks in
+ * the same order (no deadlocks) and writers of one database are serialised across nodes.
+ */
+import type pg from 'pg';
+import { databaseMissing } from '../../errors/catalog.js';
+import { isCouchError } from '../../errors/couch-error.js';
+import type { QueuedEdit } from '../batch-merge.js';
+import { decideLocalWrite } from '../local-revisions.js';
+import type { DocumentEdit, DocumentLimits, JsonObject, SecurityObject } from '../storage.js';
+import { instanceStartTime } from '../stored-rows.js';
+import type { Outcome } from './postgres-write-queue.js';
+import { writeEdits } from './postgres-writer.js';
+
+/** A write, queued in the lane of its database name. */
+export type WriteJob =
+  | { kind: 'create'; security: SecurityObject }
+  | { kind: 'delete' }
+  | { kind: 'security'; security: SecurityObject }
+  | DocumentsJob
+  /** A put of a local document carries its body; a delete carries none. */
+  | { kind: 'local'; id: string; rev: string | undefined; body: JsonObject | undefined };
+
+type DocumentsJob = { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits };
+type DatabaseJob = Exclude<WriteJob, DocumentsJob>;
+
+/** The database row of one batch, locked at first use and kept locked until the batch commits. */
+class LockedDatabase {
+  readonly client: pg.PoolClient;
+  readonly name: string;
+  /** undefined: not looked up yet; null: does not exist. */
+  #id: number | null | undefined;
+
+  constructor(client: pg.PoolClient, name: string) {
+    this.client = client;
+    this.name = name;
+  }
+
+  async id(): Promise<number | undefined> {
+    if (this.#id === undefined) {
+      const { rows } = await this.client.query<{ db_id: number }>(
+        'SELECT db_id FROM databases WHERE name = $1 FOR NO KEY UPDATE',
+        [this.name],
+      );
+      this.#id = rows.length === 0 ? null : rows[0].db_id;
+    }
+    return this.#id ?? undefined;
+  }
+
+  set(id: number | null | undefined): void {
+    this.#id = id;
+  }
+}
+
+/**
+ * Runs a lane's batch in order inside one transaction. Consecutive document writes are merged
+ * into one `writeEdits` call. A job that finds its database missing fails alone (it wrote
+ * nothing); any other error aborts the batch (the lanes then retry each job alone).
+ */
+export async function executeBatch(client: pg.PoolClient, name: string, jobs: WriteJob[]): Promise<Outcome[]> {
+  const database = new LockedDatabase(client, name);
+  const outcomes: Outcome[] = [];
+  let i = 0;
+  while (i < jobs.length) {
+    const job = jobs[i];
+    if (job.kind !== 'documents') {
+      outcomes.push(await runDatabaseJob(database, job));
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < jobs.length && jobs[end].kind === 'documents') end++;
+    outcomes.push(...(await writeDocuments(database, jobs.slice(i, end) as DocumentsJob[])));
+    i = end;
+  }
+  return outcomes;
+}
+
+/** Consecutive document writes of one batch, merged into one `writeEdits`; one outcome per job. */
+async function writeDocuments(database: LockedDatabase, group: DocumentsJob[]): Promise<Outcome[]> {
+  const dbId = await database.id();
+  if (dbId === undefined) return group.map(() => ({ ok: false, error: databaseMissing() }));
+  const queued: QueuedEdit[] = group.flatMap((g) => g.edits.map((edit) => ({ edit, newEdits: g.newEdits, limits: g.limits })));
+  const results = await writeEdits(database.client, dbId, queued);
+  let offset = 0;
+  return group.map((g) => {
+    const value = results.slice(offset, offset + g.edits.length);
+    offset += g.edits.length;
+    return { ok: true, value };
+  });
+}
+
+async function runDatabaseJob(database: LockedDatabase, job: DatabaseJob): Promise<Outcome> {
+  try {
+    return { ok: true, value: await runOne(database, job) };
+  } catch (error) {
+    // Only thrown before the job wrote anything; anything else must abort the batch.
+    if (isCouchError(error)) return { ok: false, error };
+    throw error;
+  }
+}
+
+function runOne(database: LockedDatabase, job: DatabaseJob): Promise<unknown> {
+  switch (job.kind) {
+    case 'create':
+      return createDatabase(database, job.security);
+    case 'delete':
+      return deleteDatabase(database);
+    case 'security':
+      return putSecurity(database, job.security);
+    case 'local':
+      return writeLocal(database, job.id, job.rev, job.body);
+  }
+}
+
+async function createDatabase(database: LockedDatabase, security: SecurityObject): Promise<boolean> {
+  // Waits for a concurrent insert of the same name by another node, then does nothing.
+  const { rows } = await database.client.query<{ db_id: number }>(
+    `INSERT INTO databases (name, security, instance_start_time) VALUES ($1, $2, $3)
+     ON CONFLICT (name) DO NOTHING RETURNING db_id`,
+    [database.name, JSON.stringify(security), instanceStartTime()],
+  );
+  database.set(rows.length === 1 ? rows[0].db_id : undefined);
+  return rows.length === 1;
+}
+
+async function deleteDatabase(database: LockedDatabase): Promise<boolean> {
+  const dbId = await database.id();
+  if (dbId === undefined) return false;
+  const { client } = database;
+  await client.query('DELETE FROM leaf_bodies b USING documents d WHERE b.doc_pk = d.doc_pk AND d.db_id = $1', [dbId]);
+  await client.query('DELETE FROM documents WHERE db_id = $1', [dbId]);
+  await client.query('DELETE FROM local_documents WHERE db_id = $1', [dbId]);
+  await client.query('DELETE FROM databases WHERE db_id = $1', [dbId]);
+  database.set(null);
+  return true;
+}
+
+async function putSecurity(database: LockedDatabase, security: SecurityObject): Promise<boolean> {
+  const dbId = await database.id();
+  if (dbId === undefined) return false;
+  await database.client.query('UPDATE databases SET security = $2 WHERE db_id = $1', [dbId, JSON.stringify(security)]);
+  return true;
+}
+
+/** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */
+async function writeLocal(database: LockedDatabase, id: string, rev: string | undefined, body: JsonObject | undefined) {
+  const dbId = await database.id();
+  if (dbId === undefined) throw databaseMissing();
+  const { client } = database;
+  const { rows } = await client.query<{ rev: number }>(
+    'SELECT rev FROM local_documents WHERE db_id = $1 AND id = $2 FOR UPDATE',
+    [dbId, id],
+  );
+  const decision = decideLocalWrite(id, rows[0]?.rev, rev, body === undefined);
+  if (!decision.apply) return decision.result;
+  if (body === undefined) {
+    await client.query('DELETE FROM local_documents WHERE db_id = $1 AND id = $2', [dbId, id]);
+  } else {
+    await client.query(
+      `INSERT INTO local_documents (db_id, id, rev, body) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body`,
+      [dbId, id, decision.counter, JSON.stringify(body)],
+    );
+  }
+  return decision.result;
+}

@@ -1,0 +1,108 @@
+/**
+ * Applies a batch of edits of one database inside the caller's transaction, which already holds the
+ * database row's lock. The edits are merged in memory, in order, by the shared batch-merge.ts (so a
+ * later edit sees an earlier one), then written with a constant number of statements whatever the
+ * batch size.
+ */
+import type { ClientBase } from 'pg';
+import { mergeBatch, type ChangedDocument, type MergedBatch, type QueuedEdit, type StoredDocument } from '../batch-merge.js';
+import type { EditResult } from '../storage.js';
+
+interface DocumentRow {
+  doc_pk: number;
+  id: string;
+  tree: string;
+  deleted: boolean;
+}
+
+/**
+ * Writes `edits` (validated by the caller) into database `dbId`. Each changed edit takes its own
+ * update sequence, allocated by incrementing the database row in this transaction, so two nodes
+ * never hand out the same sequence; a document ends at the sequence of its latest change.
+ */
+export async function writeEdits(client: ClientBase, dbId: number, edits: readonly QueuedEdit[]): Promise<EditResult[]> {
+  const stored = await lockDocuments(client, dbId, [...new Set(edits.map((queued) => queued.edit.id))]);
+  const batch = mergeBatch(edits, (id) => stored.get(id));
+  if (batch.changes === 0) return batch.results;
+  const sizeDelta = batch.addedBytes - (await deleteBodies(client, batch.obsolete));
+  const firstSeq = await takeSequences(client, dbId, batch, sizeDelta);
+  const docPks = await upsertDocuments(client, dbId, batch.documents, firstSeq);
+  await insertBodies(client, batch.documents, docPks);
+  return batch.results;
+}
+
+/**
+ * The stored rows of `ids`, locked FOR UPDATE: they stay ours until COMMIT, whoever else (another
+ * node) edits them. Sorted so that lock order is the same everywhere.
+ */
+async function lockDocuments(client: ClientBase, dbId: number, ids: string[]): Promise<Map<string, StoredDocument>> {
+  const { rows } = await client.query<DocumentRow>(
+    'SELECT doc_pk, id, tree, deleted FROM documents WHERE db_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE',
+    [dbId, ids],
+  );
+  return new Map(rows.map((row) => [row.id, { docPk: row.doc_pk, tree: row.tree, deleted: row.deleted }]));
+}
+
+/** Deletes the bodies of revisions that stopped being leaves; answers how many bytes they held. */
+async function deleteBodies(client: ClientBase, obsolete: MergedBatch['obsolete']): Promise<number> {
+  if (obsolete.length === 0) return 0;
+  const removed = await client.query<{ size: number }>(
+    `DELETE FROM leaf_bodies b USING unnest($1::int8[], $2::text[]) AS o(doc_pk, rev)
+     WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev RETURNING octet_length(b.body)::int8 AS size`,
+    [obsolete.map((o) => o.docPk), obsolete.map((o) => o.rev)],
+  );
+  return removed.rows.reduce((sum, row) => sum + row.size, 0);
+}
+
+/** Takes the batch's update sequences and applies its counter deltas; answers the first sequence. */
+async function takeSequences(client: ClientBase, dbId: number, batch: MergedBatch, sizeDelta: number): Promise<number> {
+  const counters = await client.query<{ update_seq: number }>(
+    `UPDATE databases SET update_seq = update_seq + $2, doc_count = doc_count + $3,
+       deleted_doc_count = deleted_doc_count + $4, data_size = data_size + $5
+     WHERE db_id = $1 RETURNING update_seq`,
+    [dbId, batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta],
+  );
+  if (counters.rowCount !== 1) throw new Error(`database ${dbId} vanished while locked`);
+  return counters.rows[0].update_seq - batch.changes + 1;
+}
+
+/** One row per changed document, at the sequence of its latest change; answers id → doc_pk. */
+async function upsertDocuments(client: ClientBase, dbId: number, changed: ChangedDocument[], firstSeq: number): Promise<Map<string, number>> {
+  const written = await client.query<{ doc_pk: number; id: string }>(
+    `INSERT INTO documents (db_id, id, tree, winner, deleted, seq)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bool[], $6::int8[])
+     ON CONFLICT (db_id, id) DO UPDATE
+       SET tree = excluded.tree, winner = excluded.winner, deleted = excluded.deleted, seq = excluded.seq
+     RETURNING doc_pk, id`,
+    [
+      dbId,
+      changed.map((doc) => doc.id),
+      changed.map((doc) => doc.treeJson),
+      changed.map((doc) => doc.winner),
+      changed.map((doc) => doc.deleted),
+      changed.map((doc) => firstSeq + doc.lastChange),
+    ],
+  );
+  return new Map(written.rows.map((row) => [row.id, row.doc_pk]));
+}
+
+/** The bodies of the batch's new leaves, in one statement. */
+async function insertBodies(client: ClientBase, changed: ChangedDocument[], docPks: Map<string, number>): Promise<void> {
+  const bodyPks: number[] = [];
+  const bodyRevs: string[] = [];
+  const bodies: string[] = [];
+  for (const doc of changed) {
+    const docPk = docPks.get(doc.id) as number;
+    for (const [rev, body] of doc.newBodies) {
+      bodyPks.push(docPk);
+      bodyRevs.push(rev);
+      bodies.push(body);
+    }
+  }
+  if (bodies.length === 0) return;
+  await client.query('INSERT INTO leaf_bodies (doc_pk, rev, body) SELECT * FROM unnest($1::int8[], $2::text[], $3::text[])', [
+    bodyPks,
+    bodyRevs,
+    bodies,
+  ]);
+}

@@ -1,0 +1,119 @@
+/**
+ * How both backends turn what they store into the values of the Storage interface. Their tables
+ * have the same columns (sqlite/sqlite-schema.ts, postgres/postgres-schema.ts): a document row keeps
+ * its revision tree and winner as text, and only leaf revisions keep a body (as CouchDB after
+ * compaction), so an older revision reads as missing. Only the SQL differs between the backends;
+ * the decoding below is one.
+ */
+import { describeRevision, listConflicts, selectRevisions, sortedLeaves, type RevisionTree } from './revision-tree.js';
+import type {
+  ChangeRow,
+  DatabaseInfo,
+  DocumentSummary,
+  JsonObject,
+  OpenedRevision,
+  RevisionQuery,
+  StoredRevision,
+} from './storage.js';
+
+/** A row of the `databases` table. */
+export interface DatabaseRow {
+  db_id: number;
+  name: string;
+  security: string;
+  update_seq: number;
+  doc_count: number;
+  deleted_doc_count: number;
+  data_size: number;
+  instance_start_time: string;
+}
+
+/** Microseconds since the epoch, as CouchDB's `instance_start_time` (wall clock, ms precision). */
+export function instanceStartTime(): string {
+  return String(Date.now() * 1000);
+}
+
+export function databaseInfo(row: Omit<DatabaseRow, 'db_id' | 'security'>): DatabaseInfo {
+  return {
+    name: row.name,
+    docCount: row.doc_count,
+    deletedDocCount: row.deleted_doc_count,
+    updateSeq: row.update_seq,
+    dataSize: row.data_size,
+    instanceStartTime: row.instance_start_time,
+  };
+}
+
+/** The part of a document row every read needs. */
+export interface DocumentCore {
+  id: string;
+  /** The revision tree's JSON. */
+  tree: string;
+  seq: number;
+}
+
+/**
+ * Revision `rev` of a stored document, given the body stored for it (null or undefined when it has
+ * none); undefined when the tree does not know `rev` or it is no longer a leaf.
+ */
+export function storedRevision(row: DocumentCore, rev: string, body: string | null | undefined): StoredRevision | undefined {
+  const tree = JSON.parse(row.tree) as RevisionTree;
+  if (!Object.hasOwn(tree, rev) || body === null || body === undefined) return undefined;
+  const { deleted, ...history } = describeRevision(tree, rev);
+  return { id: row.id, rev, deleted, body: JSON.parse(body) as JsonObject, seq: row.seq, ...history };
+}
+
+/** `open_revs` of one document: the selected leaves with their bodies, then the missing revisions. */
+export function openedRevisions(
+  row: DocumentCore | undefined,
+  query: RevisionQuery,
+  bodyOf: (rev: string) => string | null | undefined,
+): OpenedRevision[] {
+  const tree = row === undefined ? undefined : (JSON.parse(row.tree) as RevisionTree);
+  const { found, missing } = selectRevisions(tree, query.revs, query.latest === true);
+  const opened: OpenedRevision[] = [];
+  if (row !== undefined && tree !== undefined) {
+    for (const rev of found) {
+      const body = bodyOf(rev);
+      opened.push(
+        body === null || body === undefined
+          ? { missing: rev }
+          : { ok: { id: row.id, rev, body: JSON.parse(body) as JsonObject, seq: row.seq, ...describeRevision(tree, rev) } },
+      );
+    }
+  }
+  for (const rev of missing) opened.push({ missing: rev });
+  return opened;
+}
+
+/** An `_all_docs` row; `body` is the winner's, when it was asked for and the winner is live. */
+export function documentSummary(row: { id: string; winner: string; deleted: boolean; seq: number }, body: string | null | undefined): DocumentSummary {
+  const summary: DocumentSummary = { id: row.id, rev: row.winner, deleted: row.deleted, seq: row.seq };
+  if (typeof body === 'string') summary.body = JSON.parse(body) as JsonObject;
+  return summary;
+}
+
+/** A `_changes` query's row before decoding: `tree` when leaves or conflicts are asked, `body` with docs. */
+export interface ChangeRecord {
+  id: string;
+  winner: string;
+  deleted: boolean;
+  seq: number;
+  tree?: string | null;
+  body?: string | null;
+}
+
+/** A `_changes` row: the winner, or every leaf with `allLeaves`; conflicts when asked. */
+export function changeRow(record: ChangeRecord, options: { allLeaves: boolean; conflicts: boolean }): ChangeRow {
+  const tree = options.allLeaves || options.conflicts ? (JSON.parse(record.tree as string) as RevisionTree) : undefined;
+  const row: ChangeRow = {
+    seq: record.seq,
+    id: record.id,
+    changes: options.allLeaves ? sortedLeaves(tree as RevisionTree) : [record.winner],
+    deleted: record.deleted,
+  };
+  // A deleted winner's tombstone body is included too: CouchDB shows `{_id, _rev, _deleted}`.
+  if (typeof record.body === 'string') row.body = JSON.parse(record.body) as JsonObject;
+  if (options.conflicts) row.conflicts = listConflicts(tree as RevisionTree).conflicts;
+  return row;
+}
