@@ -24,9 +24,13 @@ import { CookieHandler } from './auth/cookie/cookie-handler.js';
 import { CookieService } from './auth/cookie/cookie-service.js';
 import { ProxyHandler } from './auth/proxy/proxy-handler.js';
 import { JwtHandler } from './auth/jwt/jwt-handler.js';
-import { observeStorage } from './storage/observed-storage.js';
-import { ChangeNotifier } from './storage/change-notifier.js';
-import { PerUserDatabases } from './users/peruser.js';
+import { ChangeNotifier } from './databases/change-notifier.js';
+import { Databases } from './databases/databases.js';
+import { HookRegistry } from './databases/hook-registry.js';
+import { PerUserDatabases } from './databases/per-user.js';
+import { unrunValidationHooks } from './databases/unrun-validation.js';
+import { userDocumentsOf } from './databases/user-documents.js';
+import { usersDatabaseHooks } from './users/users-hooks.js';
 import { applyEnvironment, ensureAnAdmin } from './users/admin-bootstrap.js';
 import { Admins } from './users/admins.js';
 import { HashUpgrader } from './users/hash-upgrader.js';
@@ -99,9 +103,8 @@ export async function createApp(options: AppOptions): Promise<App> {
 
   const services: Services = {
     config,
-    storage: data.storage,
+    databases: data.databases,
     admins,
-    users: data.users,
     authenticator: identity.authenticator,
     cookies: identity.cookies,
     log,
@@ -120,7 +123,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   });
   return {
     config,
-    storage: data.storage,
+    storage: backend,
     services,
     generatedAdminPassword,
     listen: (port, bind) => listeners.listen(port, bind),
@@ -133,7 +136,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await identity.upgrader.settled();
       identity.jwt.close();
       await link?.close();
-      await data.storage.close();
+      await backend.close();
     },
   };
 }
@@ -153,32 +156,38 @@ async function loadConfig(options: AppOptions, dataDir: string, log: Logger): Pr
 }
 
 interface DataLayer {
-  storage: Storage;
+  /** The backend itself, for what is no database document (the cluster's shared cookie secret). */
+  backend: Storage;
+  databases: Databases;
   users: UsersDatabase;
   userStore: UserStore;
   changes: ChangeNotifier;
   perUser: PerUserDatabases;
 }
 
-/** Storage as every caller sees it: per-user databases, change notification and credential invalidation. */
+/**
+ * The database layer and its hooks, in the order their `beforeDocUpdate` steps run
+ * (docs/architecture.md): the fail-closed validate_doc_update refusal first (it costs no password
+ * hash), then the users-database rules; after a write, live feeds wake, cached credentials drop
+ * (on every node), per-user databases follow.
+ */
 async function wireData(config: Config, log: Logger, backend: Storage, link: ClusterLink | undefined): Promise<DataLayer> {
-  let userStore: UserStore | undefined;
-  // Live _changes feeds wake on every committed write, on this node or (through the bus) another.
+  const hooks = new HookRegistry(log);
+  const databases = new Databases({ storage: backend, config, hooks });
+  const users = new UsersDatabase(config);
+  const userStore = new UserStore(backend, config);
   const changes = new ChangeNotifier();
   if (link) changes.connect((dbs) => link.publish({ topic: 'db', dbs }));
-  // Per-user databases follow the authentication database only (and, if configured, JWT and proxy users).
-  const perUser: PerUserDatabases = new PerUserDatabases(config, log, (db: string): boolean => db === users.name);
-  // Every write to the users database, whichever endpoint (or node) made it, drops cached credentials.
-  const storage: Storage = perUser.wrap(observeStorage(backend, (change) => {
-    changes.changed(change.db);
-    if (!userStore || !users.isUsersDb(change.db)) return;
-    userStore.invalidate(change.ids);
-    link?.publish({ topic: 'users', ids: change.ids });
+  const perUser = new PerUserDatabases(config, log, databases, (db: string): boolean => db === users.name);
+  hooks.register(unrunValidationHooks(backend, (db) => users.isUsersDb(db)));
+  hooks.register(usersDatabaseHooks(users, (written) => {
+    userStore.invalidate(written.ids);
+    link?.publish({ topic: 'users', ids: written.ids });
   }));
-  const users = new UsersDatabase(storage, config);
-  userStore = new UserStore(storage, config);
-  await storage.createDatabase(users.name, defaultSecurity('admin_only'));
-  return { storage, users, userStore, changes, perUser };
+  hooks.register({ name: 'live _changes feeds', appliesTo: () => true, afterWrite: (written) => changes.changed(written.db) });
+  hooks.register(perUser.hooks());
+  await databases.ensure(users.name, defaultSecurity('admin_only'));
+  return { backend, databases, users, userStore, changes, perUser };
 }
 
 interface Identity {
@@ -203,7 +212,7 @@ function wireIdentity(config: Config, log: Logger, admins: Admins, data: DataLay
   // Failed passwords count on every node, so guesses spread over nodes still lock the account.
   if (link) lockout.onLocalFailure = (peer, name, salt) => link.publish({ topic: 'lockout', peer, name, salt });
   const usedCodes = new TotpReplayGuard();
-  const upgrader = new HashUpgrader(config, data.storage, data.users, log);
+  const upgrader = new HashUpgrader(config, userDocumentsOf(data.databases), data.users, log);
   const authenticator = new PasswordAuthenticator({
     config,
     admins,
@@ -221,7 +230,7 @@ function wireIdentity(config: Config, log: Logger, admins: Admins, data: DataLay
       },
     },
   });
-  const sharedSecret = link ? storedSecret(data.storage, () => link.publish({ topic: 'secret' })) : undefined;
+  const sharedSecret = link ? storedSecret(data.backend, () => link.publish({ topic: 'secret' })) : undefined;
   const cookies = new CookieService(config, log, Date.now, sharedSecret);
   const jwt = new JwtHandler(config, log);
   const registry: HandlerRegistry = new Map<string, AuthHandler>([

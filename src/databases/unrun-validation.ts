@@ -1,8 +1,6 @@
-import { isDbAdmin } from '../identity/authorization.js';
-import type { UserCtx } from '../identity/user-ctx.js';
+import type { DatabaseHooks } from '../documents/database-hooks.js';
 import { forbidden } from '../errors/catalog.js';
-import type { CouchError } from '../errors/couch-error.js';
-import type { SecurityObject, Storage } from '../storage/storage.js';
+import type { Storage } from '../storage/storage.js';
 
 /**
  * Divan stores design documents' `validate_doc_update` functions but cannot run them yet. An app
@@ -24,18 +22,25 @@ export async function designDocsWithValidation(storage: Storage, db: string, use
     .filter((id) => !(usersDb && id === NATIVE_VALIDATION));
 }
 
-/** The refusal for a normal document write by a non-admin, or undefined when the write may go on. */
-export async function unrunValidationRefusal(
-  storage: Storage,
-  db: string,
-  userCtx: UserCtx,
-  security: SecurityObject,
-  usersDb = false,
-): Promise<CouchError | undefined> {
-  if (isDbAdmin(userCtx, security)) return undefined;
-  const holders = await designDocsWithValidation(storage, db, usersDb);
-  if (holders.length === 0) return undefined;
-  return forbidden(
-    `Only database admins may write here: ${holders.join(', ')} has a validate_doc_update function, which this server does not run yet.`,
-  );
+/**
+ * The fail-closed refusal as a `beforeDocUpdate` hook of every database, registered first: the
+ * design documents are listed once per write request, and a refused write costs no later step
+ * (no password hash in a users database).
+ */
+export function unrunValidationHooks(storage: Storage, isUsersDb: (db: string) => boolean): DatabaseHooks {
+  return {
+    name: 'validate_doc_update functions (not run yet: fail closed)',
+    appliesTo: () => true,
+    async beforeDocUpdate(batch) {
+      if (batch.caller.isAdmin) return undefined;
+      const holders = await designDocsWithValidation(storage, batch.db, isUsersDb(batch.db));
+      if (holders.length === 0) return undefined;
+      const refusal = forbidden(
+        `Only database admins may write here: ${holders.join(', ')} has a validate_doc_update function, which this server does not run yet.`,
+      );
+      return async () => {
+        throw refusal;
+      };
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { badRequest, documentValidation } from '../errors/catalog.js';
+import { badRequest, documentNotObject, documentValidation, emptyDocumentId, invalidRevFormat, revisionsDiffer } from '../errors/catalog.js';
 import type { DocumentEdit, Json, JsonObject, StoredRevision } from '../storage/storage.js';
 
 /** Special members a client may send; the read-only ones (`_conflicts`, …) are accepted and dropped. */
@@ -21,7 +21,7 @@ export function isObject(value: unknown): value is JsonObject {
 /** Document ids: non-empty strings; a leading `_` only for `_design/` and `_local/`. */
 export function validateDocumentId(id: unknown): string {
   if (typeof id !== 'string') throw badRequest('Document id must be a string');
-  if (id === '') throw badRequest('Document id must not be empty');
+  if (id === '') throw emptyDocumentId();
   // A lone surrogate cannot be written as UTF-8 (storage would mangle it, a Location header
   // cannot encode it), and PostgreSQL text cannot hold NUL: such ids are refused on every backend.
   if (!isWellFormedText(id)) throw badRequest('Document id must be valid UTF-8.');
@@ -29,7 +29,7 @@ export function validateDocumentId(id: unknown): string {
   if (id.startsWith('_') && !id.startsWith('_design/') && !id.startsWith('_local/')) {
     throw badRequest('Only reserved document ids may start with underscore.');
   }
-  if (id === '_design/' || id === '_local/') throw badRequest('Document id must not be empty');
+  if (id === '_design/' || id === '_local/') throw emptyDocumentId();
   return id;
 }
 
@@ -45,7 +45,7 @@ export function isValidRev(rev: string): boolean {
 }
 
 export function parseRev(rev: unknown): string {
-  if (typeof rev !== 'string' || !isValidRev(rev)) throw badRequest('Invalid rev format');
+  if (typeof rev !== 'string' || !isValidRev(rev)) throw invalidRevFormat();
   return rev;
 }
 
@@ -61,7 +61,7 @@ export interface IncomingDocument {
  * `__proto__` stays an ordinary member and never touches a prototype.
  */
 export function toEdit(value: unknown, options: { id?: string; rev?: string; newEdits: boolean }): IncomingDocument {
-  if (!isObject(value)) throw badRequest('Document must be a JSON object');
+  if (!isObject(value)) throw documentNotObject();
   for (const key of Object.keys(value)) {
     if (key.startsWith('_') && !ACCEPTED_SPECIAL.has(key)) {
       if (key === '_attachments') throw badRequest('Attachments are not supported by this server.');
@@ -75,7 +75,7 @@ export function toEdit(value: unknown, options: { id?: string; rev?: string; new
   let rev = value['_rev'] === undefined ? undefined : parseRev(value['_rev']);
   if (options.rev !== undefined) {
     if (rev !== undefined && rev !== options.rev) {
-      throw badRequest('Document rev from request body and query string have different values');
+      throw revisionsDiffer();
     }
     rev = parseRev(options.rev);
   }

@@ -53,6 +53,12 @@ export const illegalDatabaseName = (name: string): CouchError =>
     `Name: '${name}'. Only lowercase characters (a-z), digits (0-9), and any of the characters _, $, (, ), +, -, and / are allowed. Must begin with a letter.`,
   );
 
+export const invalidRevFormat = (): CouchError => badRequest('Invalid rev format');
+export const requestBodyNotObject = (): CouchError => badRequest('Request body must be a JSON object');
+export const documentNotObject = (): CouchError => badRequest('Document must be a JSON object');
+export const emptyDocumentId = (): CouchError => badRequest('Document id must not be empty');
+export const incompleteRequestBody = (): CouchError => badRequest('Incomplete request body.');
+export const revisionsDiffer = (): CouchError => badRequest('Document rev from request body and query string have different values');
 export const documentMissing = (): CouchError => notFound('missing');
 export const documentDeleted = (): CouchError => notFound('deleted');
 export const badContentType = (reason: string): CouchError => new CouchError(415, 'bad_content_type', reason);

@@ -3,13 +3,23 @@ import { requireServerAdmin } from '../identity/authorization.js';
 import type { Request } from './request.js';
 import type { Endpoint } from './services.js';
 import { nodeConfig } from './routes/config.js';
-import { bulkDocs, document } from './routes/documents.js';
-import { database, security } from './routes/databases.js';
-import { allDocs, changes } from './routes/listings.js';
-import { bulkGet, ensureFullCommit, missingRevs, revsDiff } from './routes/replication.js';
+import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
+import { database as databaseItself, security } from './routes/databases.js';
+import { changes } from './routes/changes.js';
+import { allDocs } from './routes/listings.js';
+import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
+
+/** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
+const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
+
+/** `GET /{db}/{id}?open_revs=…` reads revisions the replicator's way (replication.ts); `_local` documents have none. */
+const document: Endpoint = (request, services) => {
+  const readsRevisions = (request.method === 'GET' || request.method === 'HEAD') && request.query.has('open_revs') && request.segments[1] !== '_local';
+  return (readsRevisions ? openRevs : oneDocument)(request, services);
+};
 
 function only(methods: readonly string[], endpoint: Endpoint): Endpoint {
   return async (request, services) => {

@@ -1,21 +1,20 @@
 import type { AuthChain } from '../auth/chain.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import type { Storage } from '../storage/storage.js';
-import type { ChangeNotifier } from '../storage/change-notifier.js';
+import type { ChangeNotifier } from '../databases/change-notifier.js';
+import type { Databases } from '../databases/databases.js';
 import type { CookieService } from '../auth/cookie/cookie-service.js';
 import type { Admins } from '../users/admins.js';
 import type { PasswordAuthenticator } from '../users/password-authenticator.js';
-import type { UsersDatabase } from '../users/users-database.js';
 import type { Reply } from './reply.js';
 import type { Request } from './request.js';
 
-/** What endpoints may use: services and settings, never a backend or SQL. */
+/** What endpoints may use: services and settings, never storage (documents go through `databases`). */
 export interface Services {
   readonly config: Config;
-  readonly storage: Storage;
+  /** The database layer: every database and document read or write (docs/architecture.md). */
+  readonly databases: Databases;
   readonly admins: Admins;
-  readonly users: UsersDatabase;
   readonly authenticator: PasswordAuthenticator;
   readonly cookies: CookieService;
   readonly log: Logger;

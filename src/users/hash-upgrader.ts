@@ -1,9 +1,19 @@
 import type { Config } from '../config/config.js';
-import { toEdit } from '../documents/document-json.js';
+import type { JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
-import type { Storage } from '../storage/storage.js';
 import { USER_PREFIX, needsHashUpgrade, type UserCredentials } from './user-documents.js';
 import type { UsersDatabase } from './users-database.js';
+
+/**
+ * The users database as the upgrader reaches it: through the database layer, so the rewrite takes
+ * the users-database hooks (hashing, validation, cache invalidation) as every other write does.
+ */
+export interface UserDocuments {
+  /** The current winning revision of a user document, undefined when missing or deleted. */
+  current(id: string): Promise<JsonObject | undefined>;
+  /** Writes a user document as a server admin; resolves whether or not it conflicted. */
+  writeAsAdmin(doc: JsonObject): Promise<void>;
+}
 
 /**
  * `[chttpd_auth] upgrade_hash_on_auth`: after a successful slow check of an old-style hash (fewer
@@ -13,18 +23,18 @@ import type { UsersDatabase } from './users-database.js';
  */
 export class HashUpgrader {
   readonly #config: Config;
-  readonly #storage: Storage;
+  readonly #documents: UserDocuments;
   readonly #users: UsersDatabase;
   readonly #log: Logger;
   readonly #inFlight = new Map<string, Promise<void>>();
   #current = new WeakSet<UserCredentials>();
 
-  constructor(config: Config, storage: Storage, users: UsersDatabase, log: Logger) {
+  constructor(config: Config, documents: UserDocuments, users: UsersDatabase, log: Logger) {
     config.onChange((change) => {
       if (change.section === 'chttpd_auth' || change.section === 'couch_httpd_auth') this.#current = new WeakSet();
     });
     this.#config = config;
-    this.#storage = storage;
+    this.#documents = documents;
     this.#users = users;
     this.#log = log;
   }
@@ -50,18 +60,14 @@ export class HashUpgrader {
 
   async #upgrade(credentials: UserCredentials, password: string): Promise<void> {
     try {
-      const db = this.#users.name;
-      const id = USER_PREFIX + credentials.name;
-      const current = await this.#users.current(db, id);
+      const current = await this.#documents.current(USER_PREFIX + credentials.name);
       if (!current || current['_rev'] !== credentials.rev) return;
       const withPassword = Object.fromEntries([
         ...Object.entries(current),
         ['password', password],
         ['preserve_salt', true],
       ]);
-      const prepared = await this.#users.prepare(db, withPassword, { userCtx: { name: null, roles: ['_admin'] }, isAdmin: true });
-      const { edit } = toEdit(prepared, { newEdits: true });
-      await this.#storage.writeDocuments(db, [edit], { newEdits: true });
+      await this.#documents.writeAsAdmin(withPassword);
     } catch (error) {
       this.#log.warning(`could not upgrade the password hash of ${JSON.stringify(credentials.name)}: ${(error as Error).message}`);
     }

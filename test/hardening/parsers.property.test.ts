@@ -31,7 +31,7 @@ import { PeerResolver } from '../../src/http/peer.js';
 import { parseTarget } from '../../src/http/pipeline.js';
 import { jsonParam, nonNegativeIntegerParam } from '../../src/http/query.js';
 import { MAX_JSON_DEPTH, parseJsonBytes } from '../../src/http/request.js';
-import { parseSince } from '../../src/http/routes/sequences.js';
+import { parseSince } from '../../src/databases/sequences.js';
 import { redirectPath } from '../../src/http/routes/session.js';
 import type { Json, JsonObject } from '../../src/storage/storage.js';
 import { parseAdminHash } from '../../src/users/password-hash.js';

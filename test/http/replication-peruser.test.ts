@@ -2,7 +2,7 @@
 // or unsecured with the user; for JWT and proxy users only with on_external_user = true.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { perUserDatabaseName } from '../../src/users/peruser.js';
+import { perUserDatabaseName } from '../../src/databases/per-user.js';
 import { bearer, externalAuthIni } from '../support/external-auth.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { createUser, FAST_INI, NO_LOCKOUT_INI, setConfig, userPath } from '../support/users-helpers.js';

@@ -2,7 +2,7 @@
 // issue item 4), and a per-user database belongs to the one name it was made for.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { OWNER_KEY, perUserDatabaseName } from '../../src/users/peruser.js';
+import { OWNER_KEY, perUserDatabaseName } from '../../src/databases/per-user.js';
 import { bearer, externalAuthIni } from '../support/external-auth.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { answerOf, createUser, FAST_INI, forbidden, NO_LOCKOUT_INI, openSignup, setConfig, userBody, userPath, USER_PREFIX } from '../support/users-helpers.js';

@@ -1,35 +1,16 @@
-import { requireServerAdmin } from '../../identity/authorization.js';
-import { badRequest, methodNotAllowed } from '../../errors/catalog.js';
-import type { DocumentSummary, Json, JsonObject, RangeOptions } from '../../storage/storage.js';
+import { formatSeq } from '../../databases/sequences.js';
+import type { DocumentSummary, RangeOptions, ReadFilter } from '../../databases/types.js';
+import { badRequest, requestBodyNotObject } from '../../errors/catalog.js';
+import type { Json, JsonObject } from '../../json/json.js';
+import { readBulkJson } from '../bulk-body.js';
+import { openListing } from '../document-path.js';
+import { compareIdToKey } from '../key-range.js';
 import { booleanParam, jsonParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
-import type { DocumentReader } from '../../users/users-database.js';
-import { openAsMember } from './database-access.js';
-import { databaseName, usersDbName } from './databases.js';
-import { compareIdToKey } from './range.js';
-import { changesFeed } from './changes.js';
-import { readBulkJson } from './replication.js';
-import { formatSeq } from './sequences.js';
 
-/**
- * Opens a database for a listing (GET, HEAD or POST) by a member; `_all_docs` and `_changes` of
- * `_users` and of the authentication database list every user, so they are for server admins only
- * (CouchDB 3). The reader shows the documents of any other users database through its read rule.
- */
-export async function openListing(request: Request, services: Services): Promise<{ db: string; reader: DocumentReader }> {
-  const db = databaseName(request);
-  if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
-    throw methodNotAllowed(['GET', 'HEAD', 'POST']);
-  }
-  // The path rule comes first, as in CouchDB: no membership answer may hint at who is listed.
-  if (db === usersDbName(services) || db === '_users' || db === '_replicator') requireServerAdmin(request.userCtx);
-  const security = await openAsMember(services.storage, db, request.userCtx);
-  return { db, reader: services.users.readerFor(db, request.userCtx, security) };
-}
-
-function row(summary: DocumentSummary, includeDocs: boolean, reader: DocumentReader): JsonObject {
+function row(summary: DocumentSummary, includeDocs: boolean, reader: ReadFilter): JsonObject {
   const value: JsonObject = summary.deleted ? { rev: summary.rev, deleted: true } : { rev: summary.rev };
   const result: JsonObject = { id: summary.id, key: summary.id, value };
   if (includeDocs) {
@@ -61,12 +42,13 @@ function stringBounds(options: { startKey?: Json; endKey?: Json; descending: boo
 
 /** `GET/POST /{db}/_all_docs`. */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
-  const { db, reader } = await openListing(request, services);
+  const opened = await openListing(request, services);
+  const reader = opened.view;
   const query = request.query;
   let keys = jsonParam(query, 'keys');
   if (request.method === 'POST') {
-    const body = await readBulkJson(request, services);
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Request body must be a JSON object');
+    const body = await readBulkJson(request, services.config);
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
     if ('keys' in body) keys = (body as JsonObject)['keys'];
   }
   const key = jsonParam(query, 'key');
@@ -81,12 +63,12 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     const ordered = descending ? [...keys].reverse() : keys;
     // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
     const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') ? item : ''));
-    const found = await services.storage.lookupDocuments(db, ids, includeDocs);
+    const found = await opened.lookupDocuments(ids, includeDocs);
     const rows = ordered.map((item, index) => {
       const summary = typeof item === 'string' ? found[index] : undefined;
       return summary ? row(summary, includeDocs, reader) : { key: item, error: 'not_found' };
     });
-    const info = await services.storage.databaseInfo(db);
+    const info = await opened.info();
     const selected = rows.slice(skip, limit === undefined ? undefined : skip + limit);
     return json(200, { total_rows: info?.docCount ?? 0, offset: null, rows: selected });
   }
@@ -105,20 +87,14 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     skip,
     includeDocs,
   };
-  const result = await services.storage.listDocuments(db, options);
+  const result = await opened.listDocuments(options);
   const body: JsonObject = {
     total_rows: result.totalRows,
     offset: result.offset,
     rows: result.rows.map((summary) => row(summary, includeDocs, reader)),
   };
   if (booleanParam(query, 'update_seq')) {
-    body['update_seq'] = formatSeq((await services.storage.databaseInfo(db))?.updateSeq ?? 0);
+    body['update_seq'] = formatSeq((await opened.info())?.updateSeq ?? 0);
   }
   return json(200, body);
-}
-
-/** `GET/POST /{db}/_changes`: every feed (changes.ts). */
-export async function changes(request: Request, services: Services): Promise<Reply> {
-  const { db, reader } = await openListing(request, services);
-  return changesFeed(request, services, db, reader);
 }

@@ -5,7 +5,7 @@ import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { jsonParam, nonNegativeIntegerParam, booleanParam } from '../query.js';
-import { selectRange } from './range.js';
+import { selectRange } from '../key-range.js';
 
 /** The CouchDB API version Divan implements, reported as `version` in `GET /`. */
 export const COUCHDB_API_VERSION = '3.5.2';
@@ -23,7 +23,7 @@ export async function welcome(_request: Request, services: Services): Promise<Re
 
 export async function up(_request: Request, services: Services): Promise<Reply> {
   try {
-    await services.storage.ping();
+    await services.databases.ping();
   } catch {
     return json(503, { status: 'error', reason: 'Storage is unreachable.' });
   }
@@ -40,7 +40,7 @@ export async function uuids(request: Request, services: Services): Promise<Reply
 
 export async function allDbs(request: Request, services: Services): Promise<Reply> {
   if (services.config.getBoolean('chttpd', 'admin_only_all_dbs', true)) requireServerAdmin(request.userCtx);
-  const names = await services.storage.listDatabases();
+  const names = await services.databases.list();
   return json(
     200,
     selectRange(names, {

@@ -1,6 +1,6 @@
 import { isCouchError } from '../../errors/couch-error.js';
-import { badContentType, badRequest, methodNotAllowed, pleaseLogin } from '../../errors/catalog.js';
-import type { JsonObject } from '../../storage/storage.js';
+import { badContentType, badRequest, methodNotAllowed, pleaseLogin, requestBodyNotObject } from '../../errors/catalog.js';
+import type { JsonObject } from '../../json/json.js';
 import { parseJsonBytes, type Request } from '../request.js';
 import { json, type Reply } from '../reply.js';
 import type { Services } from '../services.js';
@@ -29,7 +29,7 @@ async function sessionInfo(request: Request, services: Services): Promise<Reply>
   if (userCtx.name === null && request.query.get('basic') === 'true') throw pleaseLogin();
   const info: JsonObject = { authentication_handlers: services.chain().handlerNames };
   if (handler !== undefined) info['authenticated'] = handler;
-  info['authentication_db'] = services.users.name;
+  info['authentication_db'] = services.databases.usersDbName;
   return json(200, { ok: true, userCtx: { name: userCtx.name, roles: userCtx.roles }, info });
 }
 
@@ -49,7 +49,7 @@ async function readCredentials(request: Request, services: Services): Promise<Ma
   }
   if (type.startsWith('application/json')) {
     const body = parseJsonBytes(await request.body(maxBytes));
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw badRequest('Request body must be a JSON object');
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
     const fields = new Map<string, string>();
     for (const [key, value] of Object.entries(body)) {
       if (typeof value !== 'string') throw badRequest(`The ${JSON.stringify(key)} field must be a string.`);

@@ -8,7 +8,7 @@ import { absoluteUrl } from '../urls.js';
 /**
  * `/_utils/`: Divan's browser pages (today the login page, `session.html`), served from the
  * package's `static/` folder. Only the listed files exist; they are read once and kept in memory.
- * CouchDB lets anyone GET or HEAD `/_utils*` (reference §9.3); any other method is for server
+ * CouchDB lets anyone GET or HEAD `/_utils*` (docs/browser.md); any other method is for server
  * admins, who then get 405 (CouchDB's `handle_utils_dir_req`).
  */
 export const LOGIN_PAGE = 'session.html';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseTarget } from '../../../src/http/pipeline.js';
-import { selectRange } from '../../../src/http/routes/range.js';
+import { selectRange } from '../../../src/http/key-range.js';
 import { PeerResolver } from '../../../src/http/peer.js';
 
 describe('request target parsing', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isAcceptableUserName } from '../../../src/identity/user-name.js';
-import { perUserDatabaseName } from '../../../src/users/peruser.js';
+import { perUserDatabaseName } from '../../../src/databases/per-user.js';
 
 const REFUSED: [string, string][] = [
   ['NUL', '\u0000'],

@@ -1,5 +1,5 @@
-import { compareJson } from '../../documents/selector-collation.js';
-import type { Json } from '../../storage/storage.js';
+import { compareJson } from '../documents/selector-collation.js';
+import type { Json } from '../json/json.js';
 
 export interface KeyRange {
   startKey?: Json;

@@ -1,4 +1,4 @@
-import { badRequest } from '../../errors/catalog.js';
+import { badRequest } from '../errors/catalog.js';
 
 /** Update sequences travel as opaque strings (as CouchDB 3); inside they are integers. */
 export function formatSeq(seq: number): string {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChangeNotifier } from '../../../src/storage/change-notifier.js';
+import { ChangeNotifier } from '../../../src/databases/change-notifier.js';
 
 describe('ChangeNotifier', () => {
   it('wakes the listeners of the changed database only, until they unsubscribe', () => {

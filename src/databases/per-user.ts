@@ -18,18 +18,21 @@
  *   keeps it so for databases made before, or by hand.
  *
  * @example
- * const perUser = new PerUserDatabases(config, log, (db) => db === '_users')
- * const storage = perUser.wrap(observedStorage)
+ * const perUser = new PerUserDatabases(config, log, databases, (db) => db === '_users')
+ * hooks.register(perUser.hooks())
  * perUserDatabaseName('userdb-', 'bob') // 'userdb-626f62'
  */
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../auth/types.js';
 import type { Config } from '../config/config.js';
-import { isValidDatabaseName } from '../databases/names.js';
-import { defaultSecurity } from '../databases/security.js';
+import type { DatabaseHooks } from '../documents/database-hooks.js';
+import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
-import type { DocumentEdit, EditResult, Json, JsonObject, SecurityObject, Storage, WriteOptions } from '../storage/storage.js';
+import type { SecurityObject } from '../storage/storage.js';
 import { isAcceptableUserName } from '../identity/user-name.js';
-import { userNameFromId } from './user-documents.js';
+import { userNameFromId } from '../users/user-documents.js';
+import type { Databases } from './databases.js';
+import { isValidDatabaseName } from './names.js';
+import { defaultSecurity } from './security.js';
 
 export const DEFAULT_PREFIX = 'userdb-';
 
@@ -89,14 +92,15 @@ export class PerUserDatabases {
   readonly #config: Config;
   readonly #log: Logger;
   readonly #isAuthenticationDb: (db: string) => boolean;
-  #storage: Storage | undefined;
+  readonly #databases: Databases;
   /** External user name → when it was last made sure of. */
   readonly #externalSeen = new Map<string, number>();
   #warnedPrefix: string | undefined;
 
   /** `isAuthenticationDb`: the database whose user documents are followed (`authentication_db`). */
-  constructor(config: Config, log: Logger, isAuthenticationDb: (db: string) => boolean) {
+  constructor(config: Config, log: Logger, databases: Databases, isAuthenticationDb: (db: string) => boolean) {
     this.#config = config;
+    this.#databases = databases;
     this.#log = log;
     this.#isAuthenticationDb = isAuthenticationDb;
     config.onChange((change) => {
@@ -129,26 +133,18 @@ export class PerUserDatabases {
   }
 
   /**
-   * Wraps `storage` so that writes to the authentication database bring the per-user databases up to date
-   * before they resolve. Those databases are created, secured and deleted through `storage` itself.
+   * The `afterWrite` hook of the authentication database: the per-user databases of the users
+   * whose documents were written are brought up to date before the write is answered.
    */
-  wrap(storage: Storage): Storage {
-    this.#storage = storage;
-    const writeDocuments = async (db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> => {
-      const results = await storage.writeDocuments(db, edits, options);
-      if (this.#isAuthenticationDb(db) && this.#active() !== undefined) {
-        const ids = new Set(results.filter((result) => result.ok).map((result) => result.id));
-        for (const id of ids) await this.#followUserDocument(db, id);
-      }
-      return results;
-    };
-    return new Proxy(storage, {
-      get(target, property) {
-        if (property === 'writeDocuments') return writeDocuments;
-        const value = Reflect.get(target, property) as unknown;
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+  hooks(): DatabaseHooks {
+    return {
+      name: 'per-user databases',
+      appliesTo: this.#isAuthenticationDb,
+      afterWrite: async ({ db, ids }) => {
+        if (ids === 'all' || this.#active() === undefined) return;
+        for (const id of new Set(ids)) await this.#followUserDocument(db, id);
       },
-    });
+    };
   }
 
   /** Wraps a JWT or proxy handler: a user it authenticates gets a database (`on_external_user`). */
@@ -186,11 +182,9 @@ export class PerUserDatabases {
     // A document stored before names were checked may still carry a refused name: it gets nothing.
     if (user === undefined || user === '' || !isAcceptableUserName(user)) return;
     const settings = this.#active();
-    const storage = this.#storage;
-    if (settings === undefined || storage === undefined) return;
+    if (settings === undefined) return;
     try {
-      const stored = await storage.readDocument(usersDb, id);
-      if (stored !== undefined && !stored.deleted) {
+      if ((await this.#databases.current(usersDb, id)) !== undefined) {
         await this.ensureDatabase(user, settings);
       } else if (settings.deleteDbs) {
         await this.#deleteDatabase(user, settings);
@@ -210,37 +204,34 @@ export class PerUserDatabases {
    * record (made before records existed, or by an admin) is recorded for `user`, whose hex it is.
    */
   async ensureDatabase(user: string, settings: PerUserSettings = this.settings()): Promise<string> {
-    const storage = this.#storage;
-    if (storage === undefined) throw new Error('per-user databases are not wired to a storage');
+    const databases = this.#databases;
     const db = perUserDatabaseName(settings.prefix, user);
     const initial = defaultSecurity(this.#config.getString('couchdb', 'default_security', 'admin_only'));
-    if (await storage.createDatabase(db, { ...(withUser(initial, user, true) ?? initial), [OWNER_KEY]: user })) return db;
-    const security = await storage.getSecurity(db);
+    if (await databases.ensure(db, { ...(withUser(initial, user, true) ?? initial), [OWNER_KEY]: user })) return db;
+    const security = await databases.storedSecurity(db);
     if (security === undefined) return db;
     const owner = security[OWNER_KEY];
     if (owner !== undefined && owner !== user) throw new Error(`${db} was made for another user name; it is left as it is`);
     const next = withUser(security, user, true);
-    if (next !== undefined || owner === undefined) await storage.putSecurity(db, { ...(next ?? security), [OWNER_KEY]: user });
+    if (next !== undefined || owner === undefined) await databases.storeSecurity(db, { ...(next ?? security), [OWNER_KEY]: user });
     return db;
   }
 
   async #deleteDatabase(user: string, settings: PerUserSettings): Promise<void> {
-    const storage = this.#storage!;
     const db = perUserDatabaseName(settings.prefix, user);
-    const owner = (await storage.getSecurity(db))?.[OWNER_KEY];
+    const owner = (await this.#databases.storedSecurity(db))?.[OWNER_KEY];
     if (owner !== undefined && owner !== user) {
       this.#log.warning(`not deleting ${db}: it was made for another user name than ${JSON.stringify(user)}`);
       return;
     }
-    await storage.deleteDatabase(db);
+    await this.#databases.remove(db);
   }
 
   async #removeUser(user: string, settings: PerUserSettings): Promise<void> {
-    const storage = this.#storage!;
     const db = perUserDatabaseName(settings.prefix, user);
-    const security = await storage.getSecurity(db);
+    const security = await this.#databases.storedSecurity(db);
     if (security === undefined) return;
     const next = withUser(security, user, false);
-    if (next !== undefined) await storage.putSecurity(db, next);
+    if (next !== undefined) await this.#databases.storeSecurity(db, next);
   }
 }

@@ -1,0 +1,138 @@
+import { requireDbMember } from '../identity/authorization.js';
+import type { Config } from '../config/config.js';
+import type { Caller, DatabaseHooks, ReadFilter } from '../documents/database-hooks.js';
+import { isValidRev, renderRevision, type RenderOptions } from '../documents/document-json.js';
+import { documentDeleted, documentMissing, invalidRevFormat } from '../errors/catalog.js';
+import type { JsonObject } from '../json/json.js';
+import type {
+  ChangeRow,
+  ChangesOptions,
+  DatabaseInfo,
+  DocumentSummary,
+  EditResult,
+  LocalDocument,
+  OpenedRevision,
+  RangeOptions,
+  RangeResult,
+  RevisionQuery,
+  RevisionTree,
+  SecurityObject,
+  Storage,
+  StoredRevision,
+} from '../storage/storage.js';
+import type { HookRegistry } from './hook-registry.js';
+
+/** What every opened database shares: storage, settings and the hooks registered at composition. */
+export interface LayerContext {
+  readonly storage: Storage;
+  readonly config: Config;
+  readonly hooks: HookRegistry;
+}
+
+const AS_STORED: ReadFilter = { single: (doc) => doc, listed: (doc) => doc };
+
+/** Chains the `afterDocRead` filters of several hooks (today at most one applies). */
+function combinedFilter(filters: ReadFilter[]): ReadFilter {
+  if (filters.length === 0) return AS_STORED;
+  if (filters.length === 1) return filters[0]!;
+  return {
+    single: (doc) => filters.reduce<JsonObject | undefined>((shown, filter) => (shown === undefined ? undefined : filter.single(shown)), doc),
+    listed: (doc) => filters.reduce((shown, filter) => filter.listed(shown), doc),
+  };
+}
+
+/**
+ * A database opened by one caller: its `_security`, what the caller is to it, its hooks. Every
+ * read and write of a document goes through one (reads here, writes in document-writes.ts and
+ * bulk-write.ts). Opened without the membership check only where a hook's `access` rule may let a
+ * non-member reach a document; the reads and writes then check it per document.
+ */
+export class OpenedDatabase {
+  readonly db: string;
+  readonly security: SecurityObject;
+  readonly caller: Caller;
+  readonly hooks: readonly DatabaseHooks[];
+  readonly context: LayerContext;
+  /** How the caller sees documents (the hooks' `afterDocRead`). */
+  readonly view: ReadFilter;
+
+  constructor(db: string, security: SecurityObject, caller: Caller, context: LayerContext) {
+    this.db = db;
+    this.security = security;
+    this.caller = caller;
+    this.context = context;
+    this.hooks = context.hooks.for(db);
+    this.view = combinedFilter(this.hooks.flatMap((hooks) => (hooks.afterDocRead ? [hooks.afterDocRead(db, caller)] : [])));
+  }
+
+  get storage(): Storage {
+    return this.context.storage;
+  }
+
+  /** A non-member reads `id` only where a hook's access rule allows it; otherwise 404 (the name stays unknown). */
+  requireReadAccess(id: string): void {
+    if (this.caller.isMember) return;
+    if (!this.hooks.some((hooks) => hooks.access?.readsWithoutMembership(this.caller, id))) throw documentMissing();
+  }
+
+  /** A non-member writes only an update of a live document a hook's access rule gives them. */
+  requireUpdateAccess(id: string, live: boolean): void {
+    if (this.caller.isMember) return;
+    if (live && this.hooks.some((hooks) => hooks.access?.updatesWithoutMembership(this.caller, id))) return;
+    requireDbMember(this.caller.userCtx, this.security);
+  }
+
+  /** One document (or one of its revisions) as the caller may see it: 404 `missing`/`deleted` otherwise. */
+  async readDocument(id: string, rev: string | undefined, render: RenderOptions): Promise<{ rev: string; doc: JsonObject }> {
+    this.requireReadAccess(id);
+    if (rev !== undefined && !isValidRev(rev)) throw invalidRevFormat();
+    const stored = await this.storage.readDocument(this.db, id, rev === undefined ? {} : { rev });
+    if (!stored) throw documentMissing();
+    if (stored.deleted && rev === undefined) throw documentDeleted();
+    return { rev: stored.rev, doc: this.shown(stored, render) };
+  }
+
+  /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */
+  shown(stored: StoredRevision, render: RenderOptions): JsonObject {
+    const visible = this.view.single(renderRevision(stored, render));
+    if (visible === undefined) throw documentMissing();
+    return visible;
+  }
+
+  openRevisions(queries: readonly RevisionQuery[]): Promise<OpenedRevision[][]> {
+    return queries.length === 0 ? Promise.resolve([]) : this.storage.openRevisions(this.db, queries);
+  }
+
+  /** Trees of the asked ids; an id no document can have (NUL) is unknown without asking storage. */
+  async revisionTrees(ids: readonly string[]): Promise<(RevisionTree | undefined)[]> {
+    const storable = ids.filter((id) => !id.includes('\u0000'));
+    const trees = await this.storage.revisionTrees(this.db, storable);
+    const byId = new Map(storable.map((id, i) => [id, trees[i]]));
+    return ids.map((id) => byId.get(id));
+  }
+
+  info(): Promise<DatabaseInfo | undefined> {
+    return this.storage.databaseInfo(this.db);
+  }
+
+  listDocuments(options: RangeOptions): Promise<RangeResult> {
+    return this.storage.listDocuments(this.db, options);
+  }
+
+  lookupDocuments(ids: readonly string[], includeDocs: boolean): Promise<(DocumentSummary | undefined)[]> {
+    return this.storage.lookupDocuments(this.db, ids, includeDocs);
+  }
+
+  changes(options: ChangesOptions): Promise<ChangeRow[]> {
+    return this.storage.changes(this.db, options);
+  }
+
+  /** `_local/` documents: no history, no hooks, not replicated, for members. */
+  getLocal(id: string): Promise<LocalDocument | undefined> {
+    return this.storage.getLocal(this.db, id);
+  }
+
+  writeLocal(id: string, body: JsonObject, rev: string | undefined, deleted: boolean): Promise<EditResult> {
+    return deleted ? this.storage.deleteLocal(this.db, id, rev) : this.storage.putLocal(this.db, id, body, rev);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The per-database hooks of docs/architecture.md: the database layer (databases/) calls them on
+ * every document write and read, and the modules holding a database's own rules (users/ for the
+ * users databases, databases/ for the rest) implement them. A leaf, so that users/ can implement
+ * hooks without importing the layer that calls them.
+ */
+import type { UserCtx } from '../identity/user-ctx.js';
+import type { JsonObject } from '../json/json.js';
+
+/** Who reads or writes, and what the database's `_security` makes of them. */
+export interface Caller {
+  readonly userCtx: UserCtx;
+  /** A server admin, or an admin of this database. */
+  readonly isAdmin: boolean;
+  /** A member of this database (admins are members). */
+  readonly isMember: boolean;
+}
+
+/** One write request (a single document or a `_bulk_docs` batch) as `beforeDocUpdate` sees it. */
+export interface UpdateBatch {
+  readonly db: string;
+  readonly caller: Caller;
+  /** The stored winning revision with `_id` and `_rev`; undefined when missing or deleted. Read once per id. */
+  current(id: string): Promise<JsonObject | undefined>;
+}
+
+/**
+ * One document on its way to storage: the full incoming object (`_id`, `_rev`, `_deleted` and the
+ * body) in, the object to store out; a thrown CouchError refuses this document only.
+ */
+export type DocUpdateStep = (doc: JsonObject) => Promise<JsonObject>;
+
+/** How one caller sees the documents of one database (CouchDB's `after_doc_read`). */
+export interface ReadFilter {
+  /** A document read on its own: undefined when hidden (answer 404); may throw 403. */
+  single(doc: JsonObject): JsonObject | undefined;
+  /** A document inside a listing row, whose id and revision the row shows anyway. */
+  listed(doc: JsonObject): JsonObject;
+}
+
+/** What a durable write changed: some documents of `db`, or the whole database (created, deleted). */
+export interface Written {
+  readonly db: string;
+  readonly ids: readonly string[] | 'all';
+}
+
+/** Who may reach a document of this database without being one of its members. */
+export interface DocumentAccess {
+  /** Throws for a document path the caller may not touch at all, before anything else is looked at. */
+  refusePath(id: string, caller: Caller): void;
+  /** A non-member may still read: `id` (or, without an id, any document of the database). */
+  readsWithoutMembership(caller: Caller, id?: string): boolean;
+  /** A non-member may still update the live document `id`. */
+  updatesWithoutMembership(caller: Caller, id: string): boolean;
+}
+
+/** The rules of some databases, registered at composition (app.ts). */
+export interface DatabaseHooks {
+  /** For logs and docs: what these rules are. */
+  readonly name: string;
+  appliesTo(db: string): boolean;
+  readonly access?: DocumentAccess;
+  /** Called once per write request; returns the step every document of it passes, in order. */
+  beforeDocUpdate?(batch: UpdateBatch): Promise<DocUpdateStep | undefined>;
+  afterDocRead?(db: string, caller: Caller): ReadFilter;
+  /** After a durable write; a failure is logged, never turned into an error of the write. */
+  afterWrite?(written: Written): Promise<void> | void;
+}

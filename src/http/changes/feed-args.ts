@@ -1,0 +1,167 @@
+import { decodeJsonObject, splitToken } from '../../auth/jwt/token.js';
+import type { OpenedDatabase } from '../../databases/opened-database.js';
+import { parseSince } from '../../databases/sequences.js';
+import { parseSelector, type Selector } from '../../documents/selector.js';
+import { badRequest, requestBodyNotObject } from '../../errors/catalog.js';
+import type { Json, JsonObject } from '../../json/json.js';
+import { readBulkBytes } from '../bulk-body.js';
+import { booleanParam, nonNegativeIntegerParam } from '../query.js';
+import { parseJsonBytes, type Request } from '../request.js';
+import type { Services } from '../services.js';
+
+/** What a `_changes` request asks for: parsed once, before the feed starts. */
+export type Feed = 'normal' | 'longpoll' | 'continuous' | 'eventsource';
+
+export type Filter =
+  | { kind: 'none' }
+  | { kind: 'doc_ids'; ids: string[] }
+  | { kind: 'design' }
+  | { kind: 'selector'; selector: Selector };
+
+export interface FeedArgs {
+  /** The database, opened for the caller: `include_docs` bodies and `_selector` matching go through its view. */
+  opened: OpenedDatabase;
+  feed: Feed;
+  allLeaves: boolean;
+  includeDocs: boolean;
+  conflicts: boolean;
+  descending: boolean;
+  limit?: number;
+  since: number;
+  filter: Filter;
+  /** Milliseconds between heartbeats; undefined: none. */
+  heartbeatMs?: number;
+  /** End after this long without a change (no heartbeat only); undefined: never. */
+  idleMs?: number;
+  /** Epoch milliseconds at which the feed ends whatever happens. */
+  deadline: number;
+}
+
+
+export function changesTimeoutMs(services: Services): number {
+  return Math.max(0, services.config.getInteger('chttpd', 'changes_timeout', 60000));
+}
+
+function positiveInteger(query: URLSearchParams, name: string, invalidValue: string, notAnInteger: string, allowZero: boolean): number | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (!/^-?\d+$/.test(value)) throw badRequest(notAnInteger);
+  const number = Number(value);
+  if (number < 0 || (!allowZero && number === 0)) throw badRequest(invalidValue);
+  return number;
+}
+
+/**
+ * When the credential that opened a feed stops being valid: an AuthSession cookie at its issue
+ * time plus `[chttpd_auth] timeout`, a JWT at its `exp`. Basic and proxy requests carry their
+ * credential on every request: undefined.
+ */
+export function credentialExpiry(request: Request, services: Services): number | undefined {
+  const { handler, cookieSubject } = request.auth;
+  if (handler === 'cookie' && cookieSubject?.issuedAt !== undefined) {
+    return (cookieSubject.issuedAt + services.cookies.timeoutSeconds()) * 1000;
+  }
+  if (handler === 'jwt') {
+    const authorization = request.header('authorization') ?? '';
+    if (!authorization.startsWith('Bearer ')) return undefined;
+    try {
+      const exp = decodeJsonObject(splitToken(authorization.slice('Bearer '.length))[1])['exp'];
+      return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+export async function readBody(request: Request, services: Services): Promise<JsonObject> {
+  if (request.method !== 'POST') return {};
+  const bytes = await readBulkBytes(request, services.config);
+  if (bytes.length === 0) return {};
+  // The Content-Type was checked before the endpoint ran (content-type.ts).
+  const body = parseJsonBytes(bytes);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
+  return body as JsonObject;
+}
+
+function docIds(value: Json | undefined): string[] {
+  if (!Array.isArray(value) || value.some((id) => typeof id !== 'string')) {
+    throw badRequest('`doc_ids` filter parameter is not a list of doc ids.');
+  }
+  return value as string[];
+}
+
+function parseFilter(request: Request, body: JsonObject): Filter {
+  const name = request.query.get('filter') ?? '';
+  switch (name) {
+    case '':
+      return { kind: 'none' };
+    case '_doc_ids': {
+      let ids: Json | undefined = body['doc_ids'];
+      if (request.method !== 'POST') {
+        const raw = request.query.get('doc_ids');
+        try {
+          ids = raw === null ? undefined : (JSON.parse(raw) as Json);
+        } catch {
+          throw badRequest('`doc_ids` filter parameter is not a list of doc ids.');
+        }
+      }
+      // An id with NUL cannot exist (and PostgreSQL cannot compare with one): it matches nothing.
+      return { kind: 'doc_ids', ids: docIds(ids).filter((id) => !id.includes('\u0000')) };
+    }
+    case '_selector':
+      if (request.method !== 'POST' || body['selector'] === undefined) throw badRequest('Selector must be specified in POST payload');
+      return { kind: 'selector', selector: parseSelector(body['selector']) };
+    case '_design':
+      return { kind: 'design' };
+    case '_view':
+      throw badRequest('Divan does not run view functions: the `_view` filter is not supported.');
+    default:
+      if (name.startsWith('_')) throw badRequest('unknown builtin filter name');
+      if (name.split('/').filter(Boolean).length !== 2) throw badRequest('`filter` must be of the form `designname/filtername`');
+      throw badRequest('Divan does not run JavaScript filter functions: use _doc_ids, _selector or _design.');
+  }
+}
+
+export function parseArgs(request: Request, services: Services, opened: OpenedDatabase, body: JsonObject, updateSeq: number): FeedArgs {
+  const query = request.query;
+  const feedName = query.get('feed') ?? 'normal';
+  const feed = feedName === 'live' ? 'continuous' : feedName;
+  if (feed !== 'normal' && feed !== 'longpoll' && feed !== 'continuous' && feed !== 'eventsource') {
+    throw badRequest('Supported `feed` types: normal, continuous, live, longpoll, eventsource');
+  }
+  const style = query.get('style') ?? 'main_only';
+  if (style !== 'main_only' && style !== 'all_docs') throw badRequest('Invalid `style` parameter.');
+  const changesTimeout = changesTimeoutMs(services);
+  const heartbeatValue = query.get('heartbeat');
+  const heartbeatMs =
+    heartbeatValue === 'true'
+      ? changesTimeout
+      : positiveInteger(
+          query,
+          'heartbeat',
+          'The heartbeat value should be a positive integer (in milliseconds).',
+          'Invalid heartbeat value. Expecting a positive integer value (in milliseconds).',
+          false,
+        );
+  const timeout = positiveInteger(query, 'timeout', 'The timeout value should be a non-negative integer', 'The timeout parameter should be a non-negative integer', true);
+  const descending = booleanParam(query, 'descending');
+  const lastEventId = feed === 'eventsource' ? request.header('last-event-id') : undefined;
+  const sinceValue = lastEventId ?? query.get('since');
+  const started = Date.now();
+  const expiry = credentialExpiry(request, services);
+  return {
+    opened,
+    feed,
+    allLeaves: style === 'all_docs',
+    includeDocs: booleanParam(query, 'include_docs'),
+    conflicts: booleanParam(query, 'conflicts'),
+    descending: feed === 'normal' && descending,
+    limit: nonNegativeIntegerParam(query, 'limit'),
+    since: feed === 'normal' && descending ? 0 : parseSince(sinceValue, updateSeq),
+    filter: parseFilter(request, body),
+    heartbeatMs,
+    idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,
+    deadline: Math.min(started + changesTimeout, expiry ?? Number.POSITIVE_INFINITY),
+  };
+}

@@ -1,0 +1,105 @@
+import { formatSeq } from '../../databases/sequences.js';
+import type { ChangeRow } from '../../databases/types.js';
+import { matchesSelector } from '../../documents/selector.js';
+import type { Json, JsonObject } from '../../json/json.js';
+import { LoopTurns } from '../event-loop.js';
+import type { FeedArgs } from './feed-args.js';
+
+/** Rows read from storage per query; live feeds stream them batch by batch. */
+const BATCH = 1000;
+
+function render(change: ChangeRow, revs: readonly string[], args: FeedArgs): JsonObject {
+  const entry: JsonObject = { seq: formatSeq(change.seq), id: change.id, changes: revs.map((rev) => ({ rev })) };
+  if (change.deleted) entry['deleted'] = true;
+  if (args.includeDocs) entry['doc'] = change.body ? args.opened.view.listed(fullDocument(change)) : null;
+  return entry;
+}
+
+function fullDocument(change: ChangeRow): JsonObject {
+  const entries: [string, Json][] = [
+    ['_id', change.id],
+    ['_rev', change.changes[0]!],
+  ];
+  if (change.deleted) entries.push(['_deleted', true]);
+  entries.push(...Object.entries(change.body ?? {}));
+  if (change.conflicts !== undefined && change.conflicts.length > 0) entries.push(['_conflicts', change.conflicts]);
+  return Object.fromEntries(entries) as JsonObject;
+}
+
+/**
+ * Applies the filter to rows read from storage; returns the rows to send. Selector matching gives
+ * the event loop a turn through `turns` (one per feed read, across its batches).
+ */
+export async function filterRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
+  const filter = args.filter;
+  if (filter.kind === 'design') rows = rows.filter((row) => row.id.startsWith('_design/'));
+  if (filter.kind !== 'selector') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));
+  // Each revision is matched on its own document (CouchDB opens every leaf for style=all_docs).
+  const multi = rows.filter((row) => row.changes.length > 1);
+  const opened = multi.length === 0 ? [] : await args.opened.openRevisions(multi.map((row) => ({ id: row.id, revs: row.changes })));
+  const leafDocs = new Map<string, Map<string, JsonObject>>();
+  multi.forEach((row, i) => {
+    const docs = new Map<string, JsonObject>();
+    for (const item of opened[i] ?? []) {
+      if (!('ok' in item)) continue;
+      const stored = item.ok;
+      docs.set(stored.rev, args.opened.view.listed(Object.fromEntries([['_id', stored.id], ['_rev', stored.rev], ...(stored.deleted ? [['_deleted', true]] : []), ...Object.entries(stored.body)]) as JsonObject));
+    }
+    leafDocs.set(row.id, docs);
+  });
+  const result: { change: ChangeRow; entry: JsonObject }[] = [];
+  for (const change of rows) {
+    await turns.maybeYield();
+    // Matched on what the caller may see: a selector must not probe fields the read rule hides.
+    const winnerDoc = change.body === undefined ? undefined : args.opened.view.listed(fullDocument({ ...change, conflicts: undefined }));
+    const passing = change.changes.filter((rev, index) => {
+      const doc = index === 0 ? winnerDoc : leafDocs.get(change.id)?.get(rev);
+      return doc !== undefined && matchesSelector(filter.selector, doc);
+    });
+    if (passing.length > 0) result.push({ change, entry: render(change, passing, args) });
+  }
+  return result;
+}
+
+export interface Scan {
+  entries: JsonObject[];
+  /** Sequence of the last change read (sent or filtered out); `from` when none. */
+  last: number;
+  /** True when storage had nothing more after `last` at the time of reading. */
+  exhausted: boolean;
+}
+
+/** Reads changes after `from`, in batches, until `max` rows pass the filter or storage has no more. */
+export async function scan(args: FeedArgs, from: number, max: number | undefined): Promise<Scan> {
+  const entries: JsonObject[] = [];
+  const turns = new LoopTurns();
+  let cursor = from;
+  for (;;) {
+    const wanted = max === undefined ? BATCH : Math.min(BATCH, max - entries.length);
+    if (wanted <= 0) return { entries, last: cursor, exhausted: false };
+    const unfiltered = args.filter.kind === 'none' || args.filter.kind === 'doc_ids';
+    const rows = await args.opened.changes({
+      since: cursor,
+      limit: unfiltered ? wanted : BATCH,
+      includeDocs: args.includeDocs || args.filter.kind === 'selector',
+      allLeaves: args.allLeaves,
+      conflicts: args.conflicts && args.includeDocs,
+      ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
+    });
+    const passed = await filterRows(args, rows, turns);
+    for (let i = 0; i < passed.length; i++) {
+      entries.push(passed[i]!.entry);
+      if (max !== undefined && entries.length >= max) {
+        // Stop at the row that filled the limit: later rows of this batch are read again next time.
+        return { entries, last: passed[i]!.change.seq, exhausted: false };
+      }
+    }
+    if (rows.length > 0) cursor = rows[rows.length - 1]!.seq;
+    if (rows.length < (unfiltered ? wanted : BATCH)) return { entries, last: cursor, exhausted: true };
+  }
+}
+
+export async function pendingAfter(args: FeedArgs, last: number): Promise<number> {
+  const info = await args.opened.info();
+  return Math.max(0, (info?.updateSeq ?? 0) - last);
+}

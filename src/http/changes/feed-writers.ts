@@ -1,0 +1,43 @@
+import { formatSeq } from '../../databases/sequences.js';
+import type { JsonObject } from '../../json/json.js';
+import type { Feed } from './feed-args.js';
+
+/** How a live feed writes: its first bytes, each change, a heartbeat, its end. */
+export interface FeedWriter {
+  change(entry: JsonObject): string;
+  heartbeat(): string;
+  end(lastSeq: number, pending: number): string;
+}
+
+export function writerFor(feed: Exclude<Feed, 'normal'>): FeedWriter {
+  switch (feed) {
+    case 'continuous':
+      return {
+        change: (entry) => `${JSON.stringify(entry)}\n`,
+        heartbeat: () => '\n',
+        end: (lastSeq, pending) => `${JSON.stringify({ last_seq: formatSeq(lastSeq), pending })}\n`,
+      };
+    case 'eventsource':
+      return {
+        change: (entry) => `data: ${JSON.stringify(entry)}\nid: ${JSON.stringify(entry['seq'])}\n\n`,
+        heartbeat: () => 'event: heartbeat\ndata: \n\n',
+        end: () => '',
+      };
+    case 'longpoll': {
+      // CouchDB's layout: `{"results":[` + rows joined by `,\r\n` + `],"last_seq":…}`; heartbeats
+      // are newlines inside the array, so the whole body stays one JSON value.
+      let opened = false;
+      let rows = 0;
+      const open = (): string => {
+        if (opened) return '';
+        opened = true;
+        return '{"results":[\n';
+      };
+      return {
+        change: (entry) => `${open()}${rows++ > 0 ? ',\r\n' : ''}${JSON.stringify(entry)}`,
+        heartbeat: () => `${open()}\n`,
+        end: (lastSeq, pending) => `${open()}\n],\n"last_seq":${JSON.stringify(formatSeq(lastSeq))},"pending":${pending}}\n`,
+      };
+    }
+  }
+}

@@ -1,0 +1,186 @@
+import { isCouchError } from '../../errors/couch-error.js';
+import { formatSeq } from '../../databases/sequences.js';
+import { json, type Reply, type ReplyStream } from '../reply.js';
+import { LoopTurns } from '../event-loop.js';
+import type { Services } from '../services.js';
+import type { Feed, FeedArgs } from './feed-args.js';
+import { filterRows, pendingAfter, scan, type Scan } from './feed-rows.js';
+import { writerFor, type FeedWriter } from './feed-writers.js';
+
+/** Feed re-reads that may run at once on this node, so that many woken feeds leave room for other requests. */
+const CONCURRENT_FEED_READS = 4;
+
+/** A small counting semaphore. */
+class Permits {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(count: number) {
+    this.#free = count;
+  }
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#free++;
+    }
+  }
+}
+
+const feedReads = new Permits(CONCURRENT_FEED_READS);
+
+/** The normal feed: one JSON object, as before live feeds existed. */
+export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Reply> {
+  if (args.descending) {
+    const rows = await args.opened.changes({
+      descending: true,
+      limit: args.filter.kind === 'none' || args.filter.kind === 'doc_ids' ? args.limit : undefined,
+      includeDocs: args.includeDocs || args.filter.kind === 'selector',
+      allLeaves: args.allLeaves,
+      conflicts: args.conflicts && args.includeDocs,
+      ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
+    });
+    const passed = (await filterRows(args, rows, new LoopTurns())).slice(0, args.limit);
+    const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : updateSeq;
+    return json(200, { results: passed.map((item) => item.entry), last_seq: formatSeq(last), pending: 0 });
+  }
+  const result = await scan(args, args.since, args.limit);
+  const pending = result.entries.length === 0 ? 0 : Math.max(0, updateSeq - result.last);
+  return json(200, { results: result.entries, last_seq: formatSeq(result.last), pending });
+}
+
+/**
+ * One live feed (`longpoll`, `continuous`, `eventsource`): it waits on the node's ChangeNotifier
+ * (no polling), re-reads storage when woken, and ends at the first of its limit, its deadline, its
+ * idle timeout, the client leaving or the node shutting down (feed-args.ts sets them).
+ */
+class LiveFeed {
+  readonly #services: Services;
+  readonly #args: FeedArgs;
+  readonly #out: ReplyStream;
+  readonly #writer: FeedWriter;
+  #dirty = true;
+  #wake: (() => void) | undefined;
+  #since: number;
+  #sent = 0;
+  #first = true;
+  #lastWrite = Date.now();
+  #lastChange = this.#lastWrite;
+
+  constructor(services: Services, args: FeedArgs, out: ReplyStream) {
+    this.#services = services;
+    this.#args = args;
+    this.#out = out;
+    this.#writer = writerFor(args.feed as Exclude<Feed, 'normal'>);
+    this.#since = args.since;
+  }
+
+  readonly #poke = (): void => {
+    const resume = this.#wake;
+    this.#wake = undefined;
+    resume?.();
+  };
+
+  async run(): Promise<void> {
+    const changes = this.#services.changes;
+    const unsubscribe = changes.subscribe(this.#args.opened.db, () => {
+      this.#dirty = true;
+      this.#poke();
+    });
+    const stopOnClose = changes.onClose(this.#poke);
+    this.#out.signal.addEventListener('abort', this.#poke);
+    try {
+      if (!(await this.#loop())) return;
+      if (this.#out.signal.aborted) return;
+      const pending = await pendingAfter(this.#args, this.#since).catch(() => 0);
+      await this.#write(this.#writer.end(this.#since, pending));
+    } finally {
+      unsubscribe();
+      stopOnClose();
+      this.#out.signal.removeEventListener('abort', this.#poke);
+    }
+  }
+
+  async #write(text: string): Promise<void> {
+    if (text === '') return;
+    this.#lastWrite = Date.now();
+    await this.#out.write(text);
+  }
+
+  /** Sends changes until the feed is done; false when the client went away (nothing more to write). */
+  async #loop(): Promise<boolean> {
+    const args = this.#args;
+    for (;;) {
+      if (this.#out.signal.aborted) return false;
+      if (this.#dirty) {
+        const step = await this.#sendChanges();
+        if (step === 'end') return true;
+        if (step === 'more') continue;
+      }
+      const now = Date.now();
+      if (this.#services.changes.closed || now >= args.deadline) return true;
+      if (args.idleMs !== undefined && now - this.#lastChange >= args.idleMs) return true;
+      if (!this.#dirty) await this.#sleep(now);
+      if (this.#out.signal.aborted) return false;
+      const quiet = Date.now() - this.#lastWrite;
+      if (!this.#dirty && args.heartbeatMs !== undefined && quiet >= args.heartbeatMs && Date.now() < args.deadline) {
+        await this.#write(this.#writer.heartbeat());
+      }
+    }
+  }
+
+  /** One read of what changed since the last one: `end` the feed, read `more` at once, or `wait`. */
+  async #sendChanges(): Promise<'end' | 'more' | 'wait'> {
+    const args = this.#args;
+    this.#dirty = false;
+    let result: Scan;
+    try {
+      const remaining = args.limit === undefined ? undefined : args.limit - this.#sent;
+      const read = (): Promise<Scan> => scan(args, this.#since, remaining);
+      result = this.#first ? await read() : await feedReads.run(read);
+    } catch (error) {
+      // Before the first byte the pipeline answers the error; after it (the database was
+      // deleted under the feed), the feed just ends.
+      if (!this.#out.started || !isCouchError(error)) throw error;
+      return 'end';
+    }
+    this.#first = false;
+    for (const entry of result.entries) await this.#write(this.#writer.change(entry));
+    this.#sent += result.entries.length;
+    this.#since = result.last;
+    if (result.entries.length > 0) this.#lastChange = Date.now();
+    if (args.limit !== undefined && this.#sent >= args.limit) return 'end';
+    if (args.feed === 'longpoll' && this.#sent > 0) return 'end';
+    if (!result.exhausted) {
+      this.#dirty = true;
+      return 'more';
+    }
+    return 'wait';
+  }
+
+  /** Waits for a change, the next heartbeat, the idle timeout or the deadline, whichever comes first. */
+  async #sleep(now: number): Promise<void> {
+    const args = this.#args;
+    let until = args.deadline;
+    if (args.idleMs !== undefined) until = Math.min(until, this.#lastChange + args.idleMs);
+    if (args.heartbeatMs !== undefined) until = Math.min(until, this.#lastWrite + args.heartbeatMs);
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.max(0, until - now));
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#wake = undefined;
+  }
+}
+
+export function liveFeed(services: Services, args: FeedArgs): Reply {
+  const headers: Record<string, string> = args.feed === 'eventsource' ? { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } : {};
+  return { status: 200, headers, stream: (out: ReplyStream) => new LiveFeed(services, args, out).run() };
+}

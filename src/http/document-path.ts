@@ -1,0 +1,35 @@
+import { isValidDatabaseName } from '../databases/names.js';
+import { validateDocumentId } from '../documents/document-json.js';
+import type { OpenedDatabase } from '../databases/opened-database.js';
+import { illegalDatabaseName, methodNotAllowed, notFound } from '../errors/catalog.js';
+import type { Request } from './request.js';
+import type { Services } from './services.js';
+
+/** The database a path names (its first segment), 400 `illegal_database_name` for a name CouchDB refuses. */
+export function databaseName(request: Request): string {
+  const name = request.segments[0]!;
+  if (!isValidDatabaseName(name)) throw illegalDatabaseName(name);
+  return name;
+}
+
+/** The document id a path names: `/{db}/{id}`, `/{db}/_design/{name}`, `/{db}/_local/{name}`. */
+export function documentIdOf(request: Request): string {
+  const [, first, second, ...rest] = request.segments as string[];
+  if (rest.length > 0) throw notFound('missing');
+  if (first === '_design' || first === '_local') {
+    if (second === undefined || second === '') throw notFound('missing');
+    // The same rules as any other id (no NUL, which PostgreSQL cannot even compare with).
+    return validateDocumentId(`${first}/${second}`);
+  }
+  if (second !== undefined) throw notFound('missing');
+  return validateDocumentId(first);
+}
+
+/** Opens the database of a listing (`_all_docs`, `_changes`; GET, HEAD or POST) for the caller. */
+export async function openListing(request: Request, services: Services): Promise<OpenedDatabase> {
+  const db = databaseName(request);
+  if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
+    throw methodNotAllowed(['GET', 'HEAD', 'POST']);
+  }
+  return services.databases.openListing(db, request.userCtx);
+}

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/**
+ * The layering of docs/architecture.md, checked on the TypeScript sources: no import cycle in src/,
+ * routes import neither storage nor each other, handler folders of auth/ never import siblings,
+ * users/ never imports databases/ or auth/ (beyond the UserCtx leaf), and files and functions stay small.
+ */
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src');
+const MAX_FILE_LINES = 300;
+const MAX_FUNCTION_LINES = 60;
+
+interface Module {
+  path: string;
+  source: ts.SourceFile;
+  imports: string[];
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function load(path: string): Module {
+  const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.ES2022, true);
+  const imports: string[] = [];
+  source.forEachChild((node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const specifier = node.moduleSpecifier.text;
+      if (specifier.startsWith('.')) imports.push(relative(SRC, resolve(dirname(path), specifier.replace(/\.js$/, '.ts'))));
+    }
+  });
+  return { path: relative(SRC, path), source, imports };
+}
+
+const modules = new Map(sourceFiles(SRC).map((path) => [relative(SRC, path), load(path)]));
+
+/** Strongly connected components of more than one module (Tarjan). */
+function cycles(): string[][] {
+  let index = 0;
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const indices = new Map<string, number>();
+  const lowlinks = new Map<string, number>();
+  const found: string[][] = [];
+  const visit = (name: string): void => {
+    indices.set(name, index);
+    lowlinks.set(name, index++);
+    stack.push(name);
+    onStack.add(name);
+    for (const next of modules.get(name)!.imports) {
+      if (!modules.has(next)) continue;
+      if (!indices.has(next)) {
+        visit(next);
+        lowlinks.set(name, Math.min(lowlinks.get(name)!, lowlinks.get(next)!));
+      } else if (onStack.has(next)) {
+        lowlinks.set(name, Math.min(lowlinks.get(name)!, indices.get(next)!));
+      }
+    }
+    if (lowlinks.get(name) !== indices.get(name)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== name);
+    if (component.length > 1 || modules.get(name)!.imports.includes(name)) found.push(component.sort());
+  };
+  for (const name of modules.keys()) if (!indices.has(name)) visit(name);
+  return found;
+}
+
+function importsMatching(from: (path: string) => boolean, to: (target: string, path: string) => boolean): string[] {
+  return [...modules.values()].filter((module) => from(module.path)).flatMap((module) => module.imports.filter((target) => to(target, module.path)).map((target) => `${module.path} -> ${target}`));
+}
+
+const folderOf = (path: string): string => dirname(path);
+
+describe('architecture', () => {
+  test('the module graph found the sources', () => {
+    assert.ok(modules.size > 50, `${modules.size} modules`);
+    assert.ok(modules.has('app.ts') && modules.has('http/routes/documents.ts'));
+  });
+
+  test('src/ has no import cycle', () => {
+    assert.deepEqual(cycles(), []);
+  });
+
+  test('routes import neither storage nor other routes', () => {
+    const found = importsMatching((path) => path.startsWith('http/routes/'), (target) => target.startsWith('storage/') || target.startsWith('http/routes/'));
+    assert.deepEqual(found, []);
+  });
+
+  test('only app.ts knows a storage backend', () => {
+    const found = importsMatching(
+      (path) => path !== 'app.ts' && !path.startsWith('storage/sqlite/') && !path.startsWith('storage/postgres/') && !path.startsWith('cluster/'),
+      (target) => target.startsWith('storage/sqlite/') || target.startsWith('storage/postgres/'),
+    );
+    assert.deepEqual(found, []);
+  });
+
+  test('the storage backends never import each other', () => {
+    const found = importsMatching(
+      (path) => path.startsWith('storage/sqlite/') || path.startsWith('storage/postgres/'),
+      (target, path) => (target.startsWith('storage/sqlite/') || target.startsWith('storage/postgres/')) && folderOf(target) !== folderOf(path),
+    );
+    assert.deepEqual(found, []);
+  });
+
+  test('users/ and auth/ never import each other (UserCtx lives in the identity/ leaf), nor users/ the layers above it', () => {
+    const found = [
+      ...importsMatching((path) => path.startsWith('users/'), (target) => ['auth/', 'databases/', 'http/'].some((layer) => target.startsWith(layer))),
+      ...importsMatching((path) => path.startsWith('auth/'), (target) => ['users/', 'databases/', 'http/'].some((layer) => target.startsWith(layer))),
+    ];
+    assert.deepEqual(found, []);
+  });
+
+  test('handler folders of auth/ never import their siblings', () => {
+    const handlerFolders = ['auth/basic', 'auth/cookie', 'auth/proxy', 'auth/jwt'];
+    const found = importsMatching(
+      (path) => handlerFolders.includes(folderOf(path)),
+      (target, path) => handlerFolders.includes(folderOf(target)) && folderOf(target) !== folderOf(path),
+    );
+    assert.deepEqual(found, []);
+  });
+
+  test(`no file in src/ is over ${MAX_FILE_LINES} lines`, () => {
+    const long = [...modules.values()].map((module) => [module.path, module.source.getLineAndCharacterOfPosition(module.source.end).line] as const).filter(([, lines]) => lines > MAX_FILE_LINES);
+    assert.deepEqual(long, []);
+  });
+
+  test(`no function in src/ is over ${MAX_FUNCTION_LINES} lines`, () => {
+    const long: string[] = [];
+    for (const module of modules.values()) {
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const first = module.source.getLineAndCharacterOfPosition(node.getStart()).line;
+          const last = module.source.getLineAndCharacterOfPosition(node.getEnd()).line;
+          if (last - first + 1 > MAX_FUNCTION_LINES) long.push(`${module.path}:${first + 1} (${last - first + 1} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(module.source);
+    }
+    assert.deepEqual(long, []);
+  });
+});
