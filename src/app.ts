@@ -110,16 +110,16 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     changes: data.changes,
     version: VERSION,
-    nodeName: () => config.getString('divan', 'node_name', 'divan@127.0.0.1'),
+    nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
   };
   const listeners = new Listeners(createPipeline(services), {
     timeouts: () => ({
-      headersTimeout: config.getInteger('divan', 'headers_timeout', 20000),
-      requestTimeout: config.getInteger('divan', 'request_timeout', 300000),
-      keepAliveTimeout: config.getInteger('divan', 'keepalive_timeout', 5000),
+      headersTimeout: config.getInteger('divan', 'headers_timeout'),
+      requestTimeout: config.getInteger('divan', 'request_timeout'),
+      keepAliveTimeout: config.getInteger('divan', 'keepalive_timeout'),
     }),
-    tlsFiles: () => ({ certFile: config.getString('ssl', 'cert_file', ''), keyFile: config.getString('ssl', 'key_file', '') }),
+    tlsFiles: () => ({ certFile: config.getString('ssl', 'cert_file'), keyFile: config.getString('ssl', 'key_file') }),
   });
   return {
     config,
@@ -148,9 +148,9 @@ async function loadConfig(options: AppOptions, dataDir: string, log: Logger): Pr
     files,
     writableFile: files.length > 0 ? files[files.length - 1]! : join(dataDir, 'local.ini'),
   });
-  log.setLevel(config.getString('log', 'level', 'info'));
+  log.setLevel(config.getString('log', 'level'));
   config.onChange((change) => {
-    if (change.section === 'log' && change.key === 'level') log.setLevel(config.getString('log', 'level', 'info'));
+    if (change.section === 'log' && change.key === 'level') log.setLevel(config.getString('log', 'level'));
   });
   return config;
 }
@@ -272,7 +272,7 @@ async function openStorage(
   env: Readonly<Record<string, string | undefined>>,
   log: Logger,
 ): Promise<{ backend: Storage; bus?: ClusterBus }> {
-  const kind = config.getString('divan', 'storage', 'sqlite');
+  const kind = config.getString('divan', 'storage');
   if (kind === 'sqlite') {
     try {
       return { backend: openSqliteStorage(join(dataDir, 'divan.sqlite')) };
@@ -283,7 +283,7 @@ async function openStorage(
   if (kind !== 'postgres') throw new StartupError(`[divan] storage must be sqlite or postgres, not ${JSON.stringify(kind)}`);
   const url = env['DIVAN_POSTGRES_URL'] ?? config.get('divan', 'postgres_url');
   if (url === undefined || url === '') throw new StartupError('[divan] storage = postgres needs [divan] postgres_url or DIVAN_POSTGRES_URL');
-  const schema = config.getString('divan', 'postgres_schema', 'public');
+  const schema = config.getString('divan', 'postgres_schema');
   try {
     const backend = await openPostgresStorage({ url, schema, onError: (error) => log.warning(`PostgreSQL connection lost: ${error.message}`) });
     try {

@@ -71,14 +71,14 @@ async function main(): Promise<void> {
     if (error instanceof StartupError || error instanceof ConfigLoadError || error instanceof AuthenticationConfigError) fail(error.message);
     throw error;
   }
-  const port = flags.port ?? app.config.getInteger('chttpd', 'port', 5984);
-  const bind = flags.bind ?? app.config.getString('chttpd', 'bind_address', '127.0.0.1');
+  const port = flags.port ?? app.config.getInteger('chttpd', 'port');
+  const bind = flags.bind ?? app.config.getString('chttpd', 'bind_address');
   let bound: { address: string; port: number };
   let tlsBound: { address: string; port: number } | undefined;
   try {
     bound = await app.listen(port, bind);
-    if (app.config.getBoolean('ssl', 'enable', false)) {
-      tlsBound = await app.listenTls(app.config.getInteger('ssl', 'port', 6984), bind);
+    if (app.config.getBoolean('ssl', 'enable')) {
+      tlsBound = await app.listenTls(app.config.getInteger('ssl', 'port'), bind);
     }
   } catch (error) {
     await app.close();

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { AuthChain } from './chain.js';
-import { DEFAULT_AUTHENTICATION_HANDLERS, parseHandlerList } from './handler-list.js';
+import { parseHandlerList } from './handler-list.js';
 import type { AuthHandler } from './types.js';
 
 /** Handlers this build provides, by CouchDB handler name (`cookie`, `default`, `proxy`, `jwt`). */
@@ -10,7 +10,7 @@ export class AuthenticationConfigError extends Error {}
 
 /** Builds the chain that `[chttpd] authentication_handlers` asks for, in its order. */
 export function buildChain(config: Config, registry: HandlerRegistry): AuthChain {
-  const setting = config.getString('chttpd', 'authentication_handlers', DEFAULT_AUTHENTICATION_HANDLERS);
+  const setting = config.getString('chttpd', 'authentication_handlers');
   const parsed = parseHandlerList(setting);
   if (!parsed.ok) throw new AuthenticationConfigError(`[chttpd] authentication_handlers: ${parsed.reason}`);
   const handlers: AuthHandler[] = [];

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../config/defaults.js';
 /**
  * Parses `[chttpd] authentication_handlers`, written in CouchDB's Erlang tuple syntax:
  * `{chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}`.
@@ -9,8 +10,7 @@ export interface HandlerSpec {
   name: string;
 }
 
-export const DEFAULT_AUTHENTICATION_HANDLERS =
-  '{chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}';
+export const DEFAULT_AUTHENTICATION_HANDLERS: string = DEFAULTS.chttpd.authentication_handlers;
 
 const KNOWN_MODULES = new Set(['chttpd_auth', 'couch_httpd_auth']);
 const KNOWN_FUNCTIONS = new Set([

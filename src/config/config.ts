@@ -2,6 +2,7 @@ import path from 'node:path';
 
 import { badRequest } from '../errors/catalog.js';
 import { readConfigFile, rewriteConfigFile } from './config-file.js';
+import { DEFAULTS, type BooleanKey, type IntegerKey, type Section, type StringKey } from './defaults.js';
 import { type IniSections, isRepresentable, isRepresentableSection, parseIni, setIniValue } from './ini.js';
 
 /**
@@ -86,28 +87,41 @@ export class Config {
     );
   }
 
-  getString(section: string, key: string, fallback: string): string {
-    return this.get(section, key) ?? fallback;
+  /** A setting of the defaults table (its built-in default when no layer sets it), or any other with an explicit fallback. */
+  getString<S extends Section>(section: S, key: StringKey<S>): string;
+  getString(section: string, key: string, fallback: string): string;
+  getString(section: string, key: string, fallback?: string): string {
+    return this.get(section, key) ?? fallback ?? String(builtIn(section, key));
   }
 
-  getBoolean(section: string, key: string, fallback: boolean): boolean {
-    return toBoolean(this.get(section, key), fallback);
+  getBoolean<S extends Section>(section: S, key: BooleanKey<S>): boolean;
+  getBoolean(section: string, key: string, fallback: boolean): boolean;
+  getBoolean(section: string, key: string, fallback?: boolean): boolean {
+    return toBoolean(this.get(section, key), fallback ?? (builtIn(section, key) as boolean));
   }
 
-  getInteger(section: string, key: string, fallback: number): number {
-    return toInteger(this.get(section, key), fallback);
+  getInteger<S extends Section>(section: S, key: IntegerKey<S>): number;
+  getInteger(section: string, key: string, fallback: number): number;
+  getInteger(section: string, key: string, fallback?: number): number {
+    return toInteger(this.get(section, key), fallback ?? (builtIn(section, key) as number));
   }
 
-  authString(key: string, fallback: string): string {
-    return this.getAuth(key) ?? fallback;
+  authString(key: StringKey<'chttpd_auth'>): string;
+  authString(key: string, fallback: string): string;
+  authString(key: string, fallback?: string): string {
+    return this.getAuth(key) ?? fallback ?? String(builtIn(AUTH, key));
   }
 
-  authBoolean(key: string, fallback: boolean): boolean {
-    return toBoolean(this.getAuth(key), fallback);
+  authBoolean(key: BooleanKey<'chttpd_auth'>): boolean;
+  authBoolean(key: string, fallback: boolean): boolean;
+  authBoolean(key: string, fallback?: boolean): boolean {
+    return toBoolean(this.getAuth(key), fallback ?? (builtIn(AUTH, key) as boolean));
   }
 
-  authInteger(key: string, fallback: number): number {
-    return toInteger(this.getAuth(key), fallback);
+  authInteger(key: IntegerKey<'chttpd_auth'>): number;
+  authInteger(key: string, fallback: number): number;
+  authInteger(key: string, fallback?: number): number {
+    return toInteger(this.getAuth(key), fallback ?? (builtIn(AUTH, key) as number));
   }
 
   section(name: string): Record<string, string> {
@@ -197,6 +211,14 @@ function merge(layers: readonly IniSections[]): IniSections {
     }
   }
   return merged;
+}
+
+/** The table's default; a setting missing from the table without a fallback is a programming error. */
+function builtIn(section: string, key: string): string | number | boolean {
+  const table = DEFAULTS as Record<string, Record<string, string | number | boolean>>;
+  const value = Object.hasOwn(table, section) && Object.hasOwn(table[section]!, key) ? table[section]![key] : undefined;
+  if (value === undefined) throw new TypeError(`[${section}] ${key} has no default in src/config/defaults.ts`);
+  return value;
 }
 
 function toBoolean(value: string | undefined, fallback: boolean): boolean {

@@ -40,7 +40,7 @@ export class Databases {
   /** `PUT /{db}` by a server admin, with `[couchdb] default_security`; false when it exists. */
   async create(db: string, userCtx: UserCtx): Promise<void> {
     requireServerAdmin(userCtx);
-    const security = defaultSecurity(this.#context.config.getString('couchdb', 'default_security', 'admin_only'));
+    const security = defaultSecurity(this.#context.config.getString('couchdb', 'default_security'));
     if (!(await this.ensure(db, security))) throw databaseExists();
   }
 
@@ -78,7 +78,7 @@ export class Databases {
   /** `PUT /{db}/_security` by a database admin; the users database's only when `users_db_security_editable`. */
   async replaceSecurity(db: string, userCtx: UserCtx, body: () => Promise<unknown>): Promise<void> {
     requireDbAdmin(userCtx, await securityOf(this.#context.storage, db));
-    if (db === this.usersDbName && this.#context.config.getString('couchdb', 'users_db_security_editable', 'false') === 'false') {
+    if (db === this.usersDbName && this.#context.config.getString('couchdb', 'users_db_security_editable') === 'false') {
       throw forbidden("You can't edit the security object of the user database.");
     }
     if (!(await this.#context.storage.putSecurity(db, validateSecurity(await body())))) throw databaseMissing();

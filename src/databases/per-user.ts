@@ -24,6 +24,7 @@
  */
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../auth/types.js';
 import type { Config } from '../config/config.js';
+import { DEFAULTS } from '../config/defaults.js';
 import type { DatabaseHooks } from '../documents/database-hooks.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
@@ -34,7 +35,7 @@ import type { Databases } from './databases.js';
 import { isValidDatabaseName } from './names.js';
 import { defaultSecurity } from './security.js';
 
-export const DEFAULT_PREFIX = 'userdb-';
+export const DEFAULT_PREFIX: string = DEFAULTS.couch_peruser.database_prefix;
 
 /** The `_security` member naming the user a per-user database was made for. */
 export const OWNER_KEY = 'divan_peruser_owner';
@@ -110,10 +111,10 @@ export class PerUserDatabases {
 
   settings(): PerUserSettings {
     return {
-      enable: this.#config.getBoolean('couch_peruser', 'enable', false),
-      deleteDbs: this.#config.getBoolean('couch_peruser', 'delete_dbs', false),
-      prefix: this.#config.getString('couch_peruser', 'database_prefix', DEFAULT_PREFIX),
-      onExternalUser: this.#config.getBoolean('couch_peruser', 'on_external_user', false),
+      enable: this.#config.getBoolean('couch_peruser', 'enable'),
+      deleteDbs: this.#config.getBoolean('couch_peruser', 'delete_dbs'),
+      prefix: this.#config.getString('couch_peruser', 'database_prefix'),
+      onExternalUser: this.#config.getBoolean('couch_peruser', 'on_external_user'),
     };
   }
 
@@ -206,7 +207,7 @@ export class PerUserDatabases {
   async ensureDatabase(user: string, settings: PerUserSettings = this.settings()): Promise<string> {
     const databases = this.#databases;
     const db = perUserDatabaseName(settings.prefix, user);
-    const initial = defaultSecurity(this.#config.getString('couchdb', 'default_security', 'admin_only'));
+    const initial = defaultSecurity(this.#config.getString('couchdb', 'default_security'));
     if (await databases.ensure(db, { ...(withUser(initial, user, true) ?? initial), [OWNER_KEY]: user })) return db;
     const security = await databases.storedSecurity(db);
     if (security === undefined) return db;

@@ -14,7 +14,7 @@ export const BULK_BODY_BYTES = 64 * 1024 * 1024;
  * oversized batch costs at most this much memory.
  */
 export function bulkBodyLimit(config: Config): number {
-  const maxRequest = config.getInteger('chttpd', 'max_http_request_size', 4294967296);
+  const maxRequest = config.getInteger('chttpd', 'max_http_request_size');
   return Math.min(maxRequest, Math.max(BULK_BODY_BYTES, maxDocumentSize(config)));
 }
 
@@ -93,7 +93,7 @@ export async function readBulkBytes(request: Request, config: Config): Promise<B
   const encoding = (request.header('content-encoding') ?? 'identity').trim().toLowerCase();
   // Compressed bodies take the general reader (it inflates under the same limit).
   if (encoding !== 'identity') return request.body(limit, requestEntityTooLarge);
-  const maxRequest = config.getInteger('chttpd', 'max_http_request_size', 4294967296);
+  const maxRequest = config.getInteger('chttpd', 'max_http_request_size');
   const declared = Number(request.header('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxRequest) throw requestEntityTooLarge();
   const tooLongAlready = Number.isFinite(declared) && declared > limit;

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ConfigChange } from '../config/config.js';
+import { DEFAULTS } from '../config/defaults.js';
 import type { Logger } from '../log/logger.js';
 import type { OutgoingHeaders } from './reply.js';
 
@@ -98,8 +99,8 @@ function listSetting(source: CorsConfigSource, key: string, fallback: readonly s
 /** Settings and what is wrong with them (each warning is logged once per change). */
 export function readCorsSettings(source: CorsConfigSource): { settings: CorsSettings; warnings: string[] } {
   const warnings: string[] = [];
-  const enabled = source.getBoolean('chttpd', 'enable_cors', false);
-  const credentials = source.getBoolean('cors', 'credentials', false);
+  const enabled = source.getBoolean('chttpd', 'enable_cors', DEFAULTS.chttpd.enable_cors);
+  const credentials = source.getBoolean('cors', 'credentials', DEFAULTS.cors.credentials);
   const originList = splitList(source.get('cors', 'origins') ?? '');
   const anyOrigin = originList.includes('*');
   const origins = new Set(originList.filter((origin) => origin !== '*'));

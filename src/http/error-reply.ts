@@ -24,7 +24,7 @@ export function errorReply(error: unknown, request: Request | undefined, config:
     else if (error.error === 'unauthorized' && prefersHtml(request.header('accept'))) {
       // A browser is sent to the login page, which brings it back afterwards.
       status = 302;
-      const page = config.authString('authentication_redirect', '/_utils/session.html');
+      const page = config.authString('authentication_redirect');
       const separator = page.includes('?') ? '&' : '?';
       headers['Location'] = absoluteUrl(request, `${page}${separator}return=${couchEncode(request.raw.url ?? '/')}&reason=${couchEncode(error.reason)}`);
     }
@@ -70,6 +70,6 @@ function wwwAuthenticate(request: Request, config: Config, errorName: string): s
   if (requested !== undefined) return requested;
   const configured = config.get('chttpd', 'WWW-Authenticate') ?? config.get('httpd', 'WWW-Authenticate');
   if (configured !== undefined) return configured;
-  if (errorName === 'unauthorized' && config.getBoolean('chttpd', 'require_valid_user', false)) return 'Basic realm="server"';
+  if (errorName === 'unauthorized' && config.getBoolean('chttpd', 'require_valid_user')) return 'Basic realm="server"';
   return undefined;
 }

@@ -51,7 +51,7 @@ async function addSessionCookie(request: Request, reply: Reply, services: Servic
   const cookies = services.cookies;
   if (handler === 'cookie') {
     if (cookieSubject.issuedAt === undefined || !needsRefresh(cookieSubject.issuedAt, cookies.nowSeconds(), cookies.timeoutSeconds())) return;
-  } else if (handler !== 'default' || !services.config.authBoolean('basic_auth_cookie', true)) {
+  } else if (handler !== 'default' || !services.config.authBoolean('basic_auth_cookie')) {
     return;
   }
   const header = await cookies.freshSetCookie(cookieSubject.name, cookieSubject.salt, request.secure);
@@ -93,7 +93,7 @@ interface Exchange {
  * a trusted proxy does not change during the connection: it is decided once per socket.
  */
 function trustedPeerResolver(config: Services['config']): PeerOf {
-  const proxies = (): string => config.getString('chttpd', 'trusted_proxies', '127.0.0.1, ::1');
+  const proxies = (): string => config.getString('chttpd', 'trusted_proxies');
   const peers = new PeerResolver(proxies());
   let trustedSockets = new WeakMap<object, boolean>();
   config.onChange((change) => {
@@ -136,7 +136,7 @@ function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext)
     ...peerOf(raw),
     secure: Boolean((raw.socket as TLSSocket).encrypted),
     id: exchange.requestId,
-    limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size', 4294967296) },
+    limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size') },
   });
 }
 
@@ -155,8 +155,8 @@ async function answer(exchange: Exchange, context: PipelineContext): Promise<Rep
     }
     if (check.kind === 'refused') exchange.corsGrant = undefined;
     request.auth = await services.chain().authenticate(request, {
-      requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user', false),
-      requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up', false),
+      requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user'),
+      requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up'),
     });
     const endpoint = route(request, context.extraEndpoints);
     checkBodyContentType(request);

@@ -7,6 +7,7 @@
  * Every method that writes resolves only after the write is durable.
  */
 
+import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
 import type { RevisionTree } from './revision-tree.js';
 
@@ -81,7 +82,7 @@ export interface DocumentLimits {
  * Defaults of `[couchdb] max_document_leaves` and `max_document_revisions`: as many leaves as
  * CouchDB's default `revs_limit` keeps ancestors, and ten full-length histories in all.
  */
-export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { maxLeaves: 1000, maxRevisions: 10_000 };
+export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { maxLeaves: DEFAULTS.couchdb.max_document_leaves, maxRevisions: DEFAULTS.couchdb.max_document_revisions };
 
 /** A document revision read back from storage. */
 export interface StoredRevision {

@@ -8,7 +8,7 @@ export type StartupEnvironment = Readonly<Record<string, string | undefined>>;
 /** As in the official CouchDB container: these variables create or update an admin and the secret. */
 export async function applyEnvironment(config: Config, admins: Admins, env: StartupEnvironment): Promise<void> {
   const secret = env['COUCHDB_SECRET'];
-  if (secret && config.authString('secret', '') !== secret) await config.set('chttpd_auth', 'secret', secret);
+  if (secret && config.authString('secret') !== secret) await config.set('chttpd_auth', 'secret', secret);
   const user = env['COUCHDB_USER'];
   const password = env['COUCHDB_PASSWORD'];
   if (!user || password === undefined) return;

@@ -75,13 +75,13 @@ export class Admins {
   }
 
   async hashPassword(plaintext: string): Promise<string> {
-    const scheme = this.#config.authString('password_scheme', 'pbkdf2');
+    const scheme = this.#config.authString('password_scheme');
     if (scheme === 'simple') {
       const salt = randomHex();
       return `-hashed-${sha1Hex(plaintext + salt)},${salt}`;
     }
-    const prf = this.#config.authString('pbkdf2_prf', 'sha256');
-    const iterations = this.#config.authInteger('iterations', 600000);
+    const prf = this.#config.authString('pbkdf2_prf');
+    const iterations = this.#config.authInteger('iterations');
     return hashAdminPassword(plaintext, prf, iterations);
   }
 }

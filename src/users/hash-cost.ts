@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { DEFAULTS } from '../config/defaults.js';
 import { pbkdf2Queue } from '../crypto/crypto.js';
 import { iterationCountTooHigh } from '../errors/catalog.js';
 import type { JsonObject } from '../storage/storage.js';
@@ -13,8 +14,7 @@ import { own } from './user-json.js';
  * pool thread for about 50 minutes. Divan's default limit is ten times the default `iterations`
  * (600000): room to raise `iterations` tenfold, while the dearest check allowed costs about 2 s.
  */
-export const DEFAULT_ITERATIONS = 600000;
-export const DEFAULT_MAX_ITERATIONS = 10 * DEFAULT_ITERATIONS;
+export const DEFAULT_MAX_ITERATIONS: number = DEFAULTS.chttpd_auth.max_iterations;
 
 /**
  * `[chttpd_auth] min_iterations` and `max_iterations` for checking a stored hash. The maximum never
@@ -22,8 +22,8 @@ export const DEFAULT_MAX_ITERATIONS = 10 * DEFAULT_ITERATIONS;
  */
 export function iterationLimits(config: Config): IterationLimits {
   return {
-    min: config.authInteger('min_iterations', 1),
-    max: Math.max(config.authInteger('max_iterations', DEFAULT_MAX_ITERATIONS), config.authInteger('iterations', DEFAULT_ITERATIONS)),
+    min: config.authInteger('min_iterations'),
+    max: Math.max(config.authInteger('max_iterations'), config.authInteger('iterations')),
   };
 }
 
@@ -47,8 +47,8 @@ export function followPbkdf2QueueSettings(config: Config, env: Readonly<Record<s
   const poolSize = Number.parseInt(env['UV_THREADPOOL_SIZE'] ?? '', 10) || 4;
   const apply = (): void =>
     pbkdf2Queue.configure({
-      concurrency: Math.min(config.authInteger('pbkdf2_concurrency', 2), Math.max(1, poolSize - 1)),
-      maxWaiting: config.authInteger('pbkdf2_max_waiting', 32),
+      concurrency: Math.min(config.authInteger('pbkdf2_concurrency'), Math.max(1, poolSize - 1)),
+      maxWaiting: config.authInteger('pbkdf2_max_waiting'),
     });
   apply();
   config.onChange((change) => {

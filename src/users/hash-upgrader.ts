@@ -43,7 +43,7 @@ export class HashUpgrader {
     // Credentials objects are replaced whenever the user document changes, and settings changes
     // reset this set: a hash known to be current is not re-examined on every Basic request.
     if (this.#current.has(credentials)) return;
-    if (!this.#config.authBoolean('upgrade_hash_on_auth', true)) return;
+    if (!this.#config.authBoolean('upgrade_hash_on_auth')) return;
     if (this.#inFlight.has(credentials.name)) return;
     if (!needsHashUpgrade(credentials, this.#users.hashSettings())) {
       this.#current.add(credentials);

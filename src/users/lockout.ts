@@ -33,10 +33,10 @@ export function lockoutMode(value: string): LockoutMode {
 /** `[chttpd_auth_lockout]` as the Lockout uses it. */
 export function lockoutSettings(config: Config): LockoutSettings {
   return {
-    mode: lockoutMode(config.getString('chttpd_auth_lockout', 'mode', 'enforce')),
-    threshold: config.getInteger('chttpd_auth_lockout', 'threshold', 5),
-    maxObjects: config.getInteger('chttpd_auth_lockout', 'max_objects', 10000),
-    maxLifetimeMs: config.getInteger('chttpd_auth_lockout', 'max_lifetime', 300000),
+    mode: lockoutMode(config.getString('chttpd_auth_lockout', 'mode')),
+    threshold: config.getInteger('chttpd_auth_lockout', 'threshold'),
+    maxObjects: config.getInteger('chttpd_auth_lockout', 'max_objects'),
+    maxLifetimeMs: config.getInteger('chttpd_auth_lockout', 'max_lifetime'),
   };
 }
 

@@ -96,8 +96,8 @@ function flatCopy(text: string): string {
 /** `[couch_passwords_cache]` as the cache uses it. */
 export function passwordCacheSettings(config: Config): { enabled: boolean; maxObjects: number; maxIdleMs: number } {
   return {
-    enabled: config.getBoolean('couch_passwords_cache', 'enable', true),
-    maxObjects: config.getInteger('couch_passwords_cache', 'max_objects', 10000),
-    maxIdleMs: config.getInteger('couch_passwords_cache', 'max_idle', 600000),
+    enabled: config.getBoolean('couch_passwords_cache', 'enable'),
+    maxObjects: config.getInteger('couch_passwords_cache', 'max_objects'),
+    maxIdleMs: config.getInteger('couch_passwords_cache', 'max_idle'),
   };
 }

@@ -41,13 +41,13 @@ export class UserStore {
   }
 
   get usersDb(): string {
-    return this.#config.authString('authentication_db', '_users');
+    return this.#config.authString('authentication_db');
   }
 
   /** Credentials of a user; undefined when unknown; throws 401 for a conflicted document. */
   async lookup(name: string): Promise<UserLookup> {
     const record = await this.#record(name);
-    if (record?.conflicted && !this.#config.authBoolean('allow_conflicted_user_docs', false)) throw conflictedUserDocument();
+    if (record?.conflicted && !this.#config.authBoolean('allow_conflicted_user_docs')) throw conflictedUserDocument();
     return record?.credentials;
   }
 
@@ -76,10 +76,10 @@ export class UserStore {
     let entry = this.#cache.get(name);
     if (!entry || entry.expires <= now) {
       const generation = this.#generation;
-      entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime', 600000) };
+      entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime') };
       this.#cache.delete(name);
       if (generation === this.#generation) this.#cache.set(flatCopy(name), entry);
-      const max = this.#config.getInteger('chttpd_auth_cache', 'max_objects', 10000);
+      const max = this.#config.getInteger('chttpd_auth_cache', 'max_objects');
       while (this.#cache.size > Math.max(1, max)) this.#cache.delete(this.#cache.keys().next().value as string);
     }
     return entry.value;

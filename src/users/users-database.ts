@@ -15,7 +15,7 @@ export class UsersDatabase {
 
   /** `[chttpd_auth] authentication_db`: the users database logins read. */
   get name(): string {
-    return this.#config.authString('authentication_db', '_users');
+    return this.#config.authString('authentication_db');
   }
 
   /**
@@ -26,28 +26,28 @@ export class UsersDatabase {
   isUsersDb(db: string): boolean {
     if (db === this.name) return true;
     const last = db.slice(db.lastIndexOf('/') + 1);
-    const suffix = this.#config.getString('couchdb', 'users_db_suffix', '_users');
+    const suffix = this.#config.getString('couchdb', 'users_db_suffix');
     return last === '_users' || (suffix !== '' && last === suffix);
   }
 
   /** `[chttpd_auth] users_db_public`: anyone may read the public fields of every user. */
   isPublic(): boolean {
-    return this.#config.authBoolean('users_db_public', false);
+    return this.#config.authBoolean('users_db_public');
   }
 
   hashSettings(): HashSettings {
     return {
-      scheme: this.#config.authString('password_scheme', 'pbkdf2'),
-      prf: this.#config.authString('pbkdf2_prf', 'sha256'),
-      iterations: this.#config.authInteger('iterations', 600000),
-      passwordRegexp: this.#config.authString('password_regexp', ''),
+      scheme: this.#config.authString('password_scheme'),
+      prf: this.#config.authString('pbkdf2_prf'),
+      iterations: this.#config.authInteger('iterations'),
+      passwordRegexp: this.#config.authString('password_regexp'),
       maxIterations: iterationLimits(this.#config).max,
     };
   }
 
   publicFields(): string[] {
     return this.#config
-      .authString('public_fields', '')
+      .authString('public_fields')
       .split(',')
       .map((field) => field.trim())
       .filter(Boolean);

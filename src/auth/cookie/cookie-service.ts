@@ -39,23 +39,23 @@ export class CookieService {
     this.#now = now;
     this.#ring = new SecretRing(now);
     this.#ring.rotate(this.#configuredSecret(), 0);
-    this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms', 'sha256, sha'));
+    this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms'));
     config.onChange((change) => {
       if (change.section !== 'chttpd_auth' && change.section !== 'couch_httpd_auth') return;
       this.#memo.clear();
       if (change.key === 'secret' || change.key === 'hash_algorithms') this.generation++;
       if (change.key === 'secret') this.#ring.rotate(this.#configuredSecret(), this.timeoutSeconds());
-      if (change.key === 'hash_algorithms') this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms', 'sha256, sha'));
+      if (change.key === 'hash_algorithms') this.#algorithms = parseHashAlgorithms(config.authString('hash_algorithms'));
     });
   }
 
   #configuredSecret(): string | undefined {
-    const secret = this.#config.authString('secret', '');
+    const secret = this.#config.authString('secret');
     return secret === '' ? undefined : secret;
   }
 
   timeoutSeconds(): number {
-    return Math.max(0, this.#config.authInteger('timeout', 600));
+    return Math.max(0, this.#config.authInteger('timeout'));
   }
 
   nowSeconds(): number {
@@ -139,15 +139,15 @@ export class CookieService {
   }
 
   settings(secureConnection: boolean): CookieSettings {
-    const sameSite = this.#config.authString('same_site', '');
+    const sameSite = this.#config.authString('same_site');
     if (sameSite !== '' && sameSiteAttribute(sameSite) === undefined) {
       this.#log.error(`[chttpd_auth] same_site has an invalid value; SameSite is left out`);
     }
     return {
       timeoutSeconds: this.timeoutSeconds(),
-      persistent: this.#config.authBoolean('allow_persistent_cookies', true),
-      secure: secureConnection || this.#config.authBoolean('secure_cookie', false),
-      domain: this.#config.authString('cookie_domain', ''),
+      persistent: this.#config.authBoolean('allow_persistent_cookies'),
+      secure: secureConnection || this.#config.authBoolean('secure_cookie'),
+      domain: this.#config.authString('cookie_domain'),
       sameSite,
     };
   }

@@ -14,8 +14,6 @@ import type { JwtAlgorithm, KeyKind } from './algorithms.js';
 import { isObject, type JwksKey, parseJwks } from './jwk.js';
 import type { VerificationKey } from './verification-key.js';
 
-export const DEFAULT_JWKS_REFRESH_INTERVAL_SECONDS = 300;
-export const DEFAULT_JWKS_CACHE_TTL_SECONDS = 3600;
 export const JWKS_FETCH_TIMEOUT_MS = 5000;
 /** A key set is a few KiB; anything far larger is not one. */
 export const JWKS_MAX_BYTES = 1024 * 1024;

@@ -27,15 +27,13 @@ import {
   unknownKid,
 } from '../../errors/jwt-errors.js';
 import {
-  DEFAULT_JWKS_CACHE_TTL_SECONDS,
-  DEFAULT_JWKS_REFRESH_INTERVAL_SECONDS,
   JwksStore,
   parseJwksUrls,
 } from './jwks.js';
 import { DEFAULT_KID, JWT_KEYS_SECTION, KeyRing } from './key-ring.js';
 import { DEFAULT_ROLES_CLAIM_NAME, extractRoles, parseRolesClaimPath, type RolesSource } from './roles.js';
 import { type SignatureVerifier, verifySignature } from './signature.js';
-import { DEFAULT_TOKEN_CACHE_MAX_AGE_SECONDS, DEFAULT_TOKEN_CACHE_SIZE, TokenCache } from './token-cache.js';
+import { TokenCache } from './token-cache.js';
 import { decodeJsonObject, readAlg, splitToken } from './token.js';
 import type { VerificationKey } from './verification-key.js';
 
@@ -180,8 +178,8 @@ export class JwtHandler implements AuthHandler {
       path: path === undefined || path === '' ? undefined : parseRolesClaimPath(path),
     };
     const cache = new TokenCache(
-      config.getInteger(JWT_AUTH_SECTION, 'token_cache_size', DEFAULT_TOKEN_CACHE_SIZE),
-      seconds(config.getInteger(JWT_AUTH_SECTION, 'token_cache_max_age', DEFAULT_TOKEN_CACHE_MAX_AGE_SECONDS)),
+      config.getInteger('jwt_auth', 'token_cache_size'),
+      seconds(config.getInteger('jwt_auth', 'token_cache_max_age')),
     );
     this.#settings = { claims, roles, cache };
     return this.#settings;
@@ -191,8 +189,8 @@ export class JwtHandler implements AuthHandler {
   #jwksStore(): JwksStore | undefined {
     const config = this.#config;
     const value = config.get(JWT_AUTH_SECTION, 'jwks_url');
-    const refresh = config.getInteger(JWT_AUTH_SECTION, 'jwks_refresh_interval', DEFAULT_JWKS_REFRESH_INTERVAL_SECONDS);
-    const ttl = config.getInteger(JWT_AUTH_SECTION, 'jwks_cache_ttl', DEFAULT_JWKS_CACHE_TTL_SECONDS);
+    const refresh = config.getInteger('jwt_auth', 'jwks_refresh_interval');
+    const ttl = config.getInteger('jwt_auth', 'jwks_cache_ttl');
     const signature = JSON.stringify([value, refresh, ttl]);
     if (this.#jwks?.signature === signature) return this.#jwks.store;
     const { urls, problems } = parseJwksUrls(value);

@@ -11,9 +11,6 @@ import { createHash } from 'node:crypto';
 import type { UserCtx } from '../../identity/user-ctx.js';
 import { isFiniteNumber } from './claims.js';
 
-export const DEFAULT_TOKEN_CACHE_SIZE = 10_000;
-export const DEFAULT_TOKEN_CACHE_MAX_AGE_SECONDS = 60;
-
 interface Entry {
   name: string;
   roles: readonly string[];

@@ -52,9 +52,9 @@ export class ProxyHandler implements AuthHandler {
   }
 
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
-    const name = this.#header(request, 'x_auth_username', 'X-Auth-CouchDB-UserName');
+    const name = this.#header(request, 'x_auth_username');
     if (name === undefined) return undefined;
-    if (this.#config.authBoolean('proxy_use_secret', false)) {
+    if (this.#config.authBoolean('proxy_use_secret')) {
       const secrets = await this.#secrets.verificationSecrets();
       // CouchDB believes the headers without a token until a secret exists (the first login makes
       // one): anyone could be `_admin` meanwhile. No secret means no token can verify.
@@ -63,10 +63,10 @@ export class ProxyHandler implements AuthHandler {
         return undefined;
       }
       this.#reportedNoSecret = false;
-      const token = this.#header(request, 'x_auth_token', 'X-Auth-CouchDB-Token');
+      const token = this.#header(request, 'x_auth_token');
       if (!this.#verified(name, token, secrets)) return undefined;
     }
-    return { userCtx: { name, roles: parseProxyRoles(this.#header(request, 'x_auth_roles', 'X-Auth-CouchDB-Roles')) } };
+    return { userCtx: { name, roles: parseProxyRoles(this.#header(request, 'x_auth_roles')) } };
   }
 
   #reportNoSecret(): void {
@@ -99,8 +99,8 @@ export class ProxyHandler implements AuthHandler {
     return true;
   }
 
-  #header(request: AuthRequest, setting: string, fallback: string): string | undefined {
-    const value = request.headers[this.#config.authString(setting, fallback).toLowerCase()];
+  #header(request: AuthRequest, setting: 'x_auth_username' | 'x_auth_roles' | 'x_auth_token'): string | undefined {
+    const value = request.headers[this.#config.authString(setting).toLowerCase()];
     return Array.isArray(value) ? value[0] : value;
   }
 }

@@ -39,7 +39,7 @@ export interface FeedArgs {
 
 
 export function changesTimeoutMs(services: Services): number {
-  return Math.max(0, services.config.getInteger('chttpd', 'changes_timeout', 60000));
+  return Math.max(0, services.config.getInteger('chttpd', 'changes_timeout'));
 }
 
 function positiveInteger(query: URLSearchParams, name: string, invalidValue: string, notAnInteger: string, allowZero: boolean): number | undefined {

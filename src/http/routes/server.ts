@@ -32,14 +32,14 @@ export async function up(_request: Request, services: Services): Promise<Reply> 
 
 export async function uuids(request: Request, services: Services): Promise<Reply> {
   const count = nonNegativeIntegerParam(request.query, 'count') ?? 1;
-  const max = services.config.getInteger('uuids', 'max_count', 1000);
+  const max = services.config.getInteger('uuids', 'max_count');
   if (count > max) throw badRequest('count parameter too large');
   const list = Array.from({ length: count }, () => randomHex());
   return json(200, { uuids: list }, { 'Cache-Control': 'must-revalidate, no-cache', Pragma: 'no-cache' });
 }
 
 export async function allDbs(request: Request, services: Services): Promise<Reply> {
-  if (services.config.getBoolean('chttpd', 'admin_only_all_dbs', true)) requireServerAdmin(request.userCtx);
+  if (services.config.getBoolean('chttpd', 'admin_only_all_dbs')) requireServerAdmin(request.userCtx);
   const names = await services.databases.list();
   return json(
     200,

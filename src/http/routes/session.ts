@@ -39,7 +39,7 @@ async function sessionInfo(request: Request, services: Services): Promise<Reply>
  */
 async function readCredentials(request: Request, services: Services): Promise<Map<string, string>> {
   const type = request.contentType();
-  const maxBytes = services.config.getInteger('couchdb', 'max_document_size', 8000000);
+  const maxBytes = services.config.getInteger('couchdb', 'max_document_size');
   if (type.startsWith('application/x-www-form-urlencoded')) {
     const form = new URLSearchParams((await request.body(maxBytes)).toString('utf8'));
     const fields = new Map<string, string>();
