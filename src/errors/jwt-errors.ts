@@ -1,5 +1,5 @@
 /**
- * The wire errors of JWT authentication (reference §6.2, §9.1). Statuses and reasons are CouchDB's
+ * The wire errors of JWT authentication (docs/jwt.md, "Validation order"; docs/errors.md). Statuses and reasons are CouchDB's
  * byte for byte; the few reasons marked "Divan" exist only for the documented extensions.
  *
  * @module

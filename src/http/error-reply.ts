@@ -64,7 +64,7 @@ export function prefersHtml(accept: string | undefined): boolean {
   return html > jsonQuality;
 }
 
-/** CouchDB's decision order for a challenge on a 401 (reference §9.2). */
+/** CouchDB's decision order for a challenge on a 401 (docs/authentication.md, "401s and browsers"). */
 function wwwAuthenticate(request: Request, config: Config, errorName: string): string | undefined {
   const requested = request.header('x-couchdb-www-authenticate');
   if (requested !== undefined) return requested;

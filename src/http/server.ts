@@ -7,7 +7,7 @@ import { headersTooLarge, badRequest, requestTimeout } from '../errors/catalog.j
 import type { CouchError } from '../errors/couch-error.js';
 import { serialize } from './reply.js';
 
-/** Request headers beyond this many bytes are refused with 431 (DESIGN §5). */
+/** Request headers beyond this many bytes are refused with 431 (docs/documents.md, "Limits and bad input"). */
 export const MAX_HEADER_BYTES = 64 * 1024;
 
 export interface ServerTimeouts {

@@ -152,4 +152,12 @@ describe('architecture', () => {
     }
     assert.deepEqual(long, []);
   });
+
+  test('comments cite documents inside the repository, not the design notes, spec or reference outside it', () => {
+    const outside = /\b(DESIGN|spec|reference|requirements)[ .]?(§ ?\d[\d.]*|\d+\.\d[\d.]*)/;
+    const found = [...modules.values()].flatMap((module) =>
+      module.source.text.split('\n').flatMap((line, index) => (outside.test(line) ? [`${module.path}:${index + 1}: ${line.trim()}`] : [])),
+    );
+    assert.deepEqual(found, []);
+  });
 });
