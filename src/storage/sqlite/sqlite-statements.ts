@@ -15,6 +15,32 @@ export interface LocalRow {
   body: string;
 }
 
+/** Statements on revision bodies: kept per revision, superseded when it stops being a leaf, reclaimed by compaction. */
+function prepareBodyStatements(db: Connection) {
+  return {
+    body: db.prepare<[number, string], string>('SELECT body FROM revision_bodies WHERE doc_pk = ? AND rev = ?').pluck(),
+    /** Revisions of a document that still have a body (`_revs_info`). */
+    bodyRevs: db.prepare<[number], string>('SELECT rev FROM revision_bodies WHERE doc_pk = ?').pluck(),
+    insertBody: db.prepare<[number, string, string, number]>('INSERT INTO revision_bodies (doc_pk, rev, body, leaf) VALUES (?, ?, ?, ?)'),
+    /** Marks a stored leaf's body superseded (kept until compaction); answers its bytes. */
+    supersedeBody: db
+      .prepare<[number, string], number>(
+        'UPDATE revision_bodies SET leaf = 0 WHERE doc_pk = ? AND rev = ? AND leaf = 1 RETURNING length(CAST(body AS BLOB))',
+      )
+      .pluck(),
+    /** One slice of compaction: up to `limit` superseded bodies of a database; answers their bytes. */
+    reclaimSuperseded: db
+      .prepare<[number, number], number>(
+        `DELETE FROM revision_bodies WHERE rowid IN (
+           SELECT b.rowid FROM revision_bodies b JOIN documents d ON d.doc_pk = b.doc_pk
+           WHERE b.leaf = 0 AND d.db_id = ? LIMIT ?)
+         RETURNING length(CAST(body AS BLOB))`,
+      )
+      .pluck(),
+    subtractCompactable: db.prepare<[number, number]>('UPDATE databases SET compactable_size = compactable_size - ? WHERE db_id = ?'),
+  };
+}
+
 /** Every fixed statement, prepared once per connection. */
 export function prepareStatements(db: Connection) {
   return {
@@ -55,26 +81,7 @@ export function prepareStatements(db: Connection) {
     updateDocument: db.prepare<[string, string, number, number, number]>(
       'UPDATE documents SET tree = ?, winner = ?, deleted = ?, seq = ? WHERE doc_pk = ?',
     ),
-    body: db.prepare<[number, string], string>('SELECT body FROM revision_bodies WHERE doc_pk = ? AND rev = ?').pluck(),
-    /** Revisions of a document that still have a body (`_revs_info`). */
-    bodyRevs: db.prepare<[number], string>('SELECT rev FROM revision_bodies WHERE doc_pk = ?').pluck(),
-    insertBody: db.prepare<[number, string, string, number]>('INSERT INTO revision_bodies (doc_pk, rev, body, leaf) VALUES (?, ?, ?, ?)'),
-    /** Marks a stored leaf's body superseded (kept until compaction); answers its bytes. */
-    supersedeBody: db
-      .prepare<[number, string], number>(
-        'UPDATE revision_bodies SET leaf = 0 WHERE doc_pk = ? AND rev = ? AND leaf = 1 RETURNING length(CAST(body AS BLOB))',
-      )
-      .pluck(),
-    /** One slice of compaction: up to `limit` superseded bodies of a database; answers their bytes. */
-    reclaimSuperseded: db
-      .prepare<[number, number], number>(
-        `DELETE FROM revision_bodies WHERE rowid IN (
-           SELECT b.rowid FROM revision_bodies b JOIN documents d ON d.doc_pk = b.doc_pk
-           WHERE b.leaf = 0 AND d.db_id = ? LIMIT ?)
-         RETURNING length(CAST(body AS BLOB))`,
-      )
-      .pluck(),
-    subtractCompactable: db.prepare<[number, number]>('UPDATE databases SET compactable_size = compactable_size - ? WHERE db_id = ?'),
+    ...prepareBodyStatements(db),
 
     local: db.prepare<[number, string], LocalRow>('SELECT rev, body FROM local_documents WHERE db_id = ? AND id = ?'),
     upsertLocal: db.prepare<[number, string, number, string]>(
