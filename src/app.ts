@@ -173,7 +173,7 @@ interface DataLayer {
  */
 async function wireData(config: Config, log: Logger, backend: Storage, link: ClusterLink | undefined): Promise<DataLayer> {
   const hooks = new HookRegistry(log);
-  const databases = new Databases({ storage: backend, config, hooks });
+  const databases = new Databases({ storage: backend, config, hooks }, log);
   const users = new UsersDatabase(config);
   const userStore = new UserStore(backend, config);
   const changes = new ChangeNotifier();

@@ -4,7 +4,9 @@ import type { JsonObject } from '../json/json.js';
 import { isCouchError } from '../errors/couch-error.js';
 import { databaseExists, databaseMissing, documentMissing, forbidden } from '../errors/catalog.js';
 import type { SecurityObject } from '../storage/storage.js';
+import type { Logger } from '../log/logger.js';
 import { callerOf, openAsMember, securityOf } from './access.js';
+import { Compactions } from './compactions.js';
 import { OpenedDatabase, type LayerContext } from './opened-database.js';
 import { defaultSecurity, validateSecurity } from './security.js';
 import { usersDbName } from './settings.js';
@@ -20,9 +22,12 @@ const SERVER_ADMIN: UserCtx = Object.freeze({ name: null, roles: ['_admin'] }) a
  */
 export class Databases {
   readonly #context: LayerContext;
+  readonly #compactions: Compactions;
 
-  constructor(context: LayerContext) {
+  /** `log` receives how background compactions end. */
+  constructor(context: LayerContext, log?: Logger) {
     this.#context = context;
+    this.#compactions = new Compactions(context.storage, log);
   }
 
   get usersDbName(): string {
@@ -82,6 +87,20 @@ export class Databases {
       throw forbidden("You can't edit the security object of the user database.");
     }
     if (!(await this.#context.storage.putSecurity(db, validateSecurity(await body())))) throw databaseMissing();
+  }
+
+  /**
+   * `POST /{db}/_compact` by a database admin (as CouchDB): starts reclaiming the bodies of
+   * superseded revisions and answers at once; `done` resolves when that compaction ends.
+   */
+  async compact(db: string, userCtx: UserCtx): Promise<{ done: Promise<void> }> {
+    requireDbAdmin(userCtx, await securityOf(this.#context.storage, db));
+    return { done: this.#compactions.start(db) };
+  }
+
+  /** Whether this node is compacting `db` (`compact_running`). */
+  compactionRunning(db: string): boolean {
+    return this.#compactions.isRunning(db);
   }
 
   /** For members only (database info, `_bulk_docs`, `_revs_diff`, `_local` documents). */

@@ -82,11 +82,22 @@ export class OpenedDatabase {
     requireDbMember(this.caller.userCtx, this.security);
   }
 
-  /** One document (or one of its revisions) as the caller may see it: 404 `missing`/`deleted` otherwise. */
-  async readDocument(id: string, rev: string | undefined, render: RenderOptions): Promise<{ rev: string; doc: JsonObject }> {
+  /**
+   * One document (or one of its revisions: an older one until compaction, or with `latest` the leaf
+   * it leads to) as the caller may see it: 404 `missing`/`deleted` otherwise.
+   */
+  async readDocument(
+    id: string,
+    rev: string | undefined,
+    render: RenderOptions,
+    read: { latest?: boolean } = {},
+  ): Promise<{ rev: string; doc: JsonObject }> {
     this.requireReadAccess(id);
     if (rev !== undefined && !isValidRev(rev)) throw invalidRevFormat();
-    const stored = await this.storage.readDocument(this.db, id, rev === undefined ? {} : { rev });
+    const stored = await this.storage.readDocument(this.db, id, {
+      ...(rev === undefined ? {} : { rev, latest: read.latest === true }),
+      revsInfo: render.revsInfo === true,
+    });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
     return { rev: stored.rev, doc: this.shown(stored, render) };

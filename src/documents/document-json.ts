@@ -110,6 +110,8 @@ function revisionPath(revisions: Json | undefined, rev: string | undefined): str
 
 export interface RenderOptions {
   revs?: boolean;
+  /** `_revs_info`, when the stored revision carries it (ReadOptions.revsInfo). */
+  revsInfo?: boolean;
   conflicts?: boolean;
   deletedConflicts?: boolean;
   localSeq?: boolean;
@@ -124,6 +126,7 @@ export function renderRevision(stored: StoredRevision, options: RenderOptions = 
   if (stored.deleted) entries.push(['_deleted', true]);
   entries.push(...Object.entries(stored.body));
   if (options.revs) entries.push(['_revisions', { start: stored.revisionStart, ids: stored.revisionPath }]);
+  if (options.revsInfo && stored.revsInfo) entries.push(['_revs_info', stored.revsInfo.map((info) => ({ ...info }))]);
   if (options.conflicts && stored.conflicts.length > 0) entries.push(['_conflicts', stored.conflicts]);
   if (options.deletedConflicts && stored.deletedConflicts.length > 0) {
     entries.push(['_deleted_conflicts', stored.deletedConflicts]);

@@ -4,7 +4,7 @@ import type { Request } from './request.js';
 import type { Endpoint } from './services.js';
 import { nodeConfig } from './routes/config.js';
 import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
-import { database as databaseItself, security } from './routes/databases.js';
+import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
 import { allDocs } from './routes/listings.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
@@ -48,6 +48,7 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_missing_revs', missingRevs],
   ['_bulk_get', bulkGet],
   ['_ensure_full_commit', ensureFullCommit],
+  ['_compact', compact],
 ]);
 
 /**

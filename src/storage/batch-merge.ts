@@ -2,7 +2,8 @@
  * The in-memory half of a document write, shared by both backends: merges a batch of edits, in
  * order, into one `TreeEditor` per document id (each stored tree parsed once, each new tree
  * serialised once), and says what the backend has to write: one row per changed document, the
- * bodies of new leaves, the stored bodies that stopped being leaves, and the counter deltas.
+ * bodies of new revisions, the stored leaves that stopped being leaves (their bodies stay, marked
+ * superseded, until compaction), and the counter deltas.
  */
 import { tooManyLeaves, tooManyRevisions } from '../errors/catalog.js';
 import type { RevisionTree } from './revision-tree.js';
@@ -37,6 +38,8 @@ export interface ChangedDocument {
   lastChange: number;
   /** Bodies of revisions created by this batch that are still leaves: rev → JSON. */
   newBodies: Map<string, string>;
+  /** Bodies of revisions created by this batch that another edit of it already superseded. */
+  supersededBodies: Map<string, string>;
 }
 
 export interface MergedBatch {
@@ -45,10 +48,12 @@ export interface MergedBatch {
   /** Edits that changed a tree; each takes its own update sequence. */
   changes: number;
   documents: ChangedDocument[];
-  /** Bodies of stored revisions that are no longer leaves. */
+  /** Stored leaves that are no longer leaves: the backend marks their bodies superseded. */
   obsolete: { docPk: number; rev: string }[];
-  /** Bytes of the new leaf bodies (the backend subtracts the obsolete stored ones). */
+  /** Bytes of the new leaf bodies (the backend moves the obsolete stored ones to the superseded count). */
   addedBytes: number;
+  /** Bytes of `supersededBodies`. */
+  supersededBytes: number;
   liveDelta: number;
   deletedDelta: number;
 }
@@ -58,6 +63,7 @@ interface DocumentState {
   editor: TreeEditor;
   lastChange: number;
   newBodies: Map<string, string>;
+  supersededBodies: Map<string, string>;
 }
 
 function refusal(id: string, reason: 'conflict' | 'too_many_leaves' | 'too_many_revisions', limits: DocumentLimits): EditResult {
@@ -73,12 +79,13 @@ export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) =>
   const obsolete: { docPk: number; rev: string }[] = [];
   let changes = 0;
   let addedBytes = 0;
+  let supersededBytes = 0;
   for (const { edit, newEdits, limits } of edits) {
     let state = states.get(edit.id);
     if (state === undefined) {
       const row = stored(edit.id);
       const tree = row === undefined ? undefined : (JSON.parse(row.tree) as RevisionTree);
-      state = { stored: row, editor: new TreeEditor(tree), lastChange: -1, newBodies: new Map() };
+      state = { stored: row, editor: new TreeEditor(tree), lastChange: -1, newBodies: new Map(), supersededBodies: new Map() };
       states.set(edit.id, state);
     }
     const outcome = newEdits
@@ -99,14 +106,16 @@ export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) =>
       const created = state.newBodies.get(leaf);
       if (created !== undefined) {
         state.newBodies.delete(leaf);
+        state.supersededBodies.set(leaf, created);
         addedBytes -= Buffer.byteLength(created);
+        supersededBytes += Buffer.byteLength(created);
       } else if (state.stored !== undefined) {
         obsolete.push({ docPk: state.stored.docPk, rev: leaf });
       }
     }
   }
 
-  return { results, changes, obsolete, addedBytes, ...changedDocuments(states) };
+  return { results, changes, obsolete, addedBytes, supersededBytes, ...changedDocuments(states) };
 }
 
 /** The row to write for each document the batch changed, and the document counters' deltas. */
@@ -130,6 +139,7 @@ function changedDocuments(states: Map<string, DocumentState>): Pick<MergedBatch,
       deleted,
       lastChange: state.lastChange,
       newBodies: state.newBodies,
+      supersededBodies: state.supersededBodies,
     });
   }
   return { documents, liveDelta, deletedDelta };

@@ -204,17 +204,17 @@ export function leavesFrom(tree: RevisionTree, rev: string): string[] {
 }
 
 export interface RevisionSelection {
-  /** Leaves to open, in answer order, without duplicates. */
+  /** Revisions to open (leaves, or interior ones asked without `latest`), in answer order, without duplicates. */
   found: string[];
-  /** Asked revisions that cannot be opened: unknown, or (without `latest`) no longer leaves. */
+  /** Asked revisions the tree does not know. */
   missing: string[];
 }
 
 /**
  * Which revisions `open_revs` answers for one document (CouchDB's `open_doc_revs`): `all` gives
  * every leaf, winner first; a list gives each asked revision that is a leaf, in the asked order,
- * and with `latest` the leaves descending from an asked interior revision instead. Only leaves keep
- * a body (as CouchDB after compaction), so an interior revision without `latest` is missing.
+ * and with `latest` the leaves descending from an asked interior revision instead. An interior
+ * revision without `latest` is found too: it opens while its body is kept (until compaction).
  */
 export function selectRevisions(
   tree: RevisionTree | undefined,
@@ -232,8 +232,8 @@ export function selectRevisions(
       if (!found.includes(rev)) found.push(rev);
     } else if (latest) {
       for (const leaf of leavesFrom(tree, rev)) if (!found.includes(leaf)) found.push(leaf);
-    } else {
-      missing.push(rev);
+    } else if (!found.includes(rev)) {
+      found.push(rev);
     }
   }
   return { found, missing };

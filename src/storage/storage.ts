@@ -25,8 +25,13 @@ export interface DatabaseInfo {
   deletedDocCount: number;
   /** Monotonic per-database sequence; 0 for an empty database. */
   updateSeq: number;
-  /** Approximate bytes of stored JSON bodies (for `sizes.external`/`sizes.active`). */
+  /** Approximate bytes of the leaf revisions' JSON bodies (for `sizes.external`/`sizes.active`). */
   dataSize: number;
+  /**
+   * Bytes of bodies kept for revisions that are no longer leaves: readable by `?rev=` until
+   * `compact` reclaims them (`sizes.file` counts them on top of `dataSize`).
+   */
+  compactableSize: number;
   /** Microseconds since the epoch at creation, as CouchDB's `instance_start_time` is a string. */
   instanceStartTime: string;
 }
@@ -100,11 +105,23 @@ export interface StoredRevision {
   conflicts: string[];
   /** Deleted non-winning leaf revisions. */
   deletedConflicts: string[];
+  /** Present when `ReadOptions.revsInfo` asked for it: `revisionPath` with each revision's status. */
+  revsInfo?: RevisionInfo[];
+}
+
+/** CouchDB's `_revs_info` entry: `missing` once a revision's body is gone (compacted, or never replicated). */
+export interface RevisionInfo {
+  rev: string;
+  status: 'available' | 'deleted' | 'missing';
 }
 
 export interface ReadOptions {
-  /** A specific revision; default: the winning revision. */
+  /** A specific revision (a leaf, or an older one whose body is still kept); default: the winner. */
   rev?: string;
+  /** With `rev`: when it is no longer a leaf, read the first leaf (winner order) descending from it. */
+  latest?: boolean;
+  /** Fill `StoredRevision.revsInfo`. */
+  revsInfo?: boolean;
 }
 
 /** Row of `_all_docs` before the HTTP layer shapes it. */
@@ -239,4 +256,31 @@ export interface Storage {
    */
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult>;
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult>;
+
+  /**
+   * Reclaims the bodies of revisions that are no longer leaves (CouchDB's compaction), in slices of
+   * one transaction each so that writes and reads go on in between; leaves are never touched.
+   * Resolves with the bytes reclaimed. Rejects with a not-found CouchError when the database does
+   * not exist (or is deleted meanwhile).
+   */
+  compact(db: string): Promise<number>;
+}
+
+/** Bodies reclaimed per transaction by `compact`. */
+export const COMPACTION_SLICE = 500;
+
+/** What one compaction slice reclaimed. */
+export interface ReclaimedSlice {
+  bodies: number;
+  bytes: number;
+}
+
+/** Runs compaction slices until one reclaims less than a full slice; answers the bytes reclaimed. */
+export async function compactInSlices(slice: () => Promise<ReclaimedSlice>): Promise<number> {
+  let bytes = 0;
+  for (;;) {
+    const reclaimed = await slice();
+    bytes += reclaimed.bytes;
+    if (reclaimed.bodies < COMPACTION_SLICE) return bytes;
+  }
 }

@@ -1,17 +1,28 @@
 /**
  * How both backends turn what they store into the values of the Storage interface. Their tables
  * have the same columns (sqlite/sqlite-schema.ts, postgres/postgres-schema.ts): a document row keeps
- * its revision tree and winner as text, and only leaf revisions keep a body (as CouchDB after
- * compaction), so an older revision reads as missing. Only the SQL differs between the backends;
- * the decoding below is one.
+ * its revision tree and winner as text; a revision keeps its body until it is no longer a leaf and
+ * the database is compacted (as in CouchDB), then it reads as missing. Only the SQL differs between
+ * the backends; the decoding below is one.
  */
-import { describeRevision, listConflicts, selectRevisions, sortedLeaves, type RevisionTree } from './revision-tree.js';
+import {
+  describeRevision,
+  leavesFrom,
+  leavesOf,
+  listConflicts,
+  revisionPath,
+  selectRevisions,
+  sortedLeaves,
+  type RevisionTree,
+} from './revision-tree.js';
 import type {
   ChangeRow,
   DatabaseInfo,
   DocumentSummary,
   JsonObject,
   OpenedRevision,
+  ReadOptions,
+  RevisionInfo,
   RevisionQuery,
   StoredRevision,
 } from './storage.js';
@@ -25,6 +36,7 @@ export interface DatabaseRow {
   doc_count: number;
   deleted_doc_count: number;
   data_size: number;
+  compactable_size: number;
   instance_start_time: string;
 }
 
@@ -40,6 +52,7 @@ export function databaseInfo(row: Omit<DatabaseRow, 'db_id' | 'security'>): Data
     deletedDocCount: row.deleted_doc_count,
     updateSeq: row.update_seq,
     dataSize: row.data_size,
+    compactableSize: row.compactable_size,
     instanceStartTime: row.instance_start_time,
   };
 }
@@ -53,17 +66,37 @@ export interface DocumentCore {
 }
 
 /**
- * Revision `rev` of a stored document, given the body stored for it (null or undefined when it has
- * none); undefined when the tree does not know `rev` or it is no longer a leaf.
+ * The revision `options` asks for (default: the winner, `winner`), given how to read a revision's
+ * body (null or undefined when it has none) and, for `revsInfo`, which revisions still have one;
+ * undefined when the tree does not know the revision or its body is gone.
  */
-export function storedRevision(row: DocumentCore, rev: string, body: string | null | undefined): StoredRevision | undefined {
+export function storedRevision(
+  row: DocumentCore & { winner: string },
+  options: ReadOptions,
+  bodyOf: (rev: string) => string | null | undefined,
+  revsWithBody: () => ReadonlySet<string> = () => new Set(),
+): StoredRevision | undefined {
   const tree = JSON.parse(row.tree) as RevisionTree;
-  if (!Object.hasOwn(tree, rev) || body === null || body === undefined) return undefined;
+  let rev = options.rev ?? row.winner;
+  if (!Object.hasOwn(tree, rev)) return undefined;
+  if (options.latest === true && !leavesOf(tree).has(rev)) rev = leavesFrom(tree, rev)[0] ?? rev;
+  const body = bodyOf(rev);
+  if (body === null || body === undefined) return undefined;
   const { deleted, ...history } = describeRevision(tree, rev);
-  return { id: row.id, rev, deleted, body: JSON.parse(body) as JsonObject, seq: row.seq, ...history };
+  const stored: StoredRevision = { id: row.id, rev, deleted, body: JSON.parse(body) as JsonObject, seq: row.seq, ...history };
+  if (options.revsInfo === true) stored.revsInfo = revisionsInfo(tree, rev, revsWithBody());
+  return stored;
 }
 
-/** `open_revs` of one document: the selected leaves with their bodies, then the missing revisions. */
+/** CouchDB's `_revs_info`: `rev` and its ancestors, newest first, each with its body's status. */
+function revisionsInfo(tree: RevisionTree, rev: string, withBody: ReadonlySet<string>): RevisionInfo[] {
+  return revisionPath(tree, rev).map((ancestor) => ({
+    rev: ancestor,
+    status: !withBody.has(ancestor) ? 'missing' : tree[ancestor].deleted ? 'deleted' : 'available',
+  }));
+}
+
+/** `open_revs` of one document: the selected revisions with their bodies, then the missing ones. */
 export function openedRevisions(
   row: DocumentCore | undefined,
   query: RevisionQuery,

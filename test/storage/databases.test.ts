@@ -85,6 +85,7 @@ for (const backend of BACKENDS) {
         deletedDocCount: 0,
         updateSeq: 0,
         dataSize: 0,
+        compactableSize: 0,
         instanceStartTime: '',
       });
       assert.match(empty.instanceStartTime, /^[0-9]+$/);

@@ -113,7 +113,9 @@ for (const backend of BACKENDS) {
       assert.equal(doc?.rev, edited.rev);
       assert.deepEqual(doc?.conflicts, []);
       assert.deepEqual(doc?.deletedConflicts, [removed.rev]);
-      assert.equal(await storage.readDocument('db', 'doc', { rev: B2 }), undefined, 'no longer a leaf');
+      assert.deepEqual((await storage.readDocument('db', 'doc', { rev: B2 }))?.body, { v: 'b' }, 'kept until compaction');
+      await storage.compact('db');
+      assert.equal(await storage.readDocument('db', 'doc', { rev: B2 }), undefined, 'compacted');
     });
 
     it('treats a path that is already known as a no-op', async () => {
@@ -129,7 +131,7 @@ for (const backend of BACKENDS) {
       assert.equal((await storage.changes('db', {}))[0].seq, seq);
     });
 
-    it('extends a branch, dropping the old leaf body', async () => {
+    it('extends a branch, keeping the old leaf body until compaction', async () => {
       const { storage } = ctx();
       await replicate(storage, 'doc', [B2, A1], { v: 'b' });
       const before = (await storage.databaseInfo('db'))?.dataSize ?? 0;
@@ -137,8 +139,12 @@ for (const backend of BACKENDS) {
       const doc = await storage.readDocument('db', 'doc');
       assert.equal(doc?.rev, E3);
       assert.deepEqual(doc?.revisionPath, ['e', 'b', 'a'].map((x) => x.repeat(32)));
+      assert.deepEqual((await storage.readDocument('db', 'doc', { rev: B2 }))?.body, { v: 'b' });
+      assert.equal((await storage.databaseInfo('db'))?.dataSize, before, 'sizes count leaves');
+      assert.equal((await storage.databaseInfo('db'))?.compactableSize, before);
+      assert.equal(await storage.compact('db'), before);
       assert.equal(await storage.readDocument('db', 'doc', { rev: B2 }), undefined);
-      assert.equal((await storage.databaseInfo('db'))?.dataSize, before);
+      assert.equal((await storage.databaseInfo('db'))?.compactableSize, 0);
     });
 
     it('stores a replicated deletion as a tombstone', async () => {
@@ -223,7 +229,7 @@ for (const backend of BACKENDS) {
       assert.equal(info?.docCount, 699);
       const chain = await storage.readDocument('db', 'chain');
       assert.deepEqual([chain?.rev, chain?.body, chain?.seq], [B2, { v: 2 }, 700]);
-      assert.equal(await storage.readDocument('db', 'chain', { rev: A1 }), undefined, 'the first slice\'s leaf body was dropped');
+      assert.deepEqual((await storage.readDocument('db', 'chain', { rev: A1 }))?.body, { v: 1 }, 'the first slice\'s leaf body is kept');
     });
   });
 }

@@ -31,18 +31,30 @@ export async function database(request: Request, services: Services): Promise<Re
         db_name: info.name,
         purge_seq: '0',
         update_seq: formatSeq(info.updateSeq),
-        sizes: { file: info.dataSize, external: info.dataSize, active: info.dataSize },
+        // `file` also counts the superseded bodies compaction reclaims; the others count leaves.
+        sizes: { file: info.dataSize + info.compactableSize, external: info.dataSize, active: info.dataSize },
         props: {},
         doc_del_count: info.deletedDocCount,
         doc_count: info.docCount,
         disk_format_version: 8,
-        compact_running: false,
+        compact_running: services.databases.compactionRunning(db),
         cluster: { q: 1, n: 1, w: 1, r: 1 },
       });
     }
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'POST', 'PUT']);
   }
+}
+
+/**
+ * `POST /{db}/_compact`: a database admin starts reclaiming the bodies of superseded revisions;
+ * answered at once, as CouchDB, while the compaction runs (`compact_running` in `GET /{db}`).
+ */
+export async function compact(request: Request, services: Services): Promise<Reply> {
+  if (request.method !== 'POST') throw methodNotAllowed(['POST']);
+  await services.databases.compact(databaseName(request), request.userCtx);
+  await request.discardBody();
+  return json(202, { ok: true });
 }
 
 /** `/{db}/_security`: members read it, db admins replace it. */

@@ -34,12 +34,18 @@ export async function document(request: Request, services: Services): Promise<Re
     case 'GET':
     case 'HEAD': {
       const meta = booleanParam(request.query, 'meta');
-      const { rev, doc } = await opened.readDocument(id, request.query.get('rev') ?? undefined, {
-        revs: booleanParam(request.query, 'revs'),
-        conflicts: meta || booleanParam(request.query, 'conflicts'),
-        deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
-        localSeq: meta || booleanParam(request.query, 'local_seq'),
-      });
+      const { rev, doc } = await opened.readDocument(
+        id,
+        request.query.get('rev') ?? undefined,
+        {
+          revs: booleanParam(request.query, 'revs'),
+          revsInfo: meta || booleanParam(request.query, 'revs_info'),
+          conflicts: meta || booleanParam(request.query, 'conflicts'),
+          deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
+          localSeq: meta || booleanParam(request.query, 'local_seq'),
+        },
+        { latest: booleanParam(request.query, 'latest') },
+      );
       const etag = `"${rev}"`;
       if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };
       return json(200, doc, { ETag: etag });

@@ -7,29 +7,38 @@ import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
 import { localDocument } from '../local-revisions.js';
 import type { RevisionTree } from '../revision-tree.js';
-import type { DocumentSummary, LocalDocument, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
+import type { DocumentSummary, LocalDocument, OpenedRevision, ReadOptions, RevisionQuery, StoredRevision } from '../storage.js';
 import { documentSummary, openedRevisions, storedRevision, type DocumentCore } from '../stored-rows.js';
 
 export type Queryable = Pick<pg.Pool, 'query'>;
 
-export async function readRevision(
-  db: Queryable,
-  name: string,
-  id: string,
-  rev: string | undefined,
-): Promise<StoredRevision | undefined> {
-  const { rows } = await db.query<{ id: string | null; tree: string; winner: string; seq: number; body: string | null }>(
-    `SELECT d.id, d.tree, d.winner, d.seq, b.body
+/**
+ * The revision `options` asks for, in one statement: its body, plus every leaf's body with `latest`
+ * (the leaf to read is picked in stored-rows.ts), plus the revisions that keep a body for `revsInfo`.
+ */
+export async function readRevision(db: Queryable, name: string, id: string, options: ReadOptions): Promise<StoredRevision | undefined> {
+  const { rows } = await db.query<{
+    id: string | null;
+    tree: string;
+    winner: string;
+    seq: number;
+    rev: string | null;
+    body: string | null;
+    with_body: string[] | null;
+  }>(
+    `SELECT d.id, d.tree, d.winner, d.seq, b.rev, b.body,
+       CASE WHEN $5 THEN ARRAY(SELECT r.rev FROM revision_bodies r WHERE r.doc_pk = d.doc_pk) END AS with_body
      FROM databases x
      LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = $2
-     LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = COALESCE($3::text, d.winner)
+     LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND (b.rev = COALESCE($3::text, d.winner) OR ($4 AND b.leaf))
      WHERE x.name = $1`,
-    [name, id, rev ?? null],
+    [name, id, options.rev ?? null, options.latest === true, options.revsInfo === true],
   );
   if (rows.length === 0) throw databaseMissing();
   const row = rows[0];
   if (row.id === null) return undefined;
-  return storedRevision({ ...row, id: row.id }, rev ?? row.winner, row.body);
+  const bodies = new Map(rows.flatMap((r) => (r.rev === null || r.body === null ? [] : [[r.rev, r.body] as const])));
+  return storedRevision({ ...row, id: row.id }, options, (rev) => bodies.get(rev), () => new Set(row.with_body ?? []));
 }
 
 /** `_all_docs?keys=`: deleted documents included, as CouchDB shows them; undefined for unknown ids. */
@@ -43,7 +52,7 @@ export async function lookupDocuments(
     `SELECT d.id, d.winner, d.deleted, d.seq, b.body
      FROM databases x
      LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = ANY($2::text[])
-     LEFT JOIN leaf_bodies b ON $3 AND NOT d.deleted AND b.doc_pk = d.doc_pk AND b.rev = d.winner
+     LEFT JOIN revision_bodies b ON $3 AND NOT d.deleted AND b.doc_pk = d.doc_pk AND b.rev = d.winner
      WHERE x.name = $1`,
     [name, [...new Set(ids)], includeDocs],
   );
@@ -62,7 +71,8 @@ export async function lookupDocuments(
 
 /**
  * `open_revs` for several documents in one statement (one snapshot): every leaf body of the asked
- * documents comes back (documents rarely have more than one leaf), and the selection is made here.
+ * documents comes back (documents rarely have more than one leaf) with the bodies of the asked
+ * revisions, and the selection is made here.
  */
 export async function openRevisions(
   db: Queryable,
@@ -73,9 +83,9 @@ export async function openRevisions(
     `SELECT d.id, d.tree, d.seq, b.rev, b.body
      FROM databases x
      LEFT JOIN documents d ON d.db_id = x.db_id AND d.id = ANY($2::text[])
-     LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk
+     LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND (b.leaf OR b.rev = ANY($3::text[]))
      WHERE x.name = $1`,
-    [name, [...new Set(queries.map((query) => query.id))]],
+    [name, [...new Set(queries.map((query) => query.id))], [...new Set(queries.flatMap((query) => (query.revs === 'all' ? [] : query.revs)))]],
   );
   if (rows.length === 0) throw databaseMissing();
   const documents = new Map<string, DocumentCore & { bodies: Map<string, string> }>();

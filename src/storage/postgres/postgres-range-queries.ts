@@ -65,7 +65,7 @@ export async function listDocuments(db: Queryable, name: string, options: RangeO
     LEFT JOIN LATERAL (
       SELECT d.id, d.winner, d.seq, ${withDocs ? 'b.body' : 'NULL::text AS body'}
       FROM documents d
-      ${withDocs ? 'LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : ''}
+      ${withDocs ? 'LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : ''}
       WHERE d.db_id = t.db_id AND NOT d.deleted${bounds}
       ORDER BY d.id ${direction} LIMIT ${limit}::int8 OFFSET ${offset}::int8
     ) r ON true
@@ -112,7 +112,7 @@ export async function changes(db: Queryable, name: string, options: ChangesOptio
        SELECT d.id, d.winner, d.deleted, d.seq, ${withTree ? 'd.tree' : 'NULL::text AS tree'},
          ${withDocs ? 'b.body' : 'NULL::text AS body'}
        FROM documents d
-       ${withDocs ? 'LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : ''}
+       ${withDocs ? 'LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : ''}
        WHERE d.db_id = x.db_id AND d.seq > $2${idFilter}
        ORDER BY d.seq ${direction} LIMIT $3::int8
      ) r ON true

@@ -22,8 +22,7 @@ export interface Migration {
 export const MIGRATION_LOCK_CLASS = 0x44495641;
 
 // Tables are keyed by an internal database id that is never reused (identity), so a database deleted
-// and created again starts empty at update_seq 0. Only leaf revisions keep a body; the whole revision
-// tree of a document is one JSON text. Bodies stay `text` (not jsonb) so they come back byte for byte,
+// and created again starts empty at update_seq 0. The whole revision tree of a document is one JSON text. Bodies stay `text` (not jsonb) so they come back byte for byte,
 // key order included. Names, ids and revs use COLLATE "C": byte order of UTF-8, as CouchDB sorts ids.
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -65,6 +64,17 @@ CREATE TABLE local_documents (
   body text NOT NULL,
   PRIMARY KEY (db_id, id)
 );
+`,
+  },
+  {
+    version: 2,
+    description: 'bodies of superseded revisions are kept until compaction',
+    // Every body stored by version 1 is a leaf's.
+    sql: `
+ALTER TABLE leaf_bodies RENAME TO revision_bodies;
+ALTER TABLE revision_bodies ADD COLUMN leaf boolean NOT NULL DEFAULT true;
+CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE NOT leaf;
+ALTER TABLE databases ADD COLUMN compactable_size bigint NOT NULL DEFAULT 0;
 `,
   },
 ];

@@ -35,7 +35,7 @@ import type {
   StoredRevision,
   WriteOptions,
 } from '../storage.js';
-import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
+import { COMPACTION_SLICE, compactInSlices, DEFAULT_DOCUMENT_LIMITS, type ReclaimedSlice } from '../storage.js';
 import { databaseInfo, type DatabaseRow } from '../stored-rows.js';
 import { sliceEdits } from '../write-slices.js';
 import { createPool, reasonOf, redactUrl } from './postgres-connection.js';
@@ -127,7 +127,7 @@ export class PostgresStorage implements Storage {
   async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
     this.#checkOpen();
     const { rows } = await this.#pool.query<Omit<DatabaseRow, 'db_id' | 'security'>>(
-      `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, instance_start_time
+      `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, compactable_size, instance_start_time
        FROM databases WHERE name = $1`,
       [name],
     );
@@ -156,7 +156,7 @@ export class PostgresStorage implements Storage {
 
   async readDocument(db: string, id: string, options: ReadOptions = {}): Promise<StoredRevision | undefined> {
     this.#checkOpen();
-    return queries.readRevision(this.#pool, db, id, options.rev);
+    return queries.readRevision(this.#pool, db, id, options);
   }
 
   async listDocuments(db: string, options: RangeOptions): Promise<RangeResult> {
@@ -199,6 +199,11 @@ export class PostgresStorage implements Storage {
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
     return this.#write(db, { kind: 'local', id, rev, body: undefined });
+  }
+
+  compact(db: string): Promise<number> {
+    // One slice per lane batch: the database row is locked for one slice at a time.
+    return compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
   }
 
   #checkOpen(): void {

@@ -9,7 +9,7 @@ import { databaseMissing } from '../../errors/catalog.js';
 import { isCouchError } from '../../errors/couch-error.js';
 import type { QueuedEdit } from '../batch-merge.js';
 import { decideLocalWrite } from '../local-revisions.js';
-import type { DocumentEdit, DocumentLimits, JsonObject, SecurityObject } from '../storage.js';
+import type { DocumentEdit, DocumentLimits, JsonObject, ReclaimedSlice, SecurityObject } from '../storage.js';
 import { instanceStartTime } from '../stored-rows.js';
 import type { Outcome } from './postgres-write-queue.js';
 import { writeEdits } from './postgres-writer.js';
@@ -21,7 +21,9 @@ export type WriteJob =
   | { kind: 'security'; security: SecurityObject }
   | DocumentsJob
   /** A put of a local document carries its body; a delete carries none. */
-  | { kind: 'local'; id: string; rev: string | undefined; body: JsonObject | undefined };
+  | { kind: 'local'; id: string; rev: string | undefined; body: JsonObject | undefined }
+  /** One compaction slice: up to `limit` superseded bodies. */
+  | { kind: 'compact'; limit: number };
 
 type DocumentsJob = { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits };
 type DatabaseJob = Exclude<WriteJob, DocumentsJob>;
@@ -112,6 +114,8 @@ function runOne(database: LockedDatabase, job: DatabaseJob): Promise<unknown> {
       return putSecurity(database, job.security);
     case 'local':
       return writeLocal(database, job.id, job.rev, job.body);
+    case 'compact':
+      return reclaimSuperseded(database, job.limit);
   }
 }
 
@@ -130,7 +134,7 @@ async function deleteDatabase(database: LockedDatabase): Promise<boolean> {
   const dbId = await database.id();
   if (dbId === undefined) return false;
   const { client } = database;
-  await client.query('DELETE FROM leaf_bodies b USING documents d WHERE b.doc_pk = d.doc_pk AND d.db_id = $1', [dbId]);
+  await client.query('DELETE FROM revision_bodies b USING documents d WHERE b.doc_pk = d.doc_pk AND d.db_id = $1', [dbId]);
   await client.query('DELETE FROM documents WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM local_documents WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM databases WHERE db_id = $1', [dbId]);
@@ -143,6 +147,28 @@ async function putSecurity(database: LockedDatabase, security: SecurityObject): 
   if (dbId === undefined) return false;
   await database.client.query('UPDATE databases SET security = $2 WHERE db_id = $1', [dbId, JSON.stringify(security)]);
   return true;
+}
+
+/**
+ * One compaction slice, under the database row's lock: deletes up to `limit` superseded bodies. A
+ * body is superseded only once its revision stopped being a leaf and never becomes a leaf's again,
+ * so no leaf is ever lost, whatever runs between slices or wherever a compaction is interrupted.
+ */
+async function reclaimSuperseded(database: LockedDatabase, limit: number): Promise<ReclaimedSlice> {
+  const dbId = await database.id();
+  if (dbId === undefined) throw databaseMissing();
+  const { rows } = await database.client.query<{ size: number }>(
+    `DELETE FROM revision_bodies b USING (
+       SELECT s.doc_pk, s.rev FROM revision_bodies s JOIN documents d ON d.doc_pk = s.doc_pk
+       WHERE NOT s.leaf AND d.db_id = $1 LIMIT $2) o
+     WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev RETURNING octet_length(b.body)::int8 AS size`,
+    [dbId, limit],
+  );
+  const bytes = rows.reduce((sum, row) => sum + Number(row.size), 0);
+  if (rows.length > 0) {
+    await database.client.query('UPDATE databases SET compactable_size = compactable_size - $2 WHERE db_id = $1', [dbId, bytes]);
+  }
+  return { bodies: rows.length, bytes };
 }
 
 /** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */

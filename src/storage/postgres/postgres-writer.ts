@@ -24,8 +24,8 @@ export async function writeEdits(client: ClientBase, dbId: number, edits: readon
   const stored = await lockDocuments(client, dbId, [...new Set(edits.map((queued) => queued.edit.id))]);
   const batch = mergeBatch(edits, (id) => stored.get(id));
   if (batch.changes === 0) return batch.results;
-  const sizeDelta = batch.addedBytes - (await deleteBodies(client, batch.obsolete));
-  const firstSeq = await takeSequences(client, dbId, batch, sizeDelta);
+  const superseded = await supersedeBodies(client, batch.obsolete);
+  const firstSeq = await takeSequences(client, dbId, batch, superseded);
   const docPks = await upsertDocuments(client, dbId, batch.documents, firstSeq);
   await insertBodies(client, batch.documents, docPks);
   return batch.results;
@@ -43,24 +43,30 @@ async function lockDocuments(client: ClientBase, dbId: number, ids: string[]): P
   return new Map(rows.map((row) => [row.id, { docPk: row.doc_pk, tree: row.tree, deleted: row.deleted }]));
 }
 
-/** Deletes the bodies of revisions that stopped being leaves; answers how many bytes they held. */
-async function deleteBodies(client: ClientBase, obsolete: MergedBatch['obsolete']): Promise<number> {
+/**
+ * Marks the bodies of revisions that stopped being leaves superseded: they stay readable until
+ * compaction. Answers how many bytes they hold.
+ */
+async function supersedeBodies(client: ClientBase, obsolete: MergedBatch['obsolete']): Promise<number> {
   if (obsolete.length === 0) return 0;
-  const removed = await client.query<{ size: number }>(
-    `DELETE FROM leaf_bodies b USING unnest($1::int8[], $2::text[]) AS o(doc_pk, rev)
-     WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev RETURNING octet_length(b.body)::int8 AS size`,
+  const marked = await client.query<{ size: number }>(
+    `UPDATE revision_bodies b SET leaf = false FROM unnest($1::int8[], $2::text[]) AS o(doc_pk, rev)
+     WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev AND b.leaf RETURNING octet_length(b.body)::int8 AS size`,
     [obsolete.map((o) => o.docPk), obsolete.map((o) => o.rev)],
   );
-  return removed.rows.reduce((sum, row) => sum + row.size, 0);
+  return marked.rows.reduce((sum, row) => sum + Number(row.size), 0);
 }
 
-/** Takes the batch's update sequences and applies its counter deltas; answers the first sequence. */
-async function takeSequences(client: ClientBase, dbId: number, batch: MergedBatch, sizeDelta: number): Promise<number> {
+/**
+ * Takes the batch's update sequences and applies its counter deltas (`superseded`: bytes of stored
+ * leaves it superseded); answers the first sequence.
+ */
+async function takeSequences(client: ClientBase, dbId: number, batch: MergedBatch, superseded: number): Promise<number> {
   const counters = await client.query<{ update_seq: number }>(
     `UPDATE databases SET update_seq = update_seq + $2, doc_count = doc_count + $3,
-       deleted_doc_count = deleted_doc_count + $4, data_size = data_size + $5
+       deleted_doc_count = deleted_doc_count + $4, data_size = data_size + $5, compactable_size = compactable_size + $6
      WHERE db_id = $1 RETURNING update_seq`,
-    [dbId, batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta],
+    [dbId, batch.changes, batch.liveDelta, batch.deletedDelta, batch.addedBytes - superseded, superseded + batch.supersededBytes],
   );
   if (counters.rowCount !== 1) throw new Error(`database ${dbId} vanished while locked`);
   return counters.rows[0].update_seq - batch.changes + 1;
@@ -86,23 +92,26 @@ async function upsertDocuments(client: ClientBase, dbId: number, changed: Change
   return new Map(written.rows.map((row) => [row.id, row.doc_pk]));
 }
 
-/** The bodies of the batch's new leaves, in one statement. */
+/** The bodies of the batch's new revisions (leaves, and those the batch already superseded), in one statement. */
 async function insertBodies(client: ClientBase, changed: ChangedDocument[], docPks: Map<string, number>): Promise<void> {
   const bodyPks: number[] = [];
   const bodyRevs: string[] = [];
   const bodies: string[] = [];
+  const leaves: boolean[] = [];
   for (const doc of changed) {
     const docPk = docPks.get(doc.id) as number;
-    for (const [rev, body] of doc.newBodies) {
-      bodyPks.push(docPk);
-      bodyRevs.push(rev);
-      bodies.push(body);
+    for (const [map, leaf] of [[doc.newBodies, true], [doc.supersededBodies, false]] as const) {
+      for (const [rev, body] of map) {
+        bodyPks.push(docPk);
+        bodyRevs.push(rev);
+        bodies.push(body);
+        leaves.push(leaf);
+      }
     }
   }
   if (bodies.length === 0) return;
-  await client.query('INSERT INTO leaf_bodies (doc_pk, rev, body) SELECT * FROM unnest($1::int8[], $2::text[], $3::text[])', [
-    bodyPks,
-    bodyRevs,
-    bodies,
-  ]);
+  await client.query(
+    'INSERT INTO revision_bodies (doc_pk, rev, body, leaf) SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::bool[])',
+    [bodyPks, bodyRevs, bodies, leaves],
+  );
 }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { SCHEMA } from './sqlite-schema.js';
+import { migrate } from './sqlite-schema.js';
 
 export type Connection = Database.Database;
 export type Statement = Database.Statement<unknown[], unknown>;
@@ -23,7 +23,7 @@ export function openConnection(file: string): Connection {
     // only once it survives that.
     db.pragma('synchronous = FULL');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.exec(SCHEMA);
+    migrate(db);
     return db;
   } catch (error) {
     db?.close();

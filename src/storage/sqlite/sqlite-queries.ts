@@ -3,18 +3,24 @@
  * statements of sqlite-statements.ts. Synchronous: the caller runs them between two write batches.
  */
 import type { RevisionTree } from '../revision-tree.js';
-import type { DocumentSummary, OpenedRevision, RevisionQuery, StoredRevision } from '../storage.js';
+import type { DocumentSummary, OpenedRevision, ReadOptions, RevisionQuery, StoredRevision } from '../storage.js';
 import { documentSummary, openedRevisions, storedRevision } from '../stored-rows.js';
 import type { Statements } from './sqlite-statements.js';
 
-/** A revision of a document with its body (default: the winner); undefined when unknown or no longer a leaf. */
-export function readRevision(st: Statements, dbId: number, id: string, rev?: string): StoredRevision | undefined {
-  if (rev === undefined) {
+/** The revision `options` asks for, with its body (default: the winner); undefined when unknown or compacted. */
+export function readRevision(st: Statements, dbId: number, id: string, options: ReadOptions = {}): StoredRevision | undefined {
+  if (options.rev === undefined && options.revsInfo !== true) {
     const row = st.documentWithWinner.get(dbId, id);
-    return row === undefined ? undefined : storedRevision(row, row.winner, row.body);
+    return row === undefined ? undefined : storedRevision(row, {}, () => row.body);
   }
   const row = st.document.get(dbId, id);
-  return row === undefined ? undefined : storedRevision(row, rev, st.body.get(row.doc_pk, rev));
+  if (row === undefined) return undefined;
+  return storedRevision(
+    row,
+    options,
+    (rev) => st.body.get(row.doc_pk, rev),
+    () => new Set(st.bodyRevs.all(row.doc_pk)),
+  );
 }
 
 /** The `_all_docs?keys=` view of one id: deleted documents included, as CouchDB shows them. */

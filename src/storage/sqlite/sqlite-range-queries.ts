@@ -37,7 +37,7 @@ export class RangeQueries {
     const withDocs = options.includeDocs === true;
     const sql =
       `SELECT d.id, d.winner, d.seq${withDocs ? ', b.body' : ''} FROM documents d` +
-      (withDocs ? ' LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : '') +
+      (withDocs ? ' LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : '') +
       ` WHERE d.db_id = ? AND d.deleted = 0${bounds}` +
       ` ORDER BY d.id ${descending ? 'DESC' : 'ASC'} LIMIT ? OFFSET ?`;
     const raw = this.#statement(sql).all(dbId, ...params, options.limit ?? -1, skip) as {
@@ -70,7 +70,7 @@ export class RangeQueries {
     const sql =
       `SELECT d.id, d.winner, d.deleted, d.seq${withTree ? ', d.tree' : ''}${withDocs ? ', b.body' : ''}` +
       ' FROM documents d' +
-      (withDocs ? ' LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : '') +
+      (withDocs ? ' LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner' : '') +
       ` WHERE d.db_id = ? AND d.seq > ?${ids === undefined ? '' : ' AND d.id IN (SELECT value FROM json_each(?))'}` +
       ` ORDER BY d.seq ${options.descending === true ? 'DESC' : 'ASC'} LIMIT ?`;
     const params: unknown[] = [dbId, options.since ?? 0];

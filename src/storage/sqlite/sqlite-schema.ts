@@ -1,12 +1,18 @@
 /**
- * Schema of the SQLite backend, applied at every open (`IF NOT EXISTS`); `user_version` numbers it.
- * The PostgreSQL twin is postgres/postgres-schema.ts: the same tables and columns, so both backends
- * decode their rows the same way.
+ * Versioned schema of the SQLite backend, brought up to date at every open; `user_version` holds
+ * the version reached. The PostgreSQL twin is postgres/postgres-schema.ts: the same tables and
+ * columns at the same version, so both backends decode their rows the same way.
+ *
+ * A step is never edited once released: a schema change is a new step with the next version.
  */
+import type Database from 'better-sqlite3';
+
 // Tables are keyed by an internal database id that is never reused (AUTOINCREMENT), so a database
 // deleted and created again starts empty at update_seq 0 even if a delete was interrupted.
-// Only leaf revisions keep a body; the whole revision tree of a document is one JSON value.
-export const SCHEMA = `
+// The whole revision tree of a document is one JSON value.
+export const MIGRATIONS: readonly string[] = [
+  // 1: databases, documents, leaf bodies, local documents.
+  `
 CREATE TABLE IF NOT EXISTS databases (
   db_id INTEGER PRIMARY KEY AUTOINCREMENT,
   name TEXT NOT NULL UNIQUE,
@@ -42,5 +48,31 @@ CREATE TABLE IF NOT EXISTS local_documents (
   body TEXT NOT NULL,
   PRIMARY KEY (db_id, id)
 );
-PRAGMA user_version = 1;
-`;
+`,
+  // 2: bodies of superseded revisions are kept until compaction (every existing body is a leaf's).
+  `
+ALTER TABLE leaf_bodies RENAME TO revision_bodies;
+ALTER TABLE revision_bodies ADD COLUMN leaf INTEGER NOT NULL DEFAULT 1;
+CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE leaf = 0;
+ALTER TABLE databases ADD COLUMN compactable_size INTEGER NOT NULL DEFAULT 0;
+`,
+];
+
+/** The latest schema version this code knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Applies the steps after the file's `user_version`, all in one transaction (an interrupted
+ * migration leaves the file as it was). Refuses a file already migrated by a newer Divan.
+ */
+export function migrate(db: Database.Database): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new Error(`schema is at version ${version}, newer than this Divan supports (${SCHEMA_VERSION})`);
+  }
+  if (version === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    for (const step of MIGRATIONS.slice(version)) db.exec(step);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -15,6 +15,32 @@ export interface LocalRow {
   body: string;
 }
 
+/** Statements on revision bodies: kept per revision, superseded when it stops being a leaf, reclaimed by compaction. */
+function prepareBodyStatements(db: Connection) {
+  return {
+    body: db.prepare<[number, string], string>('SELECT body FROM revision_bodies WHERE doc_pk = ? AND rev = ?').pluck(),
+    /** Revisions of a document that still have a body (`_revs_info`). */
+    bodyRevs: db.prepare<[number], string>('SELECT rev FROM revision_bodies WHERE doc_pk = ?').pluck(),
+    insertBody: db.prepare<[number, string, string, number]>('INSERT INTO revision_bodies (doc_pk, rev, body, leaf) VALUES (?, ?, ?, ?)'),
+    /** Marks a stored leaf's body superseded (kept until compaction); answers its bytes. */
+    supersedeBody: db
+      .prepare<[number, string], number>(
+        'UPDATE revision_bodies SET leaf = 0 WHERE doc_pk = ? AND rev = ? AND leaf = 1 RETURNING length(CAST(body AS BLOB))',
+      )
+      .pluck(),
+    /** One slice of compaction: up to `limit` superseded bodies of a database; answers their bytes. */
+    reclaimSuperseded: db
+      .prepare<[number, number], number>(
+        `DELETE FROM revision_bodies WHERE rowid IN (
+           SELECT b.rowid FROM revision_bodies b JOIN documents d ON d.doc_pk = b.doc_pk
+           WHERE b.leaf = 0 AND d.db_id = ? LIMIT ?)
+         RETURNING length(CAST(body AS BLOB))`,
+      )
+      .pluck(),
+    subtractCompactable: db.prepare<[number, number]>('UPDATE databases SET compactable_size = compactable_size - ? WHERE db_id = ?'),
+  };
+}
+
 /** Every fixed statement, prepared once per connection. */
 export function prepareStatements(db: Connection) {
   return {
@@ -25,7 +51,7 @@ export function prepareStatements(db: Connection) {
       'INSERT INTO databases (name, security, instance_start_time) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
     ),
     deleteBodiesOfDatabase: db.prepare<[number]>(
-      'DELETE FROM leaf_bodies WHERE doc_pk IN (SELECT doc_pk FROM documents WHERE db_id = ?)',
+      'DELETE FROM revision_bodies WHERE doc_pk IN (SELECT doc_pk FROM documents WHERE db_id = ?)',
     ),
     deleteDocumentsOfDatabase: db.prepare<[number]>('DELETE FROM documents WHERE db_id = ?'),
     deleteLocalsOfDatabase: db.prepare<[number]>('DELETE FROM local_documents WHERE db_id = ?'),
@@ -33,9 +59,10 @@ export function prepareStatements(db: Connection) {
     updateSecurity: db.prepare<[string, number]>('UPDATE databases SET security = ? WHERE db_id = ?'),
     /** Takes `changes` update sequences and applies the counter deltas; answers the last sequence. */
     addChanges: db
-      .prepare<[number, number, number, number, number], number>(
+      .prepare<[number, number, number, number, number, number], number>(
         `UPDATE databases SET update_seq = update_seq + ?, doc_count = doc_count + ?,
-         deleted_doc_count = deleted_doc_count + ?, data_size = data_size + ? WHERE db_id = ? RETURNING update_seq`,
+         deleted_doc_count = deleted_doc_count + ?, data_size = data_size + ?,
+         compactable_size = compactable_size + ? WHERE db_id = ? RETURNING update_seq`,
       )
       .pluck(),
 
@@ -45,7 +72,7 @@ export function prepareStatements(db: Connection) {
     // The common read (the winner with its body) in one statement instead of two.
     documentWithWinner: db.prepare<[number, string], DocumentRow & { body: string | null }>(
       `SELECT d.doc_pk, d.id, d.tree, d.winner, d.deleted, d.seq, b.body
-       FROM documents d LEFT JOIN leaf_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner
+       FROM documents d LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner
        WHERE d.db_id = ? AND d.id = ?`,
     ),
     insertDocument: db.prepare<[number, string, string, string, number, number]>(
@@ -54,13 +81,7 @@ export function prepareStatements(db: Connection) {
     updateDocument: db.prepare<[string, string, number, number, number]>(
       'UPDATE documents SET tree = ?, winner = ?, deleted = ?, seq = ? WHERE doc_pk = ?',
     ),
-    body: db.prepare<[number, string], string>('SELECT body FROM leaf_bodies WHERE doc_pk = ? AND rev = ?').pluck(),
-    insertBody: db.prepare<[number, string, string]>('INSERT INTO leaf_bodies (doc_pk, rev, body) VALUES (?, ?, ?)'),
-    deleteBody: db
-      .prepare<[number, string], number>(
-        'DELETE FROM leaf_bodies WHERE doc_pk = ? AND rev = ? RETURNING length(CAST(body AS BLOB))',
-      )
-      .pluck(),
+    ...prepareBodyStatements(db),
 
     local: db.prepare<[number, string], LocalRow>('SELECT rev, body FROM local_documents WHERE db_id = ? AND id = ?'),
     upsertLocal: db.prepare<[number, string, number, string]>(

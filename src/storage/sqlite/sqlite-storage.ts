@@ -27,12 +27,12 @@ import type {
   StoredRevision,
   WriteOptions,
 } from '../storage.js';
-import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
+import { COMPACTION_SLICE, compactInSlices, DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import { databaseInfo, instanceStartTime } from '../stored-rows.js';
 import { decideLocalWrite, localDocument } from '../local-revisions.js';
 import { sliceEdits } from '../write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
-import { writeEdits } from './sqlite-writer.js';
+import { reclaimSuperseded, writeEdits } from './sqlite-writer.js';
 import { RangeQueries } from './sqlite-range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
@@ -145,7 +145,7 @@ export class SqliteStorage implements Storage {
   async readDocument(db: string, id: string, options: ReadOptions = {}): Promise<StoredRevision | undefined> {
     return this.#read(() => {
       const dbId = this.#databaseId(db);
-      if (options.rev !== undefined) return readRevision(this.#st, dbId, id, options.rev);
+      if (options.rev !== undefined || options.revsInfo === true) return readRevision(this.#st, dbId, id, options);
       const cached = this.#winners.get(dbId, id);
       if (cached !== undefined) return cached;
       const stored = readRevision(this.#st, dbId, id);
@@ -204,6 +204,11 @@ export class SqliteStorage implements Storage {
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
     return this.#writeLocal(db, id, rev, undefined);
+  }
+
+  compact(db: string): Promise<number> {
+    // One slice per write batch: other requests' writes and reads run between two slices.
+    return compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
   }
 
   /** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */

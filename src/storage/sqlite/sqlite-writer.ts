@@ -1,10 +1,11 @@
 import { mergeBatch, type QueuedEdit } from '../batch-merge.js';
-import type { EditResult } from '../storage.js';
+import type { EditResult, ReclaimedSlice } from '../storage.js';
 import type { Statements } from './sqlite-statements.js';
 
 /**
  * Applies a batch of edits of one database inside the caller's transaction: merges them in memory
- * (see batch-merge.ts), then writes each changed document once, keeping bodies for leaves only.
+ * (see batch-merge.ts), then writes each changed document once. Bodies of revisions that stop
+ * being leaves are marked superseded, not deleted: they stay readable until compaction.
  * Each changed edit takes its own update sequence; a document ends at the sequence of its latest
  * change.
  */
@@ -15,9 +16,11 @@ export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedE
   });
   if (batch.changes === 0) return batch.results;
 
-  let sizeDelta = batch.addedBytes;
-  for (const { docPk, rev } of batch.obsolete) sizeDelta -= st.deleteBody.get(docPk, rev) ?? 0;
-  const lastSeq = st.addChanges.get(batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta, dbId) as number;
+  let superseded = 0;
+  for (const { docPk, rev } of batch.obsolete) superseded += st.supersedeBody.get(docPk, rev) ?? 0;
+  const sizeDelta = batch.addedBytes - superseded;
+  const compactableDelta = superseded + batch.supersededBytes;
+  const lastSeq = st.addChanges.get(batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta, compactableDelta, dbId) as number;
   const firstSeq = lastSeq - batch.changes + 1;
   for (const doc of batch.documents) {
     const seq = firstSeq + doc.lastChange;
@@ -28,7 +31,21 @@ export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedE
     } else {
       st.updateDocument.run(doc.treeJson, doc.winner, deleted, seq, docPk);
     }
-    for (const [rev, body] of doc.newBodies) st.insertBody.run(docPk, rev, body);
+    for (const [rev, body] of doc.newBodies) st.insertBody.run(docPk, rev, body, 1);
+    for (const [rev, body] of doc.supersededBodies) st.insertBody.run(docPk, rev, body, 0);
   }
   return batch.results;
+}
+
+/**
+ * One compaction slice inside the caller's transaction: deletes up to `limit` superseded bodies of
+ * database `dbId`; answers how many. A body is superseded only once its revision stopped being a
+ * leaf, and never becomes a leaf's again, so this cannot lose a leaf whatever writes run between
+ * two slices, and an interrupted compaction merely leaves some bodies to the next one.
+ */
+export function reclaimSuperseded(st: Statements, dbId: number, limit: number): ReclaimedSlice {
+  const sizes = st.reclaimSuperseded.all(dbId, limit);
+  const bytes = sizes.reduce((sum, size) => sum + size, 0);
+  if (sizes.length > 0) st.subtractCompactable.run(bytes, dbId);
+  return { bodies: sizes.length, bytes };
 }

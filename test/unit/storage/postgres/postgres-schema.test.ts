@@ -59,6 +59,29 @@ describe('postgres migrations', { skip: POSTGRES_SKIP_REASON }, () => {
     }
   });
 
+  it('upgrades a version 1 schema in place: its leaf bodies stay readable leaves, nothing to compact', async () => {
+    const rev = `1-${'a'.repeat(32)}`;
+    const tree = JSON.stringify({ [rev]: { parent: null, deleted: false } });
+    await query(`CREATE SCHEMA "${schema}"`);
+    await query(
+      `SET search_path TO "${schema}"; ${MIGRATIONS[0].sql};
+       CREATE TABLE schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+       INSERT INTO schema_migrations (version, description) VALUES (1, 'v1');
+       INSERT INTO databases (name, security, data_size, instance_start_time) VALUES ('db', '{}', 7, '1');
+       INSERT INTO documents (db_id, id, tree, winner, deleted, seq) SELECT db_id, 'doc', '${tree}', '${rev}', false, 1 FROM databases;
+       INSERT INTO leaf_bodies (doc_pk, rev, body) SELECT doc_pk, '${rev}', '{"v":1}' FROM documents;`,
+    );
+    const storage = await openPostgresStorage({ url, schema });
+    try {
+      assert.deepEqual((await storage.readDocument('db', 'doc'))?.body, { v: 1 });
+      assert.equal((await storage.databaseInfo('db'))?.compactableSize, 0);
+      assert.equal(await storage.compact('db'), 0);
+      assert.deepEqual((await storage.readDocument('db', 'doc', { rev }))?.body, { v: 1 }, 'the leaf survives compaction');
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('creates the tables in the schema only, with byte-order collation', async () => {
     const storage = await openPostgresStorage({ url, schema });
     await storage.close();
@@ -68,7 +91,7 @@ describe('postgres migrations', { skip: POSTGRES_SKIP_REASON }, () => {
     );
     assert.deepEqual(
       tables.map((row) => row.table_name),
-      ['databases', 'documents', 'leaf_bodies', 'local_documents', 'schema_migrations'],
+      ['databases', 'documents', 'local_documents', 'revision_bodies', 'schema_migrations'],
     );
     const collations = await query<{ column_name: string; collation_name: string | null }>(
       `SELECT table_name || '.' || column_name AS column_name, collation_name FROM information_schema.columns

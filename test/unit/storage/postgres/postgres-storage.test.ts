@@ -177,7 +177,7 @@ describe('PostgresStorage', { skip: POSTGRES_SKIP_REASON }, () => {
     assert.equal((await storage.getLocal('db', '_local/b'))?.rev, '0-1');
   });
 
-  it('keeps a body for leaf revisions only, byte for byte', async () => {
+  it('keeps bodies byte for byte, superseded ones until compaction', async () => {
     let [result] = await storage.writeDocuments('db', [{ id: 'doc', body: { v: 0 }, deleted: false }], { newEdits: true });
     for (let v = 1; v <= 3; v++) {
       assert.ok(result.ok);
@@ -189,13 +189,21 @@ describe('PostgresStorage', { skip: POSTGRES_SKIP_REASON }, () => {
     await storage.writeDocuments('db', [{ id: 'doc', body: { branch: true }, deleted: false, revPath: [`1-${'f'.repeat(32)}`] }], {
       newEdits: false,
     });
-    const bodies = await inspect('SELECT rev, body FROM leaf_bodies ORDER BY rev');
+    const superseded = await inspect<{ body: string }>('SELECT body FROM revision_bodies WHERE NOT leaf ORDER BY rev');
+    assert.deepEqual(superseded.map((row) => row.body).sort(), ['{"v":0}', '{"z":1,"v":1}', '{"z":1,"v":2}']);
+    const [before] = await inspect<{ data_size: number; compactable_size: number }>(
+      'SELECT data_size::int AS data_size, compactable_size::int AS compactable_size FROM databases',
+    );
+    assert.equal(before.data_size, '{"branch":true}'.length + '{"z":1,"v":3}'.length);
+    assert.equal(before.compactable_size, '{"v":0}'.length + 2 * '{"z":1,"v":1}'.length);
+    assert.equal(await storage.compact('db'), before.compactable_size);
+    const bodies = await inspect('SELECT rev, body FROM revision_bodies ORDER BY rev');
     assert.deepEqual(bodies, [
       { rev: `1-${'f'.repeat(32)}`, body: '{"branch":true}' },
       { rev: result.rev, body: '{"z":1,"v":3}' },
     ]);
-    const [info] = await inspect<{ data_size: number }>('SELECT data_size::int AS data_size FROM databases');
-    assert.equal(info.data_size, '{"branch":true}'.length + '{"z":1,"v":3}'.length);
+    const [after] = await inspect<{ compactable_size: number }>('SELECT compactable_size::int AS compactable_size FROM databases');
+    assert.equal(after.compactable_size, 0);
   });
 
   it('refuses calls after close', async () => {

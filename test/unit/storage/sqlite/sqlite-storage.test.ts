@@ -84,7 +84,7 @@ describe('openSqliteStorage: on disk', () => {
     assert.deepEqual(inspect((db) => db.prepare('SELECT count(*) AS n FROM documents').get()), { n: 101 });
   });
 
-  it('keeps a body for leaf revisions only', async () => {
+  it('keeps superseded bodies until compaction, then leaf bodies only', async () => {
     let [result] = await storage.writeDocuments('db', [{ id: 'doc', body: { v: 0 }, deleted: false }], { newEdits: true });
     for (let v = 1; v <= 3; v++) {
       assert.ok(result.ok);
@@ -96,7 +96,10 @@ describe('openSqliteStorage: on disk', () => {
     await storage.writeDocuments('db', [{ id: 'doc', body: { branch: true }, deleted: false, revPath: [`1-${'f'.repeat(32)}`] }], {
       newEdits: false,
     });
-    const bodies = inspect((db) => db.prepare('SELECT rev, body FROM leaf_bodies ORDER BY rev').all());
+    const superseded = inspect((db) => db.prepare('SELECT body FROM revision_bodies WHERE leaf = 0 ORDER BY body').pluck().all());
+    assert.deepEqual(superseded, ['{"v":0}', '{"v":1}', '{"v":2}']);
+    assert.equal(await storage.compact('db'), 3 * '{"v":0}'.length);
+    const bodies = inspect((db) => db.prepare('SELECT rev, body FROM revision_bodies ORDER BY rev').all());
     assert.deepEqual(bodies, [
       { rev: `1-${'f'.repeat(32)}`, body: '{"branch":true}' },
       { rev: result.rev, body: '{"v":3}' },
