@@ -1,8 +1,8 @@
 import { requireDbMember } from '../identity/authorization.js';
 import type { Config } from '../config/config.js';
 import type { Caller, DatabaseHooks, ReadFilter } from '../documents/database-hooks.js';
-import { isValidRev, renderRevision, type RenderOptions } from '../documents/document-json.js';
-import { documentDeleted, documentMissing, invalidRevFormat } from '../errors/catalog.js';
+import { parseRev, renderRevision, type RenderOptions } from '../documents/document-json.js';
+import { documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import type {
   ChangeRow,
@@ -85,8 +85,7 @@ export class OpenedDatabase {
   /** One document (or one of its revisions) as the caller may see it: 404 `missing`/`deleted` otherwise. */
   async readDocument(id: string, rev: string | undefined, render: RenderOptions): Promise<{ rev: string; doc: JsonObject }> {
     this.requireReadAccess(id);
-    if (rev !== undefined && !isValidRev(rev)) throw invalidRevFormat();
-    const stored = await this.storage.readDocument(this.db, id, rev === undefined ? {} : { rev });
+    const stored = await this.storage.readDocument(this.db, id, rev === undefined ? {} : { rev: parseRev(rev) });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
     return { rev: stored.rev, doc: this.shown(stored, render) };
