@@ -1,6 +1,6 @@
 import { randomHex } from '../crypto/crypto.js';
-import { isObject, isValidRev, toEdit } from '../documents/document-json.js';
-import { conflict, documentMissing, invalidRevFormat, notADbOrServerAdmin } from '../errors/catalog.js';
+import { isObject, parseRev, toEdit } from '../documents/document-json.js';
+import { conflict, documentMissing, notADbOrServerAdmin } from '../errors/catalog.js';
 import { CouchError } from '../errors/couch-error.js';
 import type { JsonObject } from '../json/json.js';
 import type { EditResult } from '../storage/storage.js';
@@ -74,6 +74,5 @@ export async function writeDocument(opened: OpenedDatabase, body: unknown, optio
 /** `DELETE /{db}/{id}?rev=`: a tombstone written as any other edit (so through the same hooks). */
 export async function deleteDocument(opened: OpenedDatabase, id: string, rev: string | undefined): Promise<{ id: string; rev: string }> {
   if (rev === undefined) throw conflict();
-  if (!isValidRev(rev)) throw invalidRevFormat();
-  return writeDocument(opened, { _id: id, _rev: rev, _deleted: true }, { newEdits: true, mustExist: true });
+  return writeDocument(opened, { _id: id, _rev: parseRev(rev), _deleted: true }, { newEdits: true, mustExist: true });
 }

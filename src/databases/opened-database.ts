@@ -1,8 +1,8 @@
 import { requireDbMember } from '../identity/authorization.js';
 import type { Config } from '../config/config.js';
 import type { Caller, DatabaseHooks, ReadFilter } from '../documents/database-hooks.js';
-import { isValidRev, renderRevision, type RenderOptions } from '../documents/document-json.js';
-import { documentDeleted, documentMissing, invalidRevFormat } from '../errors/catalog.js';
+import { parseRev, renderRevision, type RenderOptions } from '../documents/document-json.js';
+import { documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import type {
   ChangeRow,
@@ -93,9 +93,8 @@ export class OpenedDatabase {
     read: { latest?: boolean } = {},
   ): Promise<{ rev: string; doc: JsonObject }> {
     this.requireReadAccess(id);
-    if (rev !== undefined && !isValidRev(rev)) throw invalidRevFormat();
     const stored = await this.storage.readDocument(this.db, id, {
-      ...(rev === undefined ? {} : { rev, latest: read.latest === true }),
+      ...(rev === undefined ? {} : { rev: parseRev(rev), latest: read.latest === true }),
       revsInfo: render.revsInfo === true,
     });
     if (!stored) throw documentMissing();

@@ -1,9 +1,10 @@
-import { parseRevision, revisionsDiff } from '../storage/revision-tree.js';
+import { canonicalRevision } from '../storage/revision-text.js';
+import { revisionsDiff } from '../storage/revision-tree.js';
 import type { OpenedDatabase } from './opened-database.js';
 
-/** A full revision (`N-hash`) as the revision trees read it. */
-export function isRevision(rev: unknown): rev is string {
-  return typeof rev === 'string' && parseRevision(rev) !== undefined;
+/** A full revision (`N-id`) as the revision trees store it; undefined when malformed. */
+export function revisionOf(rev: unknown): string | undefined {
+  return canonicalRevision(rev);
 }
 
 export interface RevisionDiff {

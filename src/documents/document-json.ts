@@ -1,4 +1,6 @@
 import { badRequest, documentNotObject, documentValidation, emptyDocumentId, invalidRevFormat, revisionsDiffer } from '../errors/catalog.js';
+import { isStorableText } from '../json/json.js';
+import { canonicalRevision, parseRevisionId } from '../storage/revision-text.js';
 import type { DocumentEdit, Json, JsonObject, StoredRevision } from '../storage/storage.js';
 
 /** Special members a client may send; the read-only ones (`_conflicts`, …) are accepted and dropped. */
@@ -12,7 +14,15 @@ const ACCEPTED_SPECIAL = new Set([
   '_local_seq',
   '_revs_info',
 ]);
-const REV = /^(\d+)-([0-9a-f]+)$/;
+/** Special members CouchDB keeps in the body as ordinary ones (`couch_doc:transfer_fields`). */
+const BODY_SPECIAL = new Set([
+  '_access',
+  '_replication_id',
+  '_replication_state',
+  '_replication_state_reason',
+  '_replication_state_time',
+  '_replication_stats',
+]);
 
 export function isObject(value: unknown): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -24,8 +34,7 @@ export function validateDocumentId(id: unknown): string {
   if (id === '') throw emptyDocumentId();
   // A lone surrogate cannot be written as UTF-8 (storage would mangle it, a Location header
   // cannot encode it), and PostgreSQL text cannot hold NUL: such ids are refused on every backend.
-  if (!isWellFormedText(id)) throw badRequest('Document id must be valid UTF-8.');
-  if (id.includes('\u0000')) throw badRequest('Document id must not contain NUL characters.');
+  if (!isStorableText(id)) throw badRequest(id.includes('\u0000') ? 'Document id must not contain NUL characters.' : 'Document id must be valid UTF-8.');
   if (id.startsWith('_') && !id.startsWith('_design/') && !id.startsWith('_local/')) {
     throw badRequest('Only reserved document ids may start with underscore.');
   }
@@ -33,20 +42,11 @@ export function validateDocumentId(id: unknown): string {
   return id;
 }
 
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** `String.prototype.isWellFormed` (ES2024, not in this project's lib typings). */
-function isWellFormedText(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
-}
-
-export function isValidRev(rev: string): boolean {
-  return REV.test(rev);
-}
-
+/** A revision as a client names it (`_rev`, `?rev=`, `If-Match`), as stored; 400 when malformed. */
 export function parseRev(rev: unknown): string {
-  if (typeof rev !== 'string' || !isValidRev(rev)) throw invalidRevFormat();
-  return rev;
+  const canonical = canonicalRevision(rev);
+  if (canonical === undefined) throw invalidRevFormat();
+  return canonical;
 }
 
 export interface IncomingDocument {
@@ -63,7 +63,7 @@ export interface IncomingDocument {
 export function toEdit(value: unknown, options: { id?: string; rev?: string; newEdits: boolean }): IncomingDocument {
   if (!isObject(value)) throw documentNotObject();
   for (const key of Object.keys(value)) {
-    if (key.startsWith('_') && !ACCEPTED_SPECIAL.has(key)) {
+    if (key.startsWith('_') && !ACCEPTED_SPECIAL.has(key) && !BODY_SPECIAL.has(key)) {
       if (key === '_attachments') throw badRequest('Attachments are not supported by this server.');
       throw documentValidation(`Bad special document member: ${key}`);
     }
@@ -72,40 +72,43 @@ export function toEdit(value: unknown, options: { id?: string; rev?: string; new
   if (options.id !== undefined && value['_id'] !== undefined && value['_id'] !== options.id) {
     throw badRequest('Document id in the body does not match the URL.');
   }
-  let rev = value['_rev'] === undefined ? undefined : parseRev(value['_rev']);
+  const path = value['_revisions'] === undefined ? undefined : revisionsPath(value['_revisions']);
+  // Where `_rev` and `_revisions` disagree, `_revisions` decides (as in CouchDB's transfer_fields).
+  const bodyRev = value['_rev'] === undefined ? undefined : parseRev(value['_rev']);
+  let rev = path?.[0] ?? bodyRev;
   if (options.rev !== undefined) {
-    if (rev !== undefined && rev !== options.rev) {
-      throw revisionsDiffer();
-    }
-    rev = parseRev(options.rev);
+    const asked = parseRev(options.rev);
+    if (rev !== undefined && rev !== asked) throw revisionsDiffer();
+    rev = asked;
   }
   const deleted = value['_deleted'] === true;
-  const body = Object.fromEntries(Object.entries(value).filter(([key]) => !key.startsWith('_'))) as JsonObject;
+  const body = Object.fromEntries(Object.entries(value).filter(([key]) => !key.startsWith('_') || BODY_SPECIAL.has(key))) as JsonObject;
   const edit: DocumentEdit = { id, body, deleted };
   if (options.newEdits) {
     if (rev !== undefined) edit.baseRev = rev;
   } else {
-    edit.revPath = revisionPath(value['_revisions'], rev);
+    if (rev === undefined) throw badRequest('When new_edits is false, documents need _rev or _revisions.');
+    edit.revPath = path ?? [rev];
   }
   return { edit, rev };
 }
 
-function revisionPath(revisions: Json | undefined, rev: string | undefined): string[] {
-  if (revisions === undefined) {
-    if (rev === undefined) throw badRequest('When new_edits is false, documents need _rev or _revisions.');
-    return [rev];
-  }
+/** `_revisions` as full revisions, newest first; CouchDB's reasons where it refuses the same. */
+function revisionsPath(revisions: Json): string[] {
   if (!isObject(revisions)) throw badRequest('_revisions must be an object');
   const { start, ids } = revisions;
-  if (typeof start !== 'number' || !Number.isInteger(start) || start < 1 || !Array.isArray(ids) || ids.length === 0) {
-    throw badRequest('_revisions must have an integer start and a non-empty ids list');
-  }
-  if (ids.length > start || ids.some((hash) => typeof hash !== 'string' || !/^[0-9a-f]+$/.test(hash))) {
-    throw badRequest('Invalid _revisions');
-  }
-  const path = (ids as string[]).map((hash, index) => `${start - index}-${hash}`);
-  if (rev !== undefined && rev !== path[0]) throw badRequest('_rev does not match _revisions');
-  return path;
+  if (typeof start !== 'number' || !Number.isSafeInteger(start)) throw documentValidation("_revisions.start isn't an integer.");
+  if (!Array.isArray(ids)) throw documentValidation("_revisions.ids isn't a array.");
+  // Stricter than CouchDB, which would store generations of 0 and below.
+  if (ids.length === 0 || ids.length > start) throw badRequest('Invalid _revisions');
+  return ids.map((hash, index) => `${start - index}-${revisionIdOf(hash)}`);
+}
+
+function revisionIdOf(hash: Json): string {
+  if (typeof hash !== 'string') throw documentValidation("RevId isn't a string");
+  const stored = parseRevisionId(hash);
+  if (stored !== undefined) return stored;
+  throw isStorableText(hash) ? documentValidation("RevId isn't a valid hexadecimal") : invalidRevFormat();
 }
 
 export interface RenderOptions {

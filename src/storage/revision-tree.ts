@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
+import { compareRevisions, generationOf, parseRevision, revisionIdOf } from './revision-text.js';
 
 /** One revision: its parent (null for a root, or when older revisions were stemmed) and whether it is a tombstone. */
 export interface RevisionNode {
@@ -21,41 +22,6 @@ export type RevisionTree = Record<string, RevisionNode>;
 
 /** CouchDB's default `_revs_limit`. */
 export const REVS_LIMIT = 1000;
-
-export interface ParsedRevision {
-  generation: number;
-  hash: string;
-}
-
-// Hashes are generated as 32 lowercase hex digits, but replication peers may send other
-// alphanumeric hashes; anything else (spaces, `__proto__`-like keys) is refused.
-const REV_PATTERN = /^([1-9][0-9]*)-([0-9A-Za-z]+)$/;
-
-/** Splits `N-hash`; undefined when malformed. */
-export function parseRevision(rev: string): ParsedRevision | undefined {
-  const match = REV_PATTERN.exec(rev);
-  if (match === null) return undefined;
-  const generation = Number(match[1]);
-  if (!Number.isSafeInteger(generation)) return undefined;
-  return { generation, hash: match[2] };
-}
-
-export function generationOf(rev: string): number {
-  return Number(rev.slice(0, rev.indexOf('-')));
-}
-
-function hashOf(rev: string): string {
-  return rev.slice(rev.indexOf('-') + 1);
-}
-
-/** Orders revisions by generation, then hash by string comparison: CouchDB's `{Pos, RevId}` order. */
-export function compareRevisions(a: string, b: string): number {
-  const byGeneration = generationOf(a) - generationOf(b);
-  if (byGeneration !== 0) return byGeneration;
-  const ha = hashOf(a);
-  const hb = hashOf(b);
-  return ha < hb ? -1 : ha > hb ? 1 : 0;
-}
 
 /** JSON with object keys sorted at every level, so equal values always serialise identically. */
 export function canonicalJson(value: Json): string {
@@ -162,15 +128,15 @@ export function stem(tree: RevisionTree, limit: number = REVS_LIMIT, leaves: Rea
 }
 
 /**
- * True when `revPath` (newest first) is a usable replicated path: well-formed revisions whose
- * generations decrease by exactly one.
+ * True when `revPath` (newest first) is a usable replicated path: well-formed revisions of
+ * generation 1 or more whose generations decrease by exactly one.
  */
 export function isValidRevisionPath(revPath: readonly string[]): boolean {
   if (revPath.length === 0) return false;
   let previous: number | undefined;
   for (const rev of revPath) {
     const parsed = parseRevision(rev);
-    if (parsed === undefined) return false;
+    if (parsed === undefined || parsed.generation < 1) return false;
     if (previous !== undefined && parsed.generation !== previous - 1) return false;
     previous = parsed.generation;
   }
@@ -191,7 +157,7 @@ export interface RevisionDescription {
 export function describeRevision(tree: RevisionTree, rev: string): RevisionDescription {
   return {
     deleted: tree[rev]?.deleted ?? false,
-    revisionPath: revisionPath(tree, rev).map(hashOf),
+    revisionPath: revisionPath(tree, rev).map(revisionIdOf),
     revisionStart: generationOf(rev),
     ...listConflicts(tree),
   };

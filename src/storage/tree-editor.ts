@@ -13,7 +13,6 @@
  */
 import {
   compareLeaves,
-  generationOf,
   isValidRevisionPath,
   leavesOf,
   REVS_LIMIT,
@@ -21,6 +20,7 @@ import {
   stem,
   type RevisionTree,
 } from './revision-tree.js';
+import { generationOf } from './revision-text.js';
 import type { DocumentLimits, JsonObject } from './storage.js';
 
 /** A new_edits=true edit, as the client sent it. */

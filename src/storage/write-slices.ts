@@ -6,7 +6,8 @@
  * is what the storage contract promises (CouchDB's `_bulk_docs` is not atomic either).
  */
 import { badRequest } from '../errors/catalog.js';
-import { isValidRevisionPath, parseRevision } from './revision-tree.js';
+import { parseRevision } from './revision-text.js';
+import { isValidRevisionPath } from './revision-tree.js';
 import type { DocumentEdit, WriteOptions } from './storage.js';
 
 /** At most this many edits per transaction (about 10 ms of work for small documents). */

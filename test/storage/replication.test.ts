@@ -182,6 +182,33 @@ for (const backend of BACKENDS) {
       assert.equal(await storage.readDocument('db', 'doc'), undefined);
     });
 
+    it('refuses generation 0, NUL and lone surrogates in replicated revisions with bad_request', async () => {
+      const { storage } = ctx();
+      for (const revPath of [['0-a'], ['1-a\u0000'], ['2-\ud800', A1]]) {
+        await assert.rejects(
+          storage.writeDocuments('db', [{ id: 'doc', body: {}, deleted: false, revPath }], { newEdits: false }),
+          (error: unknown) => error instanceof CouchError && error.status === 400,
+          JSON.stringify(revPath),
+        );
+      }
+      assert.equal(await storage.readDocument('db', 'doc'), undefined);
+    });
+
+    it('stores revision ids that are not hex (2-x, 1-, é) and picks the winner by CouchDB\'s byte order', async () => {
+      const { storage } = ctx();
+      const md5 = `2-a${'0'.repeat(31)}`;
+      for (const path of [['2-x', '1-'], ['2-b', '1-'], [md5, '1-'], ['2-\u{10000}', '1-'], ['2-\uffff', '1-']]) {
+        assert.equal((await replicate(storage, 'doc', path, { from: path[0] })).ok, true, path[0]);
+      }
+      const doc = await storage.readDocument('db', 'doc');
+      // An MD5 id counts as its 16 bytes (0xa0 …), any other as UTF-8: U+10000 (F0 …) is above
+      // U+FFFF (EF …), which is above 'x'.
+      assert.equal(doc?.rev, '2-\u{10000}');
+      assert.deepEqual(doc?.conflicts, ['2-\uffff', md5, '2-x', '2-b']);
+      assert.deepEqual([doc?.revisionStart, doc?.revisionPath], [2, ['\u{10000}', '']]);
+      assert.deepEqual((await storage.readDocument('db', 'doc', { rev: '2-x' }))?.body, { from: '2-x' });
+    });
+
     it('refuses replicated revisions beyond the leaf limit with too_large, keeping the others', async () => {
       const { storage } = ctx();
       const revs = ['a', 'b', 'c', 'd', 'e'].map((digit) => r(1, digit));

@@ -4,7 +4,7 @@
  * `GET /{db}/{id}?open_revs=…`. Every one opens the database as document reads do; `_users`
  * documents are shown only as the users-database read rule allows (the database layer's hooks).
  */
-import { isRevision, revisionDiffs } from '../../databases/revisions.js';
+import { revisionDiffs, revisionOf } from '../../databases/revisions.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
 import type { OpenedRevision } from '../../databases/types.js';
 import { randomHex } from '../../crypto/crypto.js';
@@ -22,8 +22,9 @@ import type { Services } from '../services.js';
 function parseRevList(value: Json | undefined): string[] {
   if (!Array.isArray(value)) throw invalidRevFormat();
   return value.map((rev) => {
-    if (!isRevision(rev)) throw invalidRevFormat();
-    return rev;
+    const asked = revisionOf(rev);
+    if (asked === undefined) throw invalidRevFormat();
+    return asked;
   });
 }
 
@@ -98,8 +99,9 @@ function bulkGetItem(spec: Json): BulkGetItem {
   }
   const rev = spec['rev'];
   if (rev === undefined || rev === null) return { id: id as string, revs: 'all', rev: 'undefined' };
-  if (!isRevision(rev)) return { id: id as string, error: errorOf(id, rev, 'bad_request', invalidRevFormat().reason) };
-  return { id: id as string, revs: [rev], rev };
+  const asked = revisionOf(rev);
+  if (asked === undefined) return { id: id as string, error: errorOf(id, rev, 'bad_request', invalidRevFormat().reason) };
+  return { id: id as string, revs: [asked], rev: asked };
 }
 
 function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: OpenedRevision[], flags: ReturnType<typeof renderFlags>): JsonObject {
