@@ -3,19 +3,13 @@
  * `keys` is a query_parse_error, `conflicts=true&include_docs=true` lists `_conflicts`.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { request } from '../support/http.js';
-import { startDivan } from '../support/process.js';
+import { adminDataDir, startDivan } from '../support/process.js';
 
 test('the real binary answers _all_docs key= on a deleted document with no row, key with keys with 400, conflicts with _conflicts', async () => {
-  const data = mkdtempSync(join(tmpdir(), 'divan-alldocs-'));
-  const config = join(data, 'admin.ini');
-  writeFileSync(config, '[admins]\nboss = b0ss-pass\n');
-  const auth: [string, string] = ['boss', 'b0ss-pass'];
-  const divan = await startDivan(['--port', '0', '--data', data, '--config', config]);
+  const { args, auth, remove } = adminDataDir('divan-alldocs-');
+  const divan = await startDivan(args);
   try {
     await request(divan.url, '/db', { method: 'PUT', auth });
     const written = await request(divan.url, '/db/gone', { method: 'PUT', auth, body: {} });
@@ -32,6 +26,6 @@ test('the real binary answers _all_docs key= on a deleted document with no row, 
     assert.deepEqual(listed.body.rows[0].doc._conflicts, [`1-${'a'.repeat(32)}`]);
   } finally {
     assert.equal(await divan.stop('SIGTERM'), 0);
-    rmSync(data, { recursive: true, force: true });
+    remove();
   }
 });

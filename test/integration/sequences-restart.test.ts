@@ -3,20 +3,13 @@
  * resumes `_changes` at the same place after the server restarts on the same SQLite data.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { request } from '../support/http.js';
-import { startDivan } from '../support/process.js';
+import { adminDataDir, startDivan } from '../support/process.js';
 import { seqNumber } from '../support/sequences.js';
 
 test('the real binary resumes _changes from an N-<opaque> sequence it gave out before a restart (SQLite)', async () => {
-  const data = mkdtempSync(join(tmpdir(), 'divan-seqs-'));
-  const config = join(data, 'admin.ini');
-  writeFileSync(config, '[admins]\nboss = b0ss-pass\n');
-  const auth: [string, string] = ['boss', 'b0ss-pass'];
-  const args = ['--port', '0', '--data', data, '--config', config];
+  const { args, auth, remove } = adminDataDir('divan-seqs-');
   try {
     const first = await startDivan(args);
     let seq: string;
@@ -42,6 +35,6 @@ test('the real binary resumes _changes from an N-<opaque> sequence it gave out b
       assert.equal(await second.stop('SIGTERM'), 0);
     }
   } finally {
-    rmSync(data, { recursive: true, force: true });
+    remove();
   }
 });
