@@ -20,6 +20,7 @@ import type {
   Storage,
   StoredRevision,
 } from '../storage/storage.js';
+import { listConflicts } from '../storage/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
 
 /** What every opened database shares: storage, settings and the hooks registered at composition. */
@@ -119,6 +120,21 @@ export class OpenedDatabase {
     const trees = await this.storage.revisionTrees(this.db, storable);
     const byId = new Map(storable.map((id, i) => [id, trees[i]]));
     return ids.map((id) => byId.get(id));
+  }
+
+  /**
+   * Live non-winning leaves of the asked ids that have any (`conflicts=true` on `_all_docs`). Read
+   * after the listing, so a write in between can show in them, as between CouchDB's shard reads.
+   */
+  async conflicts(ids: readonly string[]): Promise<Map<string, string[]>> {
+    const trees = await this.revisionTrees(ids);
+    return new Map(
+      ids.flatMap((id, index): [string, string[]][] => {
+        const tree = trees[index];
+        const live = tree === undefined ? [] : listConflicts(tree).conflicts;
+        return live.length > 0 ? [[id, live]] : [];
+      }),
+    );
   }
 
   info(): Promise<DatabaseInfo | undefined> {

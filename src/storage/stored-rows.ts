@@ -40,9 +40,16 @@ export interface DatabaseRow {
   instance_start_time: string;
 }
 
-/** Microseconds since the epoch, as CouchDB's `instance_start_time` (wall clock, ms precision). */
+let lastInstanceStart = 0;
+
+/**
+ * Microseconds since the epoch, as CouchDB's `instance_start_time` (wall clock, ms precision), and
+ * never twice the same in a process: update sequences name the instance (databases/sequences.ts), so
+ * a database deleted and created again within a millisecond must not take its predecessor's.
+ */
 export function instanceStartTime(): string {
-  return String(Date.now() * 1000);
+  lastInstanceStart = Math.max(Date.now() * 1000, lastInstanceStart + 1);
+  return String(lastInstanceStart);
 }
 
 export function databaseInfo(row: Omit<DatabaseRow, 'db_id' | 'security'>): DatabaseInfo {

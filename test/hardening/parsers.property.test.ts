@@ -31,7 +31,7 @@ import { PeerResolver } from '../../src/http/peer.js';
 import { parseTarget } from '../../src/http/pipeline.js';
 import { jsonParam, nonNegativeIntegerParam } from '../../src/http/query.js';
 import { MAX_JSON_DEPTH, parseJsonBytes } from '../../src/http/request.js';
-import { parseSince } from '../../src/databases/sequences.js';
+import { Sequences } from '../../src/databases/sequences.js';
 import { redirectPath } from '../../src/http/routes/session.js';
 import type { Json, JsonObject } from '../../src/storage/storage.js';
 import { parseAdminHash } from '../../src/users/password-hash.js';
@@ -422,8 +422,8 @@ describe('pure parsers under hostile input (property)', () => {
   });
 
   test('query parameters: JSON keys, integers and since give a value or a 400; integers stay safe', (t) => {
-    const p = property('query parameters (jsonParam, nonNegativeIntegerParam, parseSince)', 4000);
-    const value = fc.oneof(jsonText, hostileString(20), fc.constantFrom('99999999999999999999', `1${'0'.repeat(400)}`, '-1', '1e3', '"5-abc"', 'now', '0', ''));
+    const p = property('query parameters (jsonParam, nonNegativeIntegerParam, Sequences.parse)', 4000);
+    const value = fc.oneof(jsonText, hostileString(20), fc.constantFrom('99999999999999999999', `1${'0'.repeat(400)}`, '-1', '1e3', '"5-abc"', 'now', '0', '', '5-g1AAAAB', new Sequences('1700000000000000').format(7)));
     fc.assert(
       fc.property(value, (text) => {
         p.count();
@@ -432,7 +432,7 @@ describe('pure parsers under hostile input (property)', () => {
         if (json.ok) assert.doesNotThrow(() => JSON.stringify(json.value));
         const integer = outcome(() => nonNegativeIntegerParam(query, 'k'), text);
         if (integer.ok && integer.value !== undefined) assert.ok(Number.isSafeInteger(integer.value) && integer.value >= 0, `${text} → ${integer.value}`);
-        const since = outcome(() => parseSince(text, 42), text);
+        const since = outcome(() => new Sequences('1700000000000000').parse(text, 42), text);
         if (since.ok) assert.ok(Number.isSafeInteger(since.value) && since.value >= 0, `${text} → ${since.value}`);
       }),
       p.options,

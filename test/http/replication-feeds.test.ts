@@ -7,6 +7,7 @@ import { POSTGRES_SKIP_REASON, POSTGRES_TEST_URL, dropSchema, uniqueSchema } fro
 import { ADMIN, startServer, type TestServer } from '../support/server.js';
 import { createUser, FAST_INI, loginCookie, NO_LOCKOUT_INI, setConfig } from '../support/users-helpers.js';
 import { feedLines, openFeed, rev, replicated, sleep } from './replication-support.js';
+import { bareSeqs, bareSeqText, seqNumber } from '../support/sequences.js';
 
 async function put(server: TestServer, db: string, id: string, body: Record<string, unknown> = {}): Promise<string> {
   const res = await server.admin(`/${db}/${id.split('/').map(encodeURIComponent).join('/')}`, { method: 'PUT', body });
@@ -41,7 +42,7 @@ describe('_changes feeds', () => {
     assert.equal(result.status, 200);
     assert.equal(result.headers['content-type'], 'application/json');
     assert.equal(result.headers['transfer-encoding'], 'chunked');
-    const lines = feedLines(result.text);
+    const lines = bareSeqs(feedLines(result.text));
     assert.deepEqual(lines.map((line) => line['id'] ?? line), ['a', 'b', 'c', { last_seq: '3', pending: 0 }]);
     assert.deepEqual(Object.keys(lines[0]!), ['seq', 'id', 'changes']);
     assert.ok(result.chunks.length >= 3, 'rows arrive as they happen, not in one chunk at the end');
@@ -51,7 +52,7 @@ describe('_changes feeds', () => {
     await freshDb(server, 'live');
     await put(server, 'live', 'x');
     const live = await openFeed(server.url, '/live/_changes?feed=live&limit=1', { auth: ADMIN }).done;
-    assert.deepEqual(feedLines(live.text).map((line) => line['id'] ?? line['last_seq']), ['x', '1']);
+    assert.deepEqual(bareSeqs(feedLines(live.text)).map((line) => line['id'] ?? line['last_seq']), ['x', '1']);
     const bad = await server.admin('/live/_changes?feed=sometimes');
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body, { error: 'bad_request', reason: 'Supported `feed` types: normal, continuous, live, longpoll, eventsource' });
@@ -66,7 +67,7 @@ describe('_changes feeds', () => {
     const written = await put(server, 'lp', 'new', { v: 1 });
     const result = await feed.done;
     assert.ok(result.elapsed >= 300);
-    assert.equal(result.text, `{"results":[\n{"seq":"2","id":"new","changes":[{"rev":"${written}"}]}\n],\n"last_seq":"2","pending":0}\n`);
+    assert.equal(bareSeqText(result.text), `{"results":[\n{"seq":"2","id":"new","changes":[{"rev":"${written}"}]}\n],\n"last_seq":"2","pending":0}\n`);
     // With rows already there, longpoll answers at once, like the normal feed.
     const immediate = await openFeed(server.url, '/lp/_changes?feed=longpoll&since=0', { auth: ADMIN }).done;
     assert.deepEqual(JSON.parse(immediate.text).results.map((row: { id: string }) => row.id), ['old', 'new']);
@@ -80,7 +81,7 @@ describe('_changes feeds', () => {
     // timeout without heartbeat ends a quiet longpoll with no results.
     const quiet = await openFeed(server.url, '/lphb/_changes?feed=longpoll&timeout=200', { auth: ADMIN }).done;
     assert.ok(quiet.elapsed >= 190 && quiet.elapsed < 3000, `ended after ${quiet.elapsed} ms`);
-    assert.deepEqual(JSON.parse(quiet.text), { results: [], last_seq: '0', pending: 0 });
+    assert.deepEqual(bareSeqs(JSON.parse(quiet.text)), { results: [], last_seq: '0', pending: 0 });
   });
 
   test('heartbeats keep a quiet continuous feed alive; timeout alone ends it', async () => {
@@ -93,7 +94,7 @@ describe('_changes feeds', () => {
     beating.abort();
     const idle = await openFeed(server.url, '/hb/_changes?feed=continuous&timeout=200', { auth: ADMIN }).done;
     assert.ok(idle.elapsed >= 190 && idle.elapsed < 3000, `ended after ${idle.elapsed} ms`);
-    assert.deepEqual(feedLines(idle.text), [{ last_seq: '0', pending: 0 }]);
+    assert.deepEqual(bareSeqs(feedLines(idle.text)), [{ last_seq: '0', pending: 0 }]);
   });
 
   test('eventsource: data/id events, heartbeat events, Last-Event-ID resumes', async () => {
@@ -106,7 +107,7 @@ describe('_changes feeds', () => {
     assert.equal(head.headers['cache-control'], 'no-cache');
     const text = await feed.waitFor((t) => t.includes('event: heartbeat'));
     feed.abort();
-    assert.ok(text.startsWith(`data: {"seq":"1","id":"one","changes":[{"rev":"${first}"}]}\nid: "1"\n\ndata: `), JSON.stringify(text));
+    assert.ok(bareSeqText(text).startsWith(`data: {"seq":"1","id":"one","changes":[{"rev":"${first}"}]}\nid: "1"\n\ndata: `), JSON.stringify(text));
     assert.ok(text.includes('event: heartbeat\ndata: \n\n'));
     const resumed = openFeed(server.url, '/es/_changes?feed=eventsource&timeout=100', { auth: ADMIN, headers: { 'Last-Event-ID': '"1"' } });
     const result = await resumed.done;
@@ -153,13 +154,13 @@ describe('_changes feeds', () => {
     }
     const ids = await server.admin('/filtered/_changes?filter=_doc_ids&doc_ids=%5B%22d%22%2C%22a%22%5D');
     assert.deepEqual(ids.body.results.map((row: { id: string }) => row.id), ['a', 'd']);
-    assert.equal(ids.body.last_seq, '5');
+    assert.equal(seqNumber(ids.body.last_seq), 5);
     const posted = await server.admin('/filtered/_changes?filter=_doc_ids&limit=1', { method: 'POST', body: { doc_ids: ['c', 'd'] } });
     assert.deepEqual(posted.body.results.map((row: { id: string }) => row.id), ['c']);
-    assert.equal(posted.body.last_seq, '4', 'with a limit, last_seq is the last row sent');
+    assert.equal(seqNumber(posted.body.last_seq), 4, 'with a limit, last_seq is the last row sent');
     const selector = await server.admin('/filtered/_changes?filter=_selector&include_docs=true', { method: 'POST', body: { selector: { type: 'task' } } });
     assert.deepEqual(selector.body.results.map((row: { id: string; doc: { type: string } }) => [row.id, row.doc.type]), [['b', 'task'], ['d', 'task']]);
-    assert.equal(selector.body.last_seq, '5', 'without a limit, last_seq is the end of the scan');
+    assert.equal(seqNumber(selector.body.last_seq), 5, 'without a limit, last_seq is the end of the scan');
     const design = await server.admin('/filtered/_changes?filter=_design');
     assert.deepEqual(design.body.results.map((row: { id: string }) => row.id), ['_design/app']);
     const liveSelector = openFeed(server.url, '/filtered/_changes?feed=continuous&since=now&filter=_selector&limit=1', {
@@ -171,7 +172,7 @@ describe('_changes feeds', () => {
     await put(server, 'filtered', 'e', { type: 'task' });
     await put(server, 'filtered', 'f', { type: 'note' });
     const live = await liveSelector.done;
-    assert.deepEqual(feedLines(live.text).map((line) => line['id'] ?? line['last_seq']), ['f', '7']);
+    assert.deepEqual(bareSeqs(feedLines(live.text)).map((line) => line['id'] ?? line['last_seq']), ['f', '7']);
     const badSelector = await server.admin('/filtered/_changes?filter=_selector', { method: 'POST', body: { selector: { type: { $nope: 1 } } } });
     assert.deepEqual(badSelector.body, { error: 'bad_request', reason: 'Invalid operator: $nope' });
   });
@@ -202,7 +203,7 @@ describe('_changes feeds', () => {
       const feed = await openFeed(server.url, '/capped/_changes?feed=continuous&heartbeat=100', { auth: ADMIN }).done;
       assert.ok(feed.ended, 'the server ended the response');
       assert.ok(feed.elapsed >= 650 && feed.elapsed < 3000, `ended after ${feed.elapsed} ms`);
-      assert.deepEqual(feedLines(feed.text), [{ last_seq: '0', pending: 0 }]);
+      assert.deepEqual(bareSeqs(feedLines(feed.text)), [{ last_seq: '0', pending: 0 }]);
       const longpoll = await openFeed(server.url, '/capped/_changes?feed=longpoll&timeout=600000', { auth: ADMIN }).done;
       assert.ok(longpoll.elapsed < 3000, `a longer timeout is capped (ended after ${longpoll.elapsed} ms)`);
     } finally {
@@ -258,7 +259,7 @@ describe('feeds end when the credentials that opened them expire', () => {
     assert.equal(feed.status, 200);
     assert.ok(feed.ended);
     assert.ok(feed.elapsed < 3500, `ended after ${feed.elapsed} ms (cookie timeout 2 s)`);
-    assert.deepEqual(feedLines(feed.text), [{ last_seq: '0', pending: 0 }]);
+    assert.deepEqual(bareSeqs(feedLines(feed.text)), [{ last_seq: '0', pending: 0 }]);
     const again = await server.request('/mine/_changes', { headers: { Cookie: cookie } });
     assert.equal(again.status, 401, 'the expired cookie no longer opens the database');
   });
@@ -271,7 +272,7 @@ describe('feeds end when the credentials that opened them expire', () => {
     const jwtResult = await jwtFeed.done;
     assert.equal(jwtResult.status, 200);
     assert.ok(jwtResult.elapsed < 3500, `ended after ${jwtResult.elapsed} ms (exp in ≤ 2 s)`);
-    assert.deepEqual(feedLines(jwtResult.text), [{ last_seq: '0', pending: 0 }]);
+    assert.deepEqual(bareSeqs(feedLines(jwtResult.text)), [{ last_seq: '0', pending: 0 }]);
     await sleep(300);
     assert.equal(basicFeed.text().trim(), '', 'the Basic feed is still open, sending heartbeats');
     basicFeed.abort();
@@ -289,7 +290,7 @@ describe('shutting down', () => {
     const result = await feed.done;
     assert.ok(Date.now() - t0 < 5000, 'close did not wait for the feed to time out');
     assert.ok(result.ended);
-    assert.deepEqual(feedLines(result.text), [{ last_seq: '0', pending: 0 }]);
+    assert.deepEqual(bareSeqs(feedLines(result.text)), [{ last_seq: '0', pending: 0 }]);
   });
 });
 
@@ -316,7 +317,7 @@ describe('feeds on a cluster (two nodes on one PostgreSQL)', { skip: POSTGRES_TE
     const written = await put(nodeB, 'shared', 'from-b');
     const [c, l] = await Promise.all([continuous.done, longpoll.done]);
     assert.ok(c.elapsed < 5000 && l.elapsed < 5000, 'woken by the bus, not by a timeout');
-    assert.deepEqual(feedLines(c.text)[0], { seq: '1', id: 'from-b', changes: [{ rev: written }] });
+    assert.deepEqual(bareSeqs(feedLines(c.text))[0], { seq: '1', id: 'from-b', changes: [{ rev: written }] });
     assert.deepEqual(JSON.parse(l.text).results.map((row: { id: string }) => row.id), ['from-b']);
   });
 });

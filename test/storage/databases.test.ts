@@ -42,6 +42,20 @@ for (const backend of BACKENDS) {
       assert.equal(await storage.getSecurity('db'), undefined);
     });
 
+    it('keeps a database instance_start_time across a reopen; one deleted and created again at once gets a new one (sequences name it)', async () => {
+      const opened = ctx();
+      const before = (await opened.storage.databaseInfo('db'))?.instanceStartTime;
+      const reopened = await opened.reopen();
+      assert.equal((await reopened.databaseInfo('db'))?.instanceStartTime, before);
+      const seen = new Set([before]);
+      for (let round = 0; round < 5; round++) {
+        await reopened.deleteDatabase('db');
+        await reopened.createDatabase('db', OPEN_SECURITY);
+        seen.add((await reopened.databaseInfo('db'))?.instanceStartTime);
+      }
+      assert.equal(seen.size, 6, 'every instance has its own instance_start_time');
+    });
+
     it('starts a recreated database empty, at sequence 0', async () => {
       const { storage } = ctx();
       await storage.writeDocuments('db', [{ id: 'x', body: { v: 1 }, deleted: false }], { newEdits: true });

@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The compiled entry point, as `npm start` runs it. */
@@ -66,3 +68,15 @@ export function runDivan(args: string[], env: Record<string, string> = {}, timeo
   });
 }
 
+
+/** A fresh data directory with one server admin, the arguments that start the binary on it, and its removal. */
+export function adminDataDir(prefix: string): { args: string[]; auth: [string, string]; remove(): void } {
+  const data = mkdtempSync(join(tmpdir(), prefix));
+  const config = join(data, 'admin.ini');
+  writeFileSync(config, '[admins]\nboss = b0ss-pass\n');
+  return {
+    args: ['--port', '0', '--data', data, '--config', config],
+    auth: ['boss', 'b0ss-pass'],
+    remove: () => rmSync(data, { recursive: true, force: true }),
+  };
+}

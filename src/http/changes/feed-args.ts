@@ -1,6 +1,6 @@
 import { decodeJsonObject, splitToken } from '../../auth/jwt/token.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
-import { parseSince } from '../../databases/sequences.js';
+import type { Sequences } from '../../databases/sequences.js';
 import { parseSelector, type Selector } from '../../documents/selector.js';
 import { badRequest, requestBodyNotObject } from '../../errors/catalog.js';
 import type { Json, JsonObject } from '../../json/json.js';
@@ -28,6 +28,8 @@ export interface FeedArgs {
   descending: boolean;
   limit?: number;
   since: number;
+  /** How this database's sequences go out (`seq`, `last_seq`) and come in (`since`). */
+  sequences: Sequences;
   filter: Filter;
   /** Milliseconds between heartbeats; undefined: none. */
   heartbeatMs?: number;
@@ -123,7 +125,7 @@ function parseFilter(request: Request, body: JsonObject): Filter {
   }
 }
 
-export function parseArgs(request: Request, services: Services, opened: OpenedDatabase, body: JsonObject, updateSeq: number): FeedArgs {
+export function parseArgs(request: Request, services: Services, opened: OpenedDatabase, body: JsonObject, at: { updateSeq: number; sequences: Sequences }): FeedArgs {
   const query = request.query;
   const feedName = query.get('feed') ?? 'normal';
   const feed = feedName === 'live' ? 'continuous' : feedName;
@@ -158,7 +160,8 @@ export function parseArgs(request: Request, services: Services, opened: OpenedDa
     conflicts: booleanParam(query, 'conflicts'),
     descending: feed === 'normal' && descending,
     limit: nonNegativeIntegerParam(query, 'limit'),
-    since: feed === 'normal' && descending ? 0 : parseSince(sinceValue, updateSeq),
+    since: feed === 'normal' && descending ? 0 : at.sequences.parse(sinceValue, at.updateSeq),
+    sequences: at.sequences,
     filter: parseFilter(request, body),
     heartbeatMs,
     idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,

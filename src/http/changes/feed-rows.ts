@@ -1,4 +1,3 @@
-import { formatSeq } from '../../databases/sequences.js';
 import type { ChangeRow } from '../../databases/types.js';
 import { matchesSelector } from '../../documents/selector.js';
 import type { Json, JsonObject } from '../../json/json.js';
@@ -9,7 +8,7 @@ import type { FeedArgs } from './feed-args.js';
 const BATCH = 1000;
 
 function render(change: ChangeRow, revs: readonly string[], args: FeedArgs): JsonObject {
-  const entry: JsonObject = { seq: formatSeq(change.seq), id: change.id, changes: revs.map((rev) => ({ rev })) };
+  const entry: JsonObject = { seq: args.sequences.format(change.seq), id: change.id, changes: revs.map((rev) => ({ rev })) };
   if (change.deleted) entry['deleted'] = true;
   if (args.includeDocs) entry['doc'] = change.body ? args.opened.view.listed(fullDocument(change)) : null;
   return entry;

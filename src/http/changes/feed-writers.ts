@@ -1,4 +1,4 @@
-import { formatSeq } from '../../databases/sequences.js';
+import type { Sequences } from '../../databases/sequences.js';
 import type { JsonObject } from '../../json/json.js';
 import type { Feed } from './feed-args.js';
 
@@ -9,13 +9,13 @@ export interface FeedWriter {
   end(lastSeq: number, pending: number): string;
 }
 
-export function writerFor(feed: Exclude<Feed, 'normal'>): FeedWriter {
+export function writerFor(feed: Exclude<Feed, 'normal'>, sequences: Sequences): FeedWriter {
   switch (feed) {
     case 'continuous':
       return {
         change: (entry) => `${JSON.stringify(entry)}\n`,
         heartbeat: () => '\n',
-        end: (lastSeq, pending) => `${JSON.stringify({ last_seq: formatSeq(lastSeq), pending })}\n`,
+        end: (lastSeq, pending) => `${JSON.stringify({ last_seq: sequences.format(lastSeq), pending })}\n`,
       };
     case 'eventsource':
       return {
@@ -36,7 +36,7 @@ export function writerFor(feed: Exclude<Feed, 'normal'>): FeedWriter {
       return {
         change: (entry) => `${open()}${rows++ > 0 ? ',\r\n' : ''}${JSON.stringify(entry)}`,
         heartbeat: () => `${open()}\n`,
-        end: (lastSeq, pending) => `${open()}\n],\n"last_seq":${JSON.stringify(formatSeq(lastSeq))},"pending":${pending}}\n`,
+        end: (lastSeq, pending) => `${open()}\n],\n"last_seq":${JSON.stringify(sequences.format(lastSeq))},"pending":${pending}}\n`,
       };
     }
   }

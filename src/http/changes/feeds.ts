@@ -1,5 +1,4 @@
 import { isCouchError } from '../../errors/couch-error.js';
-import { formatSeq } from '../../databases/sequences.js';
 import { json, type Reply, type ReplyStream } from '../reply.js';
 import { LoopTurns } from '../event-loop.js';
 import type { Services } from '../services.js';
@@ -47,11 +46,11 @@ export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Rep
     });
     const passed = (await filterRows(args, rows, new LoopTurns())).slice(0, args.limit);
     const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : updateSeq;
-    return json(200, { results: passed.map((item) => item.entry), last_seq: formatSeq(last), pending: 0 });
+    return json(200, { results: passed.map((item) => item.entry), last_seq: args.sequences.format(last), pending: 0 });
   }
   const result = await scan(args, args.since, args.limit);
   const pending = result.entries.length === 0 ? 0 : Math.max(0, updateSeq - result.last);
-  return json(200, { results: result.entries, last_seq: formatSeq(result.last), pending });
+  return json(200, { results: result.entries, last_seq: args.sequences.format(result.last), pending });
 }
 
 /**
@@ -76,7 +75,7 @@ class LiveFeed {
     this.#services = services;
     this.#args = args;
     this.#out = out;
-    this.#writer = writerFor(args.feed as Exclude<Feed, 'normal'>);
+    this.#writer = writerFor(args.feed as Exclude<Feed, 'normal'>, args.sequences);
     this.#since = args.since;
   }
 

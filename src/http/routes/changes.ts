@@ -9,6 +9,7 @@
  * (when there is no heartbeat), the expiry of the cookie or JWT that opened it, `limit` rows, the
  * node shutting down. Authorization is checked once, when the feed opens.
  */
+import { sequencesOf } from '../../databases/sequences.js';
 import { openListing } from '../document-path.js';
 import { normalFeed, liveFeed } from '../changes/feeds.js';
 import { parseArgs, readBody } from '../changes/feed-args.js';
@@ -20,8 +21,9 @@ import type { Services } from '../services.js';
 export async function changes(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
   const body = await readBody(request, services);
-  const updateSeq = (await opened.info())?.updateSeq ?? 0;
-  const args = parseArgs(request, services, opened, body, updateSeq);
+  const info = await opened.info();
+  const updateSeq = info?.updateSeq ?? 0;
+  const args = parseArgs(request, services, opened, body, { updateSeq, sequences: sequencesOf(info) });
   if (args.feed === 'normal') return normalFeed(args, updateSeq);
   return liveFeed(services, args);
 }

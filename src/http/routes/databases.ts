@@ -1,5 +1,5 @@
 import { requireServerAdmin } from '../../identity/authorization.js';
-import { formatSeq } from '../../databases/sequences.js';
+import { Sequences } from '../../databases/sequences.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { badRequest, databaseMissing, methodNotAllowed } from '../../errors/catalog.js';
 import { databaseName } from '../document-path.js';
@@ -26,11 +26,13 @@ export async function database(request: Request, services: Services): Promise<Re
     case 'HEAD': {
       const info = await (await services.databases.open(db, request.userCtx)).info();
       if (!info) throw databaseMissing();
+      const sequences = new Sequences(info.instanceStartTime);
       return json(200, {
         instance_start_time: info.instanceStartTime,
         db_name: info.name,
-        purge_seq: '0',
-        update_seq: formatSeq(info.updateSeq),
+        // Divan does not purge: the purge sequence stays 0, in the shape of every other sequence.
+        purge_seq: sequences.format(0),
+        update_seq: sequences.format(info.updateSeq),
         // `file` also counts the superseded bodies compaction reclaims; the others count leaves.
         sizes: { file: info.dataSize + info.compactableSize, external: info.dataSize, active: info.dataSize },
         props: {},
