@@ -72,7 +72,8 @@ export function toEdit(value: unknown, options: { id?: string; rev?: string; new
   if (options.id !== undefined && value['_id'] !== undefined && value['_id'] !== options.id) {
     throw badRequest('Document id in the body does not match the URL.');
   }
-  const path = value['_revisions'] === undefined ? undefined : revisionsPath(value['_revisions']);
+  // `_local/` documents have no history: their `_revisions` is ignored, as CouchDB ignores it.
+  const path = value['_revisions'] === undefined || id.startsWith('_local/') ? undefined : revisionsPath(value['_revisions']);
   // Where `_rev` and `_revisions` disagree, `_revisions` decides (as in CouchDB's transfer_fields).
   const bodyRev = value['_rev'] === undefined ? undefined : parseRev(value['_rev']);
   let rev = path?.[0] ?? bodyRev;

@@ -195,6 +195,16 @@ describe('_replication_* members on ordinary documents', () => {
     assert.equal((await server.admin('/repl/_local/cp')).body._replication_id, 'r');
   });
 
+  test('a _local document ignores _revisions, as it has no history: its _rev decides', async () => {
+    const first = await server.admin('/repl/_local/hist', { method: 'PUT', body: { v: 1 } });
+    assert.equal(first.status, 201);
+    const again = await server.admin('/repl/_local/hist', { method: 'PUT', body: { _rev: first.body.rev, _revisions: { start: 0, ids: ['1'] }, v: 2 } });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    const doc = await server.admin('/repl/_local/hist');
+    assert.equal(doc.body.v, 2);
+    assert.equal(doc.body._revisions, undefined);
+  });
+
   test('other special members are still refused with doc_validation', async () => {
     const res = await server.admin('/repl/x', { method: 'PUT', body: { _replication_other: 1 } });
     assert.deepEqual([res.status, res.body], [400, { error: 'doc_validation', reason: 'Bad special document member: _replication_other' }]);
