@@ -126,6 +126,8 @@ describe('_changes feeds', () => {
     assert.equal(outsider.status, 403);
     const member = await openFeed(server.url, '/private/_changes?feed=continuous&timeout=10', { auth: ['member', 'member-pass'] }).done;
     assert.equal(member.status, 200);
+    // The filter exists, so the refusal is about running it (a missing one is 404, tested below).
+    await server.admin('/private/_design/app', { method: 'PUT', body: { filters: { mine: 'function (doc) { return true; }' } } });
     for (const [query, reason] of [
       ['heartbeat=0', 'The heartbeat value should be a positive integer (in milliseconds).'],
       ['heartbeat=soon', 'Invalid heartbeat value. Expecting a positive integer value (in milliseconds).'],
@@ -138,6 +140,24 @@ describe('_changes feeds', () => {
       const res = await openFeed(server.url, `/private/_changes?feed=continuous&${query}`, { auth: ADMIN }).done;
       assert.equal(res.status, 400, query);
       assert.deepEqual(JSON.parse(res.text), { error: 'bad_request', reason }, query);
+    }
+  });
+
+  test('a filter or _view function is looked up first, as CouchDB: a missing design document or member is 404', async () => {
+    await freshDb(server, 'lookups');
+    await server.admin('/lookups/_design/app', { method: 'PUT', body: { filters: { mine: 'function (doc) { return true; }' }, views: 'not an object' } });
+    await server.admin('/lookups/_design/nofilters', { method: 'PUT', body: {} });
+    for (const [query, status, error, reason] of [
+      ['filter=nodesign/mine', 404, 'not_found', 'missing'],
+      ['filter=nofilters/mine', 404, 'not_found', 'missing json key: filters'],
+      ['filter=app/other', 404, 'not_found', 'missing json key: other'],
+      ['filter=_view&view=app/by_type', 404, 'not_found', 'json_mismatch'],
+      ['filter=_view&view=nodesign/by_type', 404, 'not_found', 'missing'],
+      ['filter=_view', 400, 'bad_request', '`view` filter parameter is not provided.'],
+      ['filter=app/mine', 400, 'bad_request', 'Divan does not run JavaScript filter functions: use _doc_ids, _selector or _design.'],
+    ] as const) {
+      const res = await server.admin(`/lookups/_changes?${query}`);
+      assert.deepEqual([res.status, res.body], [status, { error, reason }], query);
     }
   });
 

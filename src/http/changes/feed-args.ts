@@ -1,8 +1,9 @@
 import { decodeJsonObject, splitToken } from '../../auth/jwt/token.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
 import type { Sequences } from '../../databases/sequences.js';
+import { isObject } from '../../documents/document-json.js';
 import { parseSelector, type Selector } from '../../documents/selector.js';
-import { badRequest, requestBodyNotObject } from '../../errors/catalog.js';
+import { badRequest, notFound, requestBodyNotObject } from '../../errors/catalog.js';
 import type { Json, JsonObject } from '../../json/json.js';
 import { readBulkBytes } from '../bulk-body.js';
 import { booleanParam, nonNegativeIntegerParam } from '../query.js';
@@ -117,12 +118,32 @@ function parseFilter(request: Request, body: JsonObject): Filter {
     case '_design':
       return { kind: 'design' };
     case '_view':
+      if ((request.query.get('view') ?? '') === '') throw badRequest('`view` filter parameter is not provided.');
       throw badRequest('Divan does not run view functions: the `_view` filter is not supported.');
     default:
       if (name.startsWith('_')) throw badRequest('unknown builtin filter name');
       if (name.split('/').filter(Boolean).length !== 2) throw badRequest('`filter` must be of the form `designname/filtername`');
       throw badRequest('Divan does not run JavaScript filter functions: use _doc_ids, _selector or _design.');
   }
+}
+
+/**
+ * As CouchDB (`couch_changes:configure_filter`), a filter or `_view` function is looked up before
+ * anything else: a missing design document is 404 `missing`/`deleted`, a missing member 404
+ * `missing json key: …`. Only a function that exists meets the 400 that says Divan cannot run it.
+ */
+export async function requireNamedFunction(request: Request, opened: OpenedDatabase): Promise<void> {
+  const filter = request.query.get('filter') ?? '';
+  const member = filter === '_view' ? 'views' : 'filters';
+  const name = filter === '_view' ? (request.query.get('view') ?? '') : filter.startsWith('_') ? '' : filter;
+  const parts = name.split('/').filter(Boolean);
+  // Anything else is refused by parseFilter with CouchDB's wording.
+  if (parts.length !== 2) return;
+  const { doc } = await opened.readDocument(`_design/${parts[0]}`, undefined, {});
+  const functions = doc[member];
+  if (functions === undefined) throw notFound(`missing json key: ${member}`);
+  if (!isObject(functions)) throw notFound('json_mismatch');
+  if (!Object.hasOwn(functions, parts[1]!)) throw notFound(`missing json key: ${parts[1]}`);
 }
 
 export function parseArgs(request: Request, services: Services, opened: OpenedDatabase, body: JsonObject, at: { updateSeq: number; sequences: Sequences }): FeedArgs {

@@ -12,7 +12,7 @@
 import { sequencesOf } from '../../databases/sequences.js';
 import { openListing } from '../document-path.js';
 import { normalFeed, liveFeed } from '../changes/feeds.js';
-import { parseArgs, readBody } from '../changes/feed-args.js';
+import { parseArgs, readBody, requireNamedFunction } from '../changes/feed-args.js';
 import type { Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -21,6 +21,7 @@ import type { Services } from '../services.js';
 export async function changes(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
   const body = await readBody(request, services);
+  await requireNamedFunction(request, opened);
   const info = await opened.info();
   const updateSeq = info?.updateSeq ?? 0;
   const args = parseArgs(request, services, opened, body, { updateSeq, sequences: sequencesOf(info) });
