@@ -7,14 +7,17 @@
 import { isCouchError } from '../errors/couch-error.js';
 import type { Logger } from '../log/logger.js';
 import type { Storage } from '../storage/storage.js';
+import type { ActiveTasks } from '../tasks/active-tasks.js';
 
 export class Compactions {
   readonly #storage: Storage;
+  readonly #tasks: ActiveTasks;
   readonly #log: Logger | undefined;
   readonly #running = new Map<string, Promise<void>>();
 
-  constructor(storage: Storage, log: Logger | undefined) {
+  constructor(storage: Storage, tasks: ActiveTasks, log: Logger | undefined) {
     this.#storage = storage;
+    this.#tasks = tasks;
     this.#log = log;
   }
 
@@ -26,6 +29,7 @@ export class Compactions {
   start(db: string): Promise<void> {
     const running = this.#running.get(db);
     if (running !== undefined) return running;
+    const task = this.#tasks.begin({ type: 'database_compaction', database: db, progress: 0, changes_done: 0, total_changes: 0 });
     const compaction = this.#storage
       .compact(db)
       .then((bytes) => this.#log?.info(`compacted ${JSON.stringify(db)}: ${bytes} bytes of superseded revisions reclaimed`))
@@ -34,7 +38,10 @@ export class Compactions {
         if (isCouchError(error) && error.status === 404) return;
         this.#log?.error(`compaction of ${JSON.stringify(db)} failed: ${(error as Error).message}`);
       })
-      .finally(() => this.#running.delete(db));
+      .finally(() => {
+        task.finish();
+        this.#running.delete(db);
+      });
     this.#running.set(db, compaction);
     return compaction;
   }

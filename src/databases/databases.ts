@@ -7,6 +7,7 @@ import type { SecurityObject } from '../storage/storage.js';
 import type { Logger } from '../log/logger.js';
 import { callerOf, openAsMember, securityOf } from './access.js';
 import { Compactions } from './compactions.js';
+import type { ActiveTasks } from '../tasks/active-tasks.js';
 import { OpenedDatabase, type LayerContext } from './opened-database.js';
 import { defaultSecurity, validateSecurity } from './security.js';
 import { usersDbName } from './settings.js';
@@ -27,7 +28,12 @@ export class Databases {
   /** `log` receives how background compactions end. */
   constructor(context: LayerContext, log?: Logger) {
     this.#context = context;
-    this.#compactions = new Compactions(context.storage, log);
+    this.#compactions = new Compactions(context.storage, context.tasks, log);
+  }
+
+  /** This node's `_active_tasks`. */
+  get tasks(): ActiveTasks {
+    return this.#context.tasks;
   }
 
   get usersDbName(): string {

@@ -1,4 +1,5 @@
 import { requireDbMember } from '../identity/authorization.js';
+import type { ActiveTasks } from '../tasks/active-tasks.js';
 import type { Config } from '../config/config.js';
 import type { Caller, DatabaseHooks, ReadFilter } from '../documents/database-hooks.js';
 import { parseRev, renderRevision, type RenderOptions } from '../documents/document-json.js';
@@ -28,6 +29,8 @@ export interface LayerContext {
   readonly storage: Storage;
   readonly config: Config;
   readonly hooks: HookRegistry;
+  /** This node's `_active_tasks` (compactions, indexers, replications register here). */
+  readonly tasks: ActiveTasks;
 }
 
 const AS_STORED: ReadFilter = { single: (doc) => doc, listed: (doc) => doc };

@@ -8,7 +8,7 @@ import { compact, database as databaseItself, security } from './routes/database
 import { changes } from './routes/changes.js';
 import { allDocs } from './routes/listings.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
-import { allDbs, membership, up, uuids, welcome } from './routes/server.js';
+import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
 
@@ -35,6 +35,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_uuids', only(['GET'], uuids)],
   ['_all_dbs', only(['GET'], allDbs)],
   ['_membership', only(['GET'], membership)],
+  ['_active_tasks', only(['GET'], activeTasks)],
   ['_session', session],
 ]);
 

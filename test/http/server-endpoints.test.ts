@@ -136,4 +136,13 @@ describe('server endpoints', () => {
     assert.equal(res.status, 400);
     assert.equal(res.body.error, 'bad_request');
   });
+  test('GET /_active_tasks lists this node\'s tasks for server admins and refuses others', async () => {
+    const res = await server.admin('/_active_tasks');
+    assert.equal(res.status, 200);
+    assert.ok(Array.isArray(res.body));
+    const anonymous = await server.request('/_active_tasks');
+    assert.equal(anonymous.status, 401);
+    const posted = await server.admin('/_active_tasks', { method: 'POST', body: {} });
+    assert.equal(posted.status, 405);
+  });
 });

@@ -58,3 +58,9 @@ export async function membership(_request: Request, services: Services): Promise
   const node = services.nodeName();
   return json(200, { all_nodes: [node], cluster_nodes: [node] });
 }
+
+/** `GET /_active_tasks`: this node's compactions, indexers and replications (server admins). */
+export async function activeTasks(request: Request, services: Services): Promise<Reply> {
+  requireServerAdmin(request.userCtx);
+  return json(200, services.tasks.list());
+}

@@ -1,0 +1,96 @@
+/**
+ * The identity part of the composition root (app.ts): passwords, cookies, proxy and JWT, the
+ * authentication chain, and what other nodes say about them.
+ */
+import { BasicHandler } from '../auth/basic/basic-handler.js';
+import { buildChain, type HandlerRegistry } from '../auth/build-chain.js';
+import type { AuthChain } from '../auth/chain.js';
+import type { AuthHandler } from '../auth/types.js';
+import { storedSecret } from '../auth/cookie/shared-secret.js';
+import { CookieHandler } from '../auth/cookie/cookie-handler.js';
+import { CookieService } from '../auth/cookie/cookie-service.js';
+import { ProxyHandler } from '../auth/proxy/proxy-handler.js';
+import { JwtHandler } from '../auth/jwt/jwt-handler.js';
+import type { ClusterLink } from '../cluster/cluster-link.js';
+import type { Config } from '../config/config.js';
+import { userDocumentsOf } from '../databases/user-documents.js';
+import type { Logger } from '../log/logger.js';
+import type { Admins } from '../users/admins.js';
+import { HashUpgrader } from '../users/hash-upgrader.js';
+import { Lockout, lockoutSettings } from '../users/lockout.js';
+import { TotpReplayGuard } from '../users/totp-replay.js';
+import { PasswordAuthenticator } from '../users/password-authenticator.js';
+import { passwordCacheSettings, VerifiedPasswordCache } from '../users/password-cache.js';
+import type { DataLayer } from './data-layer.js';
+
+export interface Identity {
+  authenticator: PasswordAuthenticator;
+  cookies: CookieService;
+  jwt: JwtHandler;
+  lockout: Lockout;
+  usedCodes: TotpReplayGuard;
+  upgrader: HashUpgrader;
+  chain: () => AuthChain;
+}
+
+/** Passwords, cookies, proxy and JWT, and the authentication chain built from them. */
+export function wireIdentity(config: Config, log: Logger, admins: Admins, data: DataLayer, link: ClusterLink | undefined): Identity {
+  const passwordCache = new VerifiedPasswordCache(passwordCacheSettings(config));
+  const lockout = new Lockout(lockoutSettings(config));
+  config.onChange((change) => {
+    if (change.section === 'couch_passwords_cache') passwordCache.configure(passwordCacheSettings(config));
+    if (change.section === 'chttpd_auth_lockout') lockout.configure(lockoutSettings(config));
+    if (change.section === 'admins') passwordCache.forget(change.key);
+  });
+  // Failed passwords count on every node, so guesses spread over nodes still lock the account.
+  if (link) lockout.onLocalFailure = (peer, name, salt) => link.publish({ topic: 'lockout', peer, name, salt });
+  const usedCodes = new TotpReplayGuard();
+  const upgrader = new HashUpgrader(config, userDocumentsOf(data.databases), data.users, log);
+  const authenticator = new PasswordAuthenticator({
+    config,
+    admins,
+    users: data.userStore,
+    cache: passwordCache,
+    lockout,
+    upgrader,
+    log,
+    // On a cluster, a TOTP code used on one node is refused as a replay on every node.
+    usedCodes: {
+      accept(name: string, salt: string, counter: number): boolean {
+        const accepted = usedCodes.accept(name, salt, counter);
+        if (accepted) link?.publish({ topic: 'totp', name, salt, counter });
+        return accepted;
+      },
+    },
+  });
+  const sharedSecret = link ? storedSecret(data.backend, () => link.publish({ topic: 'secret' })) : undefined;
+  const cookies = new CookieService(config, log, Date.now, sharedSecret);
+  const jwt = new JwtHandler(config, log);
+  const registry: HandlerRegistry = new Map<string, AuthHandler>([
+    ['cookie', new CookieHandler(cookies, authenticator)],
+    ['default', new BasicHandler(authenticator)],
+    ['proxy', data.perUser.watchExternal(new ProxyHandler(config, cookies, log))],
+    ['jwt', data.perUser.watchExternal(jwt)],
+  ]);
+  let chain: AuthChain = buildChain(config, registry);
+  config.onChange((change) => {
+    if (change.section !== 'chttpd' || change.key !== 'authentication_handlers') return;
+    try {
+      chain = buildChain(config, registry);
+    } catch (error) {
+      log.error(`keeping the previous authentication chain: ${(error as Error).message}`);
+    }
+  });
+  return { authenticator, cookies, jwt, lockout, usedCodes, upgrader, chain: () => chain };
+}
+
+/** What other nodes tell this one: drop cached users, count failures, reload the secret, refuse replays, wake feeds. */
+export function receiveClusterMessages(link: ClusterLink, data: DataLayer, identity: Identity): void {
+  link.receive({
+    users: (message) => data.userStore.invalidate(message.ids),
+    lockout: (message) => identity.lockout.recordRemoteFailure(message.peer, message.name, message.salt),
+    secret: () => identity.cookies.sharedSecretChanged(),
+    totp: (message) => identity.usedCodes.accept(message.name, message.salt, message.counter),
+    db: (message) => message.dbs.forEach((db) => data.changes.changedElsewhere(db)),
+  });
+}
