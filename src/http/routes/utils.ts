@@ -6,13 +6,29 @@ import { ASSET_CACHE_CONTROL, PAGE_CACHE_CONTROL, findStaticDir, loadStaticFiles
 import { absoluteUrl } from '../urls.js';
 
 /**
- * `/_utils/`: Divan's browser pages (today the login page, `session.html`), served from the
- * package's `static/` folder. Only the listed files exist; they are read once and kept in memory.
- * CouchDB lets anyone GET or HEAD `/_utils*` (docs/browser.md); any other method is for server
- * admins, who then get 405 (CouchDB's `handle_utils_dir_req`).
+ * `/_utils/`: Divan's browser pages, served from the package's `static/` folder: the login page
+ * (`session.html`) and the admin console (`index.html`, its style and its `console/` modules; see
+ * docs/console.md). Only the listed files exist; they are read once and kept in memory. CouchDB
+ * lets anyone GET or HEAD `/_utils*` (docs/browser.md); any other method is for server admins,
+ * who then get 405 (CouchDB's `handle_utils_dir_req`).
  */
 export const LOGIN_PAGE = 'session.html';
-export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'session.css', 'session.js', 'divan.svg'];
+export const CONSOLE_PAGE = 'index.html';
+export const CONSOLE_MODULES: readonly string[] = [
+  'app.js',
+  'api.js',
+  'dom.js',
+  'format.js',
+  'databases.js',
+  'documents.js',
+  'document.js',
+  'security.js',
+  'users.js',
+  'config.js',
+  'tasks.js',
+  'metrics.js',
+].map((name) => `console/${name}`);
+export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
 const PREFIX = '/_utils/';
 
 /** Sent with every file: the page runs only its own script and style and cannot be framed. */
@@ -45,18 +61,16 @@ export async function utils(request: Request): Promise<Reply> {
     throw methodNotAllowed(['GET', 'HEAD']);
   }
   const path = request.path;
-  if (path === '/_utils' || path === PREFIX) {
-    // The query goes along, so `/_utils/?return=/db` still brings the user back.
-    const query = request.query.toString();
-    return {
-      status: 302,
-      body: Buffer.alloc(0),
-      headers: { Location: absoluteUrl(request, `${PREFIX}${LOGIN_PAGE}${query === '' ? '' : `?${query}`}`), 'Content-Type': 'text/plain; charset=utf-8' },
-    };
-  }
+  const query = request.query.toString();
+  const search = query === '' ? '' : `?${query}`;
+  // `/_utils` → `/_utils/`, as CouchDB; a login hand-off (`?return=`, `?reason=`) still goes to the
+  // login page with its query, so `/_utils/?return=/db` brings the user back.
+  if (path === '/_utils') return redirect(request, `${PREFIX}${search}`);
+  if (path === PREFIX && (request.query.has('return') || request.query.has('reason'))) return redirect(request, `${PREFIX}${LOGIN_PAGE}${search}`);
   // An exact name of the allow-list, compared on the raw (undecoded) path: `..`, `%2F`, `%00`,
   // doubled slashes and every other spelling are simply not in the list.
-  const file = path.startsWith(PREFIX) ? (await utilsFiles()).get(path.slice(PREFIX.length)) : undefined;
+  const name = path === PREFIX ? CONSOLE_PAGE : path.slice(PREFIX.length);
+  const file = path.startsWith(PREFIX) ? (await utilsFiles()).get(name) : undefined;
   if (file === undefined) throw notFound('missing');
   const headers = {
     'Content-Type': file.contentType,
@@ -70,4 +84,8 @@ export async function utils(request: Request): Promise<Reply> {
     return { status: 304, body: file.body, headers };
   }
   return { status: 200, body: file.body, headers };
+}
+
+function redirect(request: Request, target: string): Reply {
+  return { status: 302, body: Buffer.alloc(0), headers: { Location: absoluteUrl(request, target), 'Content-Type': 'text/plain; charset=utf-8' } };
 }
