@@ -17,6 +17,14 @@ import * as metrics from './metrics.js';
  *   title: (text: string) => HTMLElement, go: (hash: string, note?: string) => void, reload: (note?: string) => void }} Context
  */
 
+/** @type {Map<string, { render: (context: Context) => Promise<void> }>} */
+const PAGES = new Map([
+  ['users', users],
+  ['config', config],
+  ['tasks', tasks],
+  ['metrics', metrics],
+]);
+
 /**
  * The page for a hash: `#/db/{db}/doc/{id}?rev=…` → the document page with its segments.
  *
@@ -33,9 +41,8 @@ export function route(hash) {
     if (what === 'security') return { page: security, segments, params, nav: 'databases' };
     return { page: documents, segments, params, nav: 'databases' };
   }
-  /** @type {Record<string, any>} */
-  const pages = { users, config, tasks, metrics };
-  if (first !== undefined && first in pages) return { page: pages[first], segments, params, nav: first };
+  const page = first === undefined ? undefined : PAGES.get(first);
+  if (first !== undefined && page !== undefined) return { page, segments, params, nav: first };
   return { page: databases, segments, params, nav: 'databases' };
 }
 

@@ -1,11 +1,12 @@
-// `/_utils/`: the login page's static files (content types, caching, CSP, conditional requests,
-// methods, path traversal) and the 401 → login page redirect of browsers (reference §9.2, §9.3).
+// `/_utils/`: the login page's and the admin console's static files (content types, caching, CSP,
+// conditional requests, methods, path traversal) and the 401 → login page redirect of browsers.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { matchesIfNoneMatch } from '../../src/http/static.js';
+import { CONSOLE_MODULES } from '../../src/http/routes/utils.js';
 import { startServer, type TestServer } from '../support/server.js';
 import { BROWSER_ACCEPT, FAST_INI, createUser, sessionCookie, withConfig } from '../support/session-helpers.js';
 
@@ -19,6 +20,9 @@ const FILES: ReadonlyArray<readonly [string, string, string]> = [
   ['session.css', 'text/css; charset=utf-8', 'private, max-age=3600'],
   ['session.js', 'text/javascript; charset=utf-8', 'private, max-age=3600'],
   ['divan.svg', 'image/svg+xml', 'private, max-age=3600'],
+  ['index.html', 'text/html; charset=utf-8', 'no-cache, private'],
+  ['console.css', 'text/css; charset=utf-8', 'private, max-age=3600'],
+  ...CONSOLE_MODULES.map((name) => [name, 'text/javascript; charset=utf-8', 'private, max-age=3600'] as const),
 ];
 
 const NOT_AUTHORIZED_DB = 'You are not authorized to access this db.';
@@ -37,7 +41,7 @@ function rawExchange(url: string, requestText: string): Promise<string> {
   });
 }
 
-describe('/_utils: the login page and its assets', () => {
+describe('/_utils: the login page, the admin console and their assets', () => {
   let server: TestServer;
 
   before(async () => {
@@ -79,32 +83,36 @@ describe('/_utils: the login page and its assets', () => {
     }
   });
 
-  test('the page has no inline script or style, and loads only its own /_utils files', async () => {
-    const html = (await server.request('/_utils/session.html')).text;
+  for (const page of ['session.html', 'index.html']) {
+  test(`${page} has no inline script or style, and loads only its own /_utils files`, async () => {
+    const html = (await server.request(`/_utils/${page}`)).text;
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)];
     assert.ok(scripts.length >= 1, 'a script element');
     for (const [, attributes, body] of scripts) {
-      assert.match(attributes!, /\bsrc="\/_utils\/[a-z.]+"/, 'external script only');
+      assert.match(attributes!, /\bsrc="\/_utils\/[a-z./]+"/, 'external script only');
       assert.equal(body!.trim(), '', 'no inline script body');
     }
     assert.doesNotMatch(html, /<style\b/i, 'no <style> element');
     assert.doesNotMatch(html, /\sstyle\s*=/i, 'no style attribute');
     assert.doesNotMatch(html, /\son[a-z]+\s*=/i, 'no inline event handler');
     assert.doesNotMatch(html, /javascript:/i, 'no javascript: URL');
-    const references = [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    const references = [...html.matchAll(/\b(?:src|href)="([^"#]+)"/g)].map((match) => match[1]!);
     assert.ok(references.length >= 3, `references: ${references.join(' ')}`);
     for (const reference of references) {
-      assert.match(reference, /^\/_utils\/[a-z.]+$/, `same-origin /_utils reference: ${reference}`);
+      assert.match(reference, /^\/_utils\/[a-z./]+$/, `same-origin /_utils reference: ${reference}`);
       const res = await server.request(reference);
       assert.equal(res.status, 200, reference);
     }
-    assert.match(html, /<form id="login-form" method="post" action="\/_session">/, 'without JavaScript the form still posts to /_session');
-    for (const id of ['name', 'password', 'token', 'new-password', 'confirm-password']) {
-      assert.match(html, new RegExp(`<label for="${id}">`), `a label for #${id}`);
+    if (page === 'session.html') {
+      assert.match(html, /<form id="login-form" method="post" action="\/_session">/, 'without JavaScript the form still posts to /_session');
+      for (const id of ['name', 'password', 'token', 'new-password', 'confirm-password']) {
+        assert.match(html, new RegExp(`<label for="${id}">`), `a label for #${id}`);
+      }
     }
     assert.match(html, /id="error"[^>]*role="alert"[^>]*aria-live="assertive"/, 'errors go to a live region');
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
   });
+  }
 
   test('ETag: a strong validator, stable per file, different between files', async () => {
     const etags = new Set<string>();
@@ -212,7 +220,12 @@ describe('/_utils: the login page and its assets', () => {
       '/_utils/SESSION.HTML',
       '/_utils/static/session.html',
       '/_utils/session.ts',
-      '/_utils/index.html',
+      '/_utils/console/',
+      '/_utils/console/app.ts',
+      '/_utils/console//app.js',
+      '/_utils/console%2Fapp.js',
+      '/_utils/console/../session.js',
+      '/_utils/index.htm',
       '/_utils/__proto__',
       '/_utils/constructor',
       '/%5Futils/session.html',
@@ -225,13 +238,18 @@ describe('/_utils: the login page and its assets', () => {
     }
   });
 
-  test('/_utils and /_utils/ redirect to the login page, keeping the query', async () => {
-    for (const path of ['/_utils', '/_utils/']) {
+  test('/_utils redirects to /_utils/, the console; a login hand-off there (return, reason) goes on to the login page', async () => {
+    const bare = await server.request('/_utils');
+    assert.equal(bare.status, 302);
+    assert.equal(bare.headers['location'], `${server.url}/_utils/`);
+    assert.equal((await server.request('/_utils?x=1')).headers['location'], `${server.url}/_utils/?x=1`);
+    assert.equal((await server.request('/_utils', { method: 'HEAD' })).status, 302);
+    for (const path of ['/_utils/', '/_utils/index.html']) {
       const res = await server.request(path);
-      assert.equal(res.status, 302, path);
-      assert.equal(res.headers['location'], `${server.url}/_utils/session.html`);
-      const head = await server.request(path, { method: 'HEAD' });
-      assert.equal(head.status, 302);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
+      assert.equal(res.headers['content-security-policy'], CSP);
+      assert.equal(res.text, readFileSync(`${STATIC}index.html`, 'utf8'));
     }
     const withQuery = await server.request('/_utils/?return=%2Fprivate&reason=Why%20not');
     assert.equal(withQuery.status, 302);

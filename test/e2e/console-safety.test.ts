@@ -1,0 +1,172 @@
+// The admin console's safety and reach, in headless Chromium: markup in ids, field names, user
+// names and configuration values renders as inert text; paging through documents; keyboard-only
+// use with a visible focus; a phone's width on every page; a database admin who is not a server
+// admin. See docs/console.md.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startServer, type TestServer } from '../support/server.js';
+import { PHONE, assertNoHorizontalScroll, chromiumSkipReason, focusOutline, focusedId, launchChromium, textOf, waitForText } from '../support/browser.js';
+import { consoleShot, openContext, settled, signIn, statusAfter, visit } from '../support/console.js';
+
+const INI = '[chttpd_auth]\niterations = 1000\n';
+const XSS_ID = '<img src=x onerror=window.__xss=1>';
+const XSS_FIELD = '<img src=x onerror=window.__xss=2>';
+const XSS_USER = '<img src=x onerror=window.__xss=3>';
+
+describe('admin console: inert markup, paging, keyboard, phone, database admins (headless Chromium)', { skip: chromiumSkipReason() }, () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  before(async () => {
+    server = await startServer({ ini: INI });
+    browser = await launchChromium();
+    assert.equal((await server.admin('/shop', { method: 'PUT' })).status, 201);
+    const docs = Array.from({ length: 25 }, (_, index) => ({ _id: `item-${String(index).padStart(2, '0')}`, n: index }));
+    assert.equal((await server.admin('/shop/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+    assert.equal((await server.admin(`/shop/${encodeURIComponent(XSS_ID)}`, { method: 'PUT', body: { [XSS_FIELD]: XSS_FIELD } })).status, 201);
+    const user = { _id: `org.couchdb.user:${XSS_USER}`, name: XSS_USER, type: 'user', roles: [XSS_FIELD], password: 'x-pw' };
+    assert.equal((await server.admin(`/_users/${encodeURIComponent(user._id)}`, { method: 'PUT', body: user })).status, 201);
+    const dana = { _id: 'org.couchdb.user:dana', name: 'dana', type: 'user', roles: [], password: 'dana-pw' };
+    assert.equal((await server.admin('/_users/org.couchdb.user:dana', { method: 'PUT', body: dana })).status, 201);
+    assert.equal((await server.admin('/shop/_security', { method: 'PUT', body: { admins: { names: ['dana'], roles: [] }, members: { names: [], roles: [] } } })).status, 200);
+    assert.equal((await server.admin('/_node/_local/_config/console_test/markup', { method: 'PUT', body: JSON.stringify(XSS_FIELD) })).status, 200);
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('markup in a document id, a field name, a user name, a role and a configuration value is shown as text, never run', async () => {
+    const tab = await openContext(browser, server);
+    const { page } = tab;
+    try {
+      await signIn(page, server);
+      const pages: Array<[string, string | RegExp]> = [
+        ['#/db/shop', 'Database shop'],
+        [`#/db/shop/doc/${encodeURIComponent(XSS_ID)}`, `Document ${XSS_ID}`],
+        ['#/users', 'Users'],
+        [`#/users/${encodeURIComponent(XSS_USER)}`, `User ${XSS_USER}`],
+        ['#/config', 'Configuration'],
+      ];
+      for (const [hash, heading] of pages) {
+        await visit(page, hash, heading);
+        assert.equal(await page.locator('#view img').count(), 0, `no element made from data on ${hash}`);
+        assert.equal(await page.evaluate('window.__xss'), undefined, `nothing ran on ${hash}`);
+      }
+      await visit(page, '#/db/shop', 'Database shop');
+      assert.equal(await page.locator('#view a', { hasText: XSS_ID }).count(), 1, 'the id is a link, as text');
+      await visit(page, `#/db/shop/doc/${encodeURIComponent(XSS_ID)}`, `Document ${XSS_ID}`);
+      assert.deepEqual(Object.keys(JSON.parse(await page.inputValue('#doc-json')) as object), ['_id', '_rev', XSS_FIELD]);
+      assert.equal(await page.title(), `Document ${XSS_ID} · Divan`);
+      await visit(page, '#/users', 'Users');
+      assert.match(await textOf(page, '#view table'), new RegExp(XSS_USER.replace(/[()=<>]/g, '\\$&')));
+      await visit(page, '#/config', 'Configuration');
+      assert.equal(await textOf(page, 'tr[data-setting="console_test/markup"] td[data-label="Value"]'), XSS_FIELD);
+      tab.assertClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  test('documents come a page at a time: 20, then the rest; the page size can change', async () => {
+    const tab = await openContext(browser, server);
+    const { page } = tab;
+    try {
+      await signIn(page, server, undefined, undefined, '#/db/shop');
+      assert.equal(await textOf(page, '#docs-range'), '1–20 of 26');
+      assert.equal(await page.locator('#view tbody tr').count(), 20);
+      await page.click('#docs-next');
+      await page.locator('#docs-range', { hasText: '21–26 of 26' }).waitFor();
+      await settled(page);
+      assert.equal(await page.locator('#docs-next').count(), 0, 'no next page after the last');
+      await page.click('#docs-prev');
+      await page.locator('#docs-range', { hasText: '1–20 of 26' }).waitFor();
+      await page.click('.page-sizes a:text-is("50")');
+      await page.locator('#docs-range', { hasText: '1–26 of 26' }).waitFor();
+      tab.assertClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  test('keyboard only: a skip link first, a visible focus, the page heading focused after each move; a database created with Enter', async () => {
+    const tab = await openContext(browser, server);
+    const { page } = tab;
+    try {
+      await signIn(page, server);
+      await page.keyboard.press('Tab');
+      assert.equal(await page.evaluate('document.activeElement.className'), 'skip-link');
+      assert.ok((await page.locator('.skip-link').boundingBox())!.x >= 0, 'the skip link shows when focused');
+      assert.deepEqual(await focusOutline(page), { style: 'solid', width: '3px' });
+      const users = page.locator('#nav a[data-nav="users"]');
+      for (let step = 0; step < 10 && !(await users.evaluate((link) => link === link.ownerDocument.activeElement)); step++) await page.keyboard.press('Tab');
+      assert.deepEqual(await focusOutline(page), { style: 'solid', width: '3px' }, 'the focused link shows it');
+      await page.keyboard.press('Enter');
+      await page.locator('#view[aria-busy="false"] #view-title', { hasText: 'Users' }).waitFor();
+      assert.equal(await focusedId(page), 'view-title', 'focus moves to the new page');
+      await visit(page, '#/', 'Databases');
+      await page.focus('#new-db-name');
+      await page.keyboard.type('typed-db');
+      assert.deepEqual(await focusOutline(page), { style: 'solid', width: '3px' });
+      await consoleShot(page, 'keyboard-focus');
+      await statusAfter(page, () => page.keyboard.press('Enter'), /Database typed-db created/);
+      assert.equal((await server.admin('/typed-db')).status, 200);
+      tab.assertClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  test('at a phone\'s width (375 px) no page scrolls sideways and the controls are finger-sized', async () => {
+    const tab = await openContext(browser, server, PHONE);
+    const { page } = tab;
+    try {
+      await signIn(page, server);
+      const pages: Array<[string, string, string]> = [
+        ['#/', 'Databases', 'phone-databases'],
+        ['#/db/shop', 'Database shop', 'phone-documents'],
+        ['#/db/shop/doc/item-00', 'Document item-00', 'phone-document'],
+        ['#/db/shop/security', 'Security of shop', 'phone-security'],
+        ['#/users', 'Users', 'phone-users'],
+        ['#/users/dana', 'User dana', 'phone-user'],
+        ['#/config', 'Configuration', 'phone-config'],
+        ['#/tasks', 'Tasks and replications', 'phone-tasks'],
+        ['#/metrics', 'Metrics', 'phone-metrics'],
+      ];
+      for (const [hash, heading, shot] of pages) {
+        await visit(page, hash, heading);
+        await assertNoHorizontalScroll(page);
+        const small = await page.$$eval('#view button:visible, #nav a', (elements) => elements.filter((element) => element.getBoundingClientRect().height < 44).map((element) => element.textContent));
+        assert.deepEqual(small, [], `controls at least 44 px high on ${hash}`);
+        if (['phone-databases', 'phone-document', 'phone-users', 'phone-metrics'].includes(shot)) await consoleShot(page, shot);
+      }
+      tab.assertClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  test('a database admin who is not a server admin: told the list is for server admins, opens the database by name and edits its _security', async () => {
+    const tab = await openContext(browser, server);
+    const { page } = tab;
+    try {
+      await signIn(page, server, 'dana', 'dana-pw');
+      assert.match(await textOf(page, '#who'), /Signed in as dana \(no roles\)/);
+      assert.match(await waitForText(page, '#db-list-unavailable'), /^The list of databases is for server admins: .*\(401 unauthorized: You are not a server admin\.\)/);
+      await page.fill('#open-db-name', 'shop');
+      await page.press('#open-db-name', 'Enter');
+      await page.locator('#view[aria-busy="false"] #view-title', { hasText: 'Database shop' }).waitFor();
+      assert.match(await textOf(page, '#docs-range'), /of 26$/);
+      await visit(page, '#/db/shop/security', 'Security of shop');
+      await page.fill('#members-names', 'erin');
+      await statusAfter(page, () => page.click('#save-security'), /is saved/);
+      assert.deepEqual(((await server.admin('/shop/_security')).body as { members: unknown }).members, { names: ['erin'], roles: [] });
+      await visit(page, '#/config', 'Configuration');
+      assert.match(await textOf(page, '#config-unavailable'), /^The configuration is for server admins/);
+      tab.assertClean();
+    } finally {
+      await tab.context.close();
+    }
+  });
+});
