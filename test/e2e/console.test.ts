@@ -124,8 +124,11 @@ describe('admin console (headless Chromium)', { skip: chromiumSkipReason() }, ()
     await visit(page, `#/db/${DB}/doc/with-file`, 'Document with-file');
     const link = page.locator('#attachments a', { hasText: 'notes.txt' });
     assert.equal(await link.getAttribute('href'), `/${DB}/with-file/notes.txt`);
+    assert.equal(await link.getAttribute('download'), 'notes.txt');
+    assert.match(await textOf(page, '#attachments tbody tr'), /notes\.txt\s*text\/plain\s*10 B/);
     const download = await page.evaluate(`fetch(${JSON.stringify(`/${DB}/with-file/notes.txt`)}).then((res) => res.text())`);
     assert.equal(download, 'hello file');
+    await consoleShot(page, 'attachments');
     tab.assertClean();
   });
 
@@ -225,11 +228,17 @@ describe('admin console (headless Chromium)', { skip: chromiumSkipReason() }, ()
       await page.locator('#all-metrics-heading').waitFor();
       assert.ok((await page.locator('#view tbody tr').count()) > 0, 'every metric in the table');
       assert.equal(await page.locator('#metrics-empty').count(), 0);
+      const requests = (stats.body as { couchdb?: { httpd?: { requests?: { value?: unknown } } } }).couchdb?.httpd?.requests?.value;
+      if (typeof requests === 'number') {
+        const card = page.locator('#metrics-glance .card', { hasText: 'HTTP requests' });
+        assert.ok(Number((await card.locator('dd').textContent())?.replace(/\D/g, '')) >= requests, 'the request counter, at least as high as a moment ago');
+      }
+      await consoleShot(page, 'metrics');
     } else {
       const note = await textOf(page, '#metrics-unavailable');
       assert.match(note, new RegExp(`^Metrics are not available: GET /_node/_local/_stats answered ${stats.status}\\.`));
+      await consoleShot(page, 'metrics-unavailable');
     }
-    await consoleShot(page, 'metrics');
     tab.assertClean();
   });
 
