@@ -17,6 +17,7 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 
 const FILES: ReadonlyArray<readonly [string, string, string]> = [
   ['session.html', 'text/html; charset=utf-8', 'no-cache, private'],
+  ['theme.css', 'text/css; charset=utf-8', 'private, max-age=3600'],
   ['session.css', 'text/css; charset=utf-8', 'private, max-age=3600'],
   ['session.js', 'text/javascript; charset=utf-8', 'private, max-age=3600'],
   ['divan.svg', 'image/svg+xml', 'private, max-age=3600'],

@@ -28,7 +28,7 @@ export const CONSOLE_MODULES: readonly string[] = [
   'tasks.js',
   'metrics.js',
 ].map((name) => `console/${name}`);
-export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
+export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'theme.css', 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
 const PREFIX = '/_utils/';
 
 /** Sent with every file: the page runs only its own script and style and cannot be framed. */
