@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../support/server.js';
 import { PHONE, assertNoHorizontalScroll, chromiumSkipReason, focusOutline, focusedId, launchChromium, textOf, waitForText } from '../support/browser.js';
-import { consoleShot, openContext, settled, signIn, statusAfter, visit } from '../support/console.js';
+import { WIDE, consoleShot, inContext, settled, signIn, statusAfter, visit } from '../support/console.js';
 
 const INI = '[chttpd_auth]\niterations = 1000\n';
 const XSS_ID = '<img src=x onerror=window.__xss=1>';
@@ -38,9 +38,7 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
   });
 
   test('markup in a document id, a field name, a user name, a role and a configuration value is shown as text, never run', async () => {
-    const tab = await openContext(browser, server);
-    const { page } = tab;
-    try {
+    await inContext(browser, server, WIDE, async ({ page }) => {
       await signIn(page, server);
       const pages: Array<[string, string | RegExp]> = [
         ['#/db/shop', 'Database shop'],
@@ -63,16 +61,11 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       assert.match(await textOf(page, '#view table'), new RegExp(XSS_USER.replace(/[()=<>]/g, '\\$&')));
       await visit(page, '#/config', 'Configuration');
       assert.equal(await textOf(page, 'tr[data-setting="console_test/markup"] td[data-label="Value"]'), XSS_FIELD);
-      tab.assertClean();
-    } finally {
-      await tab.context.close();
-    }
+    });
   });
 
   test('documents come a page at a time: 20, then the rest; the page size can change', async () => {
-    const tab = await openContext(browser, server);
-    const { page } = tab;
-    try {
+    await inContext(browser, server, WIDE, async ({ page }) => {
       await signIn(page, server, undefined, undefined, '#/db/shop');
       assert.equal(await textOf(page, '#docs-range'), '1–20 of 26');
       assert.equal(await page.locator('#view tbody tr').count(), 20);
@@ -84,16 +77,11 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       await page.locator('#docs-range', { hasText: '1–20 of 26' }).waitFor();
       await page.click('.page-sizes a:text-is("50")');
       await page.locator('#docs-range', { hasText: '1–26 of 26' }).waitFor();
-      tab.assertClean();
-    } finally {
-      await tab.context.close();
-    }
+    });
   });
 
   test('keyboard only: a skip link first, a visible focus, the page heading focused after each move; a database created with Enter', async () => {
-    const tab = await openContext(browser, server);
-    const { page } = tab;
-    try {
+    await inContext(browser, server, WIDE, async ({ page }) => {
       await signIn(page, server);
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate('document.activeElement.className'), 'skip-link');
@@ -112,16 +100,11 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       await consoleShot(page, 'keyboard-focus');
       await statusAfter(page, () => page.keyboard.press('Enter'), /Database typed-db created/);
       assert.equal((await server.admin('/typed-db')).status, 200);
-      tab.assertClean();
-    } finally {
-      await tab.context.close();
-    }
+    });
   });
 
   test('at a phone\'s width (375 px) no page scrolls sideways and the controls are finger-sized', async () => {
-    const tab = await openContext(browser, server, PHONE);
-    const { page } = tab;
-    try {
+    await inContext(browser, server, PHONE, async ({ page }) => {
       await signIn(page, server);
       const pages: Array<[string, string, string]> = [
         ['#/', 'Databases', 'phone-databases'],
@@ -141,16 +124,11 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
         assert.deepEqual(small, [], `controls at least 44 px high on ${hash}`);
         if (['phone-databases', 'phone-document', 'phone-users', 'phone-metrics'].includes(shot)) await consoleShot(page, shot);
       }
-      tab.assertClean();
-    } finally {
-      await tab.context.close();
-    }
+    });
   });
 
   test('a database admin who is not a server admin: told the list is for server admins, opens the database by name and edits its _security', async () => {
-    const tab = await openContext(browser, server);
-    const { page } = tab;
-    try {
+    await inContext(browser, server, WIDE, async ({ page }) => {
       await signIn(page, server, 'dana', 'dana-pw');
       assert.match(await textOf(page, '#who'), /Signed in as dana \(no roles\)/);
       assert.match(await waitForText(page, '#db-list-unavailable'), /^The list of databases is for server admins: .*\(401 unauthorized: You are not a server admin\.\)/);
@@ -164,9 +142,6 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       assert.deepEqual(((await server.admin('/shop/_security')).body as { members: unknown }).members, { names: ['erin'], roles: [] });
       await visit(page, '#/config', 'Configuration');
       assert.match(await textOf(page, '#config-unavailable'), /^The configuration is for server admins/);
-      tab.assertClean();
-    } finally {
-      await tab.context.close();
-    }
+    });
   });
 });

@@ -44,6 +44,17 @@ export async function openContext(browser: Browser, server: TestServer, options:
   };
 }
 
+/** Runs `work` in a fresh browser context, checks that it stayed clean, and closes it. */
+export async function inContext(browser: Browser, server: TestServer, options: BrowserContextOptions, work: (tab: ConsoleBrowser) => Promise<void>): Promise<void> {
+  const tab = await openContext(browser, server, options);
+  try {
+    await work(tab);
+    tab.assertClean();
+  } finally {
+    await tab.context.close();
+  }
+}
+
 /** Opens the console, is sent to the login page, signs in, and is back in the console. */
 export async function signIn(page: Page, server: TestServer, name = ADMIN[0], password = ADMIN[1], hash = ''): Promise<void> {
   await page.goto(`${server.url}${CONSOLE}${hash}`);
