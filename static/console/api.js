@@ -7,6 +7,9 @@
 /** Where the console sends a visitor who is not signed in. */
 export const LOGIN_PAGE = '/_utils/session.html';
 
+/** Sent on `window` after any 401 answer but one of `/_session`. */
+export const UNAUTHORIZED_EVENT = 'divan:unauthorized';
+
 export const NETWORK_ERROR = 'Could not reach the server. Check your connection, then try again.';
 
 /**
@@ -34,6 +37,8 @@ export async function api(method, path, body) {
   } catch {
     return { status: 0, ok: false, body: undefined };
   }
+  // A 401 may mean the session ended: the console looks (app.js) and offers a new sign-in.
+  if (response.status === 401 && path !== '/_session' && typeof window !== 'undefined') window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
   let data;
   try {
     data = await response.json();

@@ -1,6 +1,6 @@
 // Divan's admin console (/_utils/): the session, the navigation and the hash router. Each page is
 // a module with a `render(context)`; the router gives it a fresh container and its parameters.
-import { api, failure, loginUrl } from './api.js';
+import { UNAUTHORIZED_EVENT, api, failure, loginUrl } from './api.js';
 import { button, h, messages } from './dom.js';
 import * as databases from './databases.js';
 import * as documents from './documents.js';
@@ -136,10 +136,24 @@ async function show(session, options) {
   }
 }
 
+/**
+ * After a 401: if the session has ended (the cookie expired, a sign-out in another tab), say so
+ * with a link to sign in again that comes back here. A 401 with the session alive (a database
+ * admin on a server admin's page) is left to the page's own message.
+ */
+async function checkSessionEnded() {
+  const answer = await api('GET', '/_session');
+  if (!answer.ok || answer.body?.userCtx?.name !== null) return;
+  const who = /** @type {HTMLElement} */ (document.getElementById('who'));
+  if (document.getElementById('session-ended') !== null) return;
+  who.replaceChildren(h('p', { id: 'session-ended', className: 'notice' }, 'Your session has ended. ', h('a', { href: loginUrl('Your session ended. Sign in again to go on.') }, 'Sign in again')));
+}
+
 async function start() {
   const session = await readSession();
   if (session === undefined) return;
   showUser(session);
+  window.addEventListener(UNAUTHORIZED_EVENT, () => void checkSessionEnded());
   window.addEventListener('hashchange', () => void show(session, { focus: true }));
   await show(session, { focus: false });
 }

@@ -127,6 +127,24 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
     });
   });
 
+  test('when the session ends meanwhile, the console says so and its link signs in again and comes back', async () => {
+    await inContext(browser, server, WIDE, async ({ page, context }) => {
+      await signIn(page, server, 'dana', 'dana-pw');
+      await visit(page, '#/users', 'Users');
+      assert.equal(await page.locator('#session-ended').count(), 0, 'a 401 with the session alive (not a server admin) is only the page\'s message');
+      await context.clearCookies();
+      await visit(page, '#/config', 'Configuration');
+      assert.equal(await waitForText(page, '#session-ended'), 'Your session has ended. Sign in again');
+      await Promise.all([page.waitForURL(/\/_utils\/session\.html\?/), page.click('#session-ended a')]);
+      await page.waitForLoadState('networkidle');
+      assert.equal(await textOf(page, '#reason-text'), 'Your session ended. Sign in again to go on.');
+      await page.fill('#name', 'dana');
+      await page.fill('#password', 'dana-pw');
+      await Promise.all([page.waitForURL(`${server.url}/_utils/#/config`), page.click('#login-button')]);
+      assert.equal(await waitForText(page, '#who-name'), 'dana');
+    });
+  });
+
   test('a database admin who is not a server admin: told the list is for server admins, opens the database by name and edits its _security', async () => {
     await inContext(browser, server, WIDE, async ({ page }) => {
       await signIn(page, server, 'dana', 'dana-pw');
