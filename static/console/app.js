@@ -130,6 +130,9 @@ async function show(session, options) {
   };
   try {
     await page.render(context);
+  } catch (error) {
+    // An answer the page did not expect: said in words rather than a half-drawn page.
+    messages.error(`This page could not be shown: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     // Only the latest page says it is done: an older one may still finish after a quick click.
     if (shown === renders) container.setAttribute('aria-busy', 'false');
