@@ -56,9 +56,13 @@ const sqlite: BackendFactory = {
 
 const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 
-/** Runs `work` on a single short-lived connection (schema administration of the tests). */
+/**
+ * Runs `work` on a single short-lived connection (schema administration of the tests). A refused
+ * connection fails at once; the generous timeout only covers a loaded machine, where a test file
+ * that takes seconds to import must not see a live server as unreachable.
+ */
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 15000 });
   client.on('error', () => undefined);
   await client.connect();
   try {
