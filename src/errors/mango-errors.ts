@@ -12,7 +12,6 @@ export const invalidKey = (key: string): CouchError => mango(400, 'invalid_key',
 export const invalidSelectorJson = (value: unknown): CouchError => mango(400, 'invalid_selector_json', `Selector must be a JSON object, not: ${shown(value)}`);
 export const invalidOperator = (operator: string): CouchError => mango(400, 'invalid_operator', `Invalid operator: ${operator}`);
 export const badArgument = (operator: string, detail: string): CouchError => mango(400, 'bad_arg', `Bad argument for operator ${operator}: ${detail}`);
-export const invalidSelector = (reason: string): CouchError => mango(400, 'invalid_selector', reason);
 export const notInteger = (value: unknown): CouchError => mango(400, 'invalid_non_neg_integer', `${shown(value)} is not an integer greater than or equal to zero`);
 export const notPositiveInteger = (value: unknown): CouchError => mango(400, 'invalid_pos_integer', `${shown(value)} is not an integer greater than zero`);
 export const invalidBoolean = (value: unknown): CouchError => mango(400, 'invalid_boolean', `Invalid boolean value: ${shown(value)}`);
@@ -24,13 +23,10 @@ export const invalidSortField = (value: unknown): CouchError => mango(400, 'inva
 export const mixedSort = (): CouchError => mango(400, 'unsupported_mixed_sort', 'Sorts currently only support a single direction for all fields.');
 export const noIndexForSort = (): CouchError => mango(400, 'no_usable_index', 'No index exists for this sort, try indexing by the sort fields.');
 export const invalidBookmark = (value: unknown): CouchError => mango(400, 'invalid_bookmark', `Invalid bookmark value: ${shown(value)}`);
-export const useIndexRequired = (): CouchError => mango(400, 'invalid_index', 'You must specify an index with the `use_index` parameter.');
 export const useIndexUnsuitable = (ddoc: string, name?: string): CouchError =>
   mango(400, 'invalid_index', `_design/${ddoc}${name === undefined ? '' : `, ${name}`} specified by \`use_index\` could not be found or it is not suitable.`);
 export const invalidIndexType = (type: unknown): CouchError => mango(400, 'invalid_index', `Invalid type for index: ${shown(type)}`);
-export const missingIndexDefinition = (): CouchError => mango(400, 'invalid_index', 'Index is missing its definition.');
 export const invalidIndexJson = (value: unknown): CouchError => mango(400, 'invalid_index', `JSON indexes must be an object, not: ${shown(value)}`);
-export const invalidQueryLanguage = (): CouchError => mango(400, 'invalid_index', 'Invalid design document query language.');
 export const invalidIndexName = (value: unknown): CouchError => mango(400, 'invalid_index_name', `Invalid index name: ${shown(value)}`);
 export const emptyIndexName = (): CouchError => mango(400, 'invalid_empty_string', 'Index name or ddoc cannot be empty string');
 export const invalidDdocLanguage = (value: unknown): CouchError => mango(400, 'invalid_ddoc_lang', `Existing design doc has an invalid language: ${shown(value)}`);
