@@ -58,7 +58,8 @@ export async function createIndex(opened: OpenedDatabase, body: JsonObject): Pro
   const partialFilter = isObject(partial) && Object.keys(partial).length > 0 ? partial : undefined;
   const type = body['type'] ?? 'json';
   if (type !== 'json') throw invalidIndexType(type);
-  const generated = createHash('sha1').update(JSON.stringify([definition, type])).digest('hex');
+  // CouchDB hashes the whole request (so two names for one definition get two design documents).
+  const generated = createHash('sha1').update(JSON.stringify(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1)))).digest('hex');
   const id = designId(optionalName(body, 'ddoc') ?? generated);
   const name = optionalName(body, 'name') ?? generated;
   const view = indexView(fields, partialFilter, definition);
