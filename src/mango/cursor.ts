@@ -56,6 +56,7 @@ function allDocsReader(opened: OpenedDatabase, plan: Plan): Reader {
       descending: plan.descending,
       limit: limit + (after === undefined ? 0 : 1),
       includeDocs: true,
+      countOffset: false,
     });
     const rows = after === undefined ? result.rows : result.rows.filter((row) => row.id !== after.id);
     return rows.slice(0, limit).map((row) => ({ position: { key: NO_KEY, id: row.id }, doc: { _id: row.id, _rev: row.rev, ...row.body } as JsonObject }));

@@ -9,7 +9,8 @@ import type { OpenedDatabase } from '../databases/opened-database.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { runCursor, type Found, type ScanStats } from './cursor.js';
 import type { FindRequest } from './find-request.js';
-import { indexesOfDesignDoc, indexJson, type MangoIndex } from './index-definitions.js';
+import { catalog, listIndexes } from './index-catalog.js';
+import { indexJson } from './index-definitions.js';
 import { updateIndex } from './index-updater.js';
 import { plan, type Plan } from './planner.js';
 import { encodeBookmark, project } from './results.js';
@@ -18,12 +19,6 @@ import { conjunctionJson } from './selector-analysis.js';
 const NO_INDEX_WARNING = 'No matching index found, create an index to optimize query time.';
 const SCAN_WARNING =
   'The number of documents examined is high in proportion to the number of results returned. Consider adding a more specific index to improve this.';
-
-/** The json indexes of a database, from its design documents. */
-export async function listIndexes(opened: OpenedDatabase): Promise<MangoIndex[]> {
-  const designs = await opened.listDocuments({ startKey: '_design/', endKey: '_design0', inclusiveEnd: false, includeDocs: true });
-  return designs.rows.flatMap((row) => (row.body === undefined ? [] : indexesOfDesignDoc(row.id, row.body)));
-}
 
 function warningsOf(opened: OpenedDatabase, planned: Plan, stats: ScanStats, returned: number): string[] {
   const warnings = [...planned.warnings];
@@ -45,8 +40,9 @@ async function withConflicts(opened: OpenedDatabase, found: Found[]): Promise<Js
 /** `POST /{db}/_find`: one page of matching documents. */
 export async function find(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
   const started = performance.now();
-  const planned = plan(await listIndexes(opened), request);
-  if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index);
+  const { seq, indexes } = await catalog(opened);
+  const planned = plan(indexes, request);
+  if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
   const { found, stats } = await runCursor(opened, request, planned);
   const docs = request.conflicts ? await withConflicts(opened, found) : found.map((item) => item.doc);
   const body: JsonObject = {

@@ -25,7 +25,7 @@ import {
 } from '../errors/mango-errors.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { mangoSelector } from './find-request.js';
-import { listIndexes } from './find.js';
+import { listIndexes } from './index-catalog.js';
 import { ALL_DOCS_INDEX, indexJson, indexView, signatureOf, sortIndexes } from './index-definitions.js';
 import { parseSort } from './sort.js';
 

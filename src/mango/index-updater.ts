@@ -17,13 +17,16 @@ export const INDEX_BATCH = 1000;
 interface Runs {
   running?: Promise<void>;
   queued?: Promise<void>;
+  /** The highest target of the callers waiting for the queued run. */
+  queuedTarget: number;
 }
 const runs = new WeakMap<object, Map<string, Runs>>();
 
-async function catchUp(opened: OpenedDatabase, index: MangoIndex): Promise<void> {
+async function catchUp(opened: OpenedDatabase, index: MangoIndex, target: number): Promise<void> {
   const store = opened.storage.indexes;
   const keyer = new IndexKeyer(index);
   let seq = await store.indexedSeq(opened.db, index.signature);
+  if (seq >= target) return;
   for (;;) {
     const rows = await opened.changes({ since: seq, limit: INDEX_BATCH, includeDocs: true });
     if (rows.length === 0) return;
@@ -35,36 +38,41 @@ async function catchUp(opened: OpenedDatabase, index: MangoIndex): Promise<void>
     const last = rows[rows.length - 1]!.seq;
     const applied = await store.applyUpdates(opened.db, index.signature, seq, last, updates);
     seq = applied ? last : await store.indexedSeq(opened.db, index.signature);
-    if (applied && rows.length < INDEX_BATCH) return;
+    if (applied ? rows.length < INDEX_BATCH : seq >= target) return;
   }
 }
 
 /**
- * Resolves once the index has caught up with every change made before the call. A call while a
+ * Resolves once the index has caught up with `target` (the database's update sequence when the
+ * query started; nothing to read when it is there already). A call while a
  * catch-up runs joins the one queued after it (which starts later, so it sees the caller's changes).
  */
-export function updateIndex(opened: OpenedDatabase, index: MangoIndex): Promise<void> {
+export function updateIndex(opened: OpenedDatabase, index: MangoIndex, target: number): Promise<void> {
   let byIndex = runs.get(opened.storage);
   if (byIndex === undefined) {
     byIndex = new Map();
     runs.set(opened.storage, byIndex);
   }
   const key = `${opened.db}\u0000${index.signature}`;
-  const state = byIndex.get(key) ?? {};
+  const state: Runs = byIndex.get(key) ?? { queuedTarget: 0 };
   byIndex.set(key, state);
-  if (state.queued !== undefined) return state.queued;
-  const start = (): Promise<void> => {
-    const run = catchUp(opened, index).finally(() => {
+  if (state.queued !== undefined) {
+    state.queuedTarget = Math.max(state.queuedTarget, target);
+    return state.queued;
+  }
+  const start = (runTarget: number): Promise<void> => {
+    const run = catchUp(opened, index, runTarget).finally(() => {
       if (state.running === run) state.running = undefined;
       if (state.running === undefined && state.queued === undefined && byIndex!.get(key) === state) byIndex!.delete(key);
     });
     state.running = run;
     return run;
   };
-  if (state.running === undefined) return start();
+  if (state.running === undefined) return start(target);
+  state.queuedTarget = target;
   const queued = state.running.catch(() => undefined).then(() => {
     state.queued = undefined;
-    return start();
+    return start(state.queuedTarget);
   });
   state.queued = queued;
   return queued;

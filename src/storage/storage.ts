@@ -146,6 +146,8 @@ export interface RangeOptions {
   limit?: number;
   skip?: number;
   includeDocs?: boolean;
+  /** false: `offset` is not counted (0), so a scan in pages does not count its way through the database. Default true. */
+  countOffset?: boolean;
   /** Ids starting with `_local/` are never listed; `_design/` ones are. */
 }
 

@@ -89,3 +89,19 @@ for (const backend of BACKENDS) {
     });
   });
 }
+
+for (const backend of BACKENDS) {
+  describe(`${backend.name}: listing without counting the offset`, () => {
+    const ctx = freshBackend(backend);
+
+    it('lists the same rows with countOffset false, in pages, both ways', async () => {
+      const { storage } = ctx();
+      await writeDocs(storage, ['a', 'b', 'c', 'd']);
+      const page = await storage.listDocuments('db', { startKey: 'b', limit: 2, countOffset: false });
+      assert.deepEqual(ids(page.rows), ['b', 'c']);
+      const counted = await storage.listDocuments('db', { startKey: 'b', limit: 2 });
+      assert.deepEqual([ids(counted.rows), counted.offset], [['b', 'c'], 1]);
+      assert.deepEqual(ids((await storage.listDocuments('db', { startKey: 'c', descending: true, countOffset: false })).rows), ['c', 'b', 'a']);
+    });
+  });
+}
