@@ -61,3 +61,16 @@ export interface IndexStore {
 export function scanOperators(descending: boolean): { after: string; order: string } {
   return descending ? { after: '<', order: 'DESC' } : { after: '>', order: 'ASC' };
 }
+
+/** A scan row as both backends read it: the index row joined with the winner and its body. */
+export interface IndexScanRow {
+  id: string;
+  key: Buffer;
+  winner: string;
+  seq: number;
+  body: string | null;
+}
+
+export function indexedDocument(row: IndexScanRow): IndexedDocument {
+  return { id: row.id, key: new Uint8Array(row.key), rev: row.winner, seq: row.seq, body: row.body === null ? {} : (JSON.parse(row.body) as JsonObject) };
+}

@@ -9,17 +9,9 @@
  */
 import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
-import { scanOperators, type IndexedDocument, type IndexScan, type IndexStore, type IndexUpdate } from '../index-store.js';
-import type { JsonObject } from '../storage.js';
+import { indexedDocument, scanOperators, type IndexedDocument, type IndexScanRow, type IndexScan, type IndexStore, type IndexUpdate } from '../index-store.js';
 import { inTransaction } from './postgres-connection.js';
 
-interface ScanRow {
-  id: string;
-  key: Buffer;
-  winner: string;
-  seq: number;
-  body: string | null;
-}
 
 export class PostgresIndexStore implements IndexStore {
   readonly #pool: pg.Pool;
@@ -79,7 +71,7 @@ export class PostgresIndexStore implements IndexStore {
     if (scan.gte !== undefined) where += ` AND r.key >= ${param(Buffer.from(scan.gte))}`;
     if (scan.lt !== undefined) where += ` AND r.key < ${param(Buffer.from(scan.lt))}`;
     if (scan.after !== undefined) where += ` AND (r.key, r.id) ${after} (${param(Buffer.from(scan.after.key))}::bytea, ${param(scan.after.id)}::text)`;
-    const { rows } = await this.#pool.query<ScanRow>(
+    const { rows } = await this.#pool.query<IndexScanRow>(
       `SELECT r.id, r.key, d.winner, d.seq, b.body FROM mango_index_rows r
        JOIN documents d ON d.db_id = r.db_id AND d.id = r.id AND NOT d.deleted
        LEFT JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner
@@ -87,13 +79,7 @@ export class PostgresIndexStore implements IndexStore {
        ORDER BY r.key ${order}, r.id ${order} LIMIT ${param(scan.limit)}`,
       params,
     );
-    return rows.map((row) => ({
-      id: row.id,
-      key: new Uint8Array(row.key),
-      rev: row.winner,
-      seq: row.seq,
-      body: row.body === null ? {} : (JSON.parse(row.body) as JsonObject),
-    }));
+    return rows.map(indexedDocument);
   }
 
   async drop(db: string, signature: string): Promise<void> {

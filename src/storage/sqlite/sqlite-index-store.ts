@@ -3,18 +3,10 @@
  * compares with memcmp, so the primary key (db, signature, key, id) is the index order itself.
  * Updates go through the write queue like every other write (one writer, group commit).
  */
-import { scanOperators, type IndexedDocument, type IndexScan, type IndexStore, type IndexUpdate } from '../index-store.js';
-import type { JsonObject } from '../storage.js';
+import { indexedDocument, scanOperators, type IndexedDocument, type IndexScanRow, type IndexScan, type IndexStore, type IndexUpdate } from '../index-store.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 
-interface ScanRow {
-  id: string;
-  key: Buffer;
-  winner: string;
-  seq: number;
-  body: string | null;
-}
 
 function prepare(db: Connection) {
   return {
@@ -88,14 +80,8 @@ export class SqliteIndexStore implements IndexStore {
       statement = this.#db.prepare<unknown[], unknown>(sql);
       this.#scans.set(sql, statement);
     }
-    const rows = statement.all(...params) as ScanRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      key: new Uint8Array(row.key),
-      rev: row.winner,
-      seq: row.seq,
-      body: row.body === null ? {} : (JSON.parse(row.body) as JsonObject),
-    }));
+    const rows = statement.all(...params) as IndexScanRow[];
+    return rows.map(indexedDocument);
   }
 
   drop(db: string, signature: string): Promise<void> {
