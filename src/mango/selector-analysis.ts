@@ -5,8 +5,7 @@
  *
  * From it: whether a field is required to exist (an index only holds documents that have all its
  * fields), whether a field is held constant by `$eq` (then a sort may skip that index column), and
- * the range of values each field may take (`$eq`, `$gt`, `$gte`, `$lt`, `$lte`), which becomes the
- * range of keys an index scan reads.
+ * the range of values each field may take, which becomes the range of keys an index scan reads.
  */
 import { isObject } from '../documents/document-json.js';
 import { compareJson } from '../documents/selector-collation.js';
@@ -27,7 +26,10 @@ export interface FieldRange {
   high?: Bound;
 }
 
-const RANGE_OPERATORS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte']);
+/** Operators that make a field indexable (CouchDB's `mango_idx_view:indexable`); `$exists` gives no bounds. */
+const INDEXABLE_OPERATORS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte', '$beginsWith', '$exists']);
+/** The last code point: `$beginsWith "ab"` reads keys up to `"ab\u{10FFFF}"`, as CouchDB reads up to `"ab\uFFFF"`. */
+const BEYOND_STRINGS = '\u{10FFFF}';
 
 /** The selector as a conjunction of clauses. */
 export function normalize(selector: JsonObject, prefix = ''): Clause[] {
@@ -103,16 +105,26 @@ function tighter(current: Bound | undefined, next: Bound, low: boolean): Bound {
   return (low ? order > 0 : order < 0) ? next : current;
 }
 
-/** Each field's range from the top-level range conditions, in the order fields first appear. */
+/**
+ * Each indexable field's range from the top-level conditions (`$eq`, `$gt`, `$gte`, `$lt`, `$lte`,
+ * `$beginsWith`; `$exists` names the field without bounding it), in the order fields first appear.
+ */
 export function fieldRanges(clauses: readonly Clause[]): Map<string, FieldRange> {
   const ranges = new Map<string, FieldRange>();
   for (const clause of clauses) {
-    if (clause.kind !== 'field' || !RANGE_OPERATORS.has(clause.op)) continue;
+    if (clause.kind !== 'field' || !INDEXABLE_OPERATORS.has(clause.op)) continue;
     const range = ranges.get(clause.field) ?? {};
+    ranges.set(clause.field, range);
+    if (clause.op === '$exists') continue;
+    if (clause.op === '$beginsWith') {
+      if (typeof clause.arg !== 'string') continue;
+      range.low = tighter(range.low, { value: clause.arg, inclusive: true }, true);
+      range.high = tighter(range.high, { value: `${clause.arg}${BEYOND_STRINGS}`, inclusive: true }, false);
+      continue;
+    }
     const bound = { value: clause.arg, inclusive: clause.op === '$eq' || clause.op.endsWith('e') };
     if (clause.op !== '$lt' && clause.op !== '$lte') range.low = tighter(range.low, bound, true);
     if (clause.op !== '$gt' && clause.op !== '$gte') range.high = tighter(range.high, bound, false);
-    ranges.set(clause.field, range);
   }
   return ranges;
 }
