@@ -75,7 +75,10 @@ async function run(url: string, body: string): Promise<Measurement> {
 
 async function main(): Promise<void> {
   const data = mkdtempSync(join(tmpdir(), 'divan-bench-mango-'));
-  const storage = option('--storage') === 'postgres' ? ['--config', writePostgresConfig(data)] : [];
+  const quiet = join(data, 'quiet.ini');
+  // No access log: the benchmark measures queries, not logging.
+  writeFileSync(quiet, '[log]\nlevel = warning\n');
+  const storage = ['--config', quiet, ...(option('--storage') === 'postgres' ? ['--config', writePostgresConfig(data)] : [])];
   const divan = await startProcess([join(ROOT, 'dist', 'src', 'main.js'), '--port', '0', '--data', data, ...storage], { COUCHDB_USER: ADMIN.name, COUCHDB_PASSWORD: ADMIN.password }, /Divan listening on (\S+)/);
   let baseline: Awaited<ReturnType<typeof startProcess>> | undefined;
   const lines: string[] = [];
