@@ -10,6 +10,7 @@ import type { JsonObject } from '../json/json.js';
 import type { IndexPosition } from '../storage/storage.js';
 import type { FindRequest } from './find-request.js';
 import type { Plan } from './planner.js';
+import { storedBounds } from './index-keys.js';
 import { decodeBookmark } from './results.js';
 
 /** Rows read per storage query at most. */
@@ -34,7 +35,7 @@ interface Row {
 type Reader = (after: IndexPosition | undefined, limit: number) => Promise<Row[]>;
 
 function jsonIndexReader(opened: OpenedDatabase, plan: Plan): Reader {
-  const { gte, lt } = plan.keys;
+  const { gte, lt } = storedBounds(plan.keys.gte, plan.keys.lt);
   return async (after, limit) => {
     const rows = await opened.storage.indexes.scan(opened.db, plan.index.signature, { gte, lt, after, descending: plan.descending, limit });
     return rows.map((row) => ({ position: { key: row.key, id: row.id }, doc: { _id: row.id, _rev: row.rev, ...row.body } as JsonObject }));

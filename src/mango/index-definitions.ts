@@ -9,7 +9,7 @@ import { isObject } from '../documents/document-json.js';
 import { matchesSelector, parseSelector, type Selector } from '../documents/selector.js';
 import { fieldPath, lookup } from '../documents/selector-match.js';
 import type { Json, JsonObject } from '../json/json.js';
-import { encodeKey } from './index-keys.js';
+import { encodeKey, storedKey } from './index-keys.js';
 import { sortJson, type SortField } from './sort.js';
 
 export interface MangoIndex {
@@ -101,6 +101,6 @@ export class IndexKeyer {
       values.push(value);
     }
     if (this.#partial !== undefined && !matchesSelector(this.#partial, doc)) return undefined;
-    return encodeKey(values);
+    return storedKey(encodeKey(values));
   }
 }

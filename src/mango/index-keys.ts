@@ -97,3 +97,23 @@ export function afterPrefix(prefix: Uint8Array): Uint8Array {
 export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
+
+/**
+ * The longest key stored: a longer one keeps its first bytes, because PostgreSQL's B-tree entries are
+ * limited (about 2.7 kB). Rows whose keys share those bytes then come in id order among themselves,
+ * and a scan still finds them (see `storedBounds`); the selector, matched on every document read,
+ * keeps the answer exact.
+ */
+export const MAX_KEY_BYTES = 1024;
+
+export function storedKey(key: Uint8Array): Uint8Array {
+  return key.length > MAX_KEY_BYTES ? key.slice(0, MAX_KEY_BYTES) : key;
+}
+
+/** Bounds over stored keys that hold every row whose full key is in [gte, lt). */
+export function storedBounds(gte: Uint8Array | undefined, lt: Uint8Array | undefined): { gte?: Uint8Array; lt?: Uint8Array } {
+  return {
+    gte: gte === undefined ? undefined : storedKey(gte),
+    lt: lt === undefined ? undefined : lt.length > MAX_KEY_BYTES ? afterPrefix(lt.slice(0, MAX_KEY_BYTES)) : lt,
+  };
+}

@@ -111,6 +111,15 @@ for (const backend of SERVER_BACKENDS) {
       assert.deepEqual(await findIds(server(), 'lazy', { selector: { v: { $gt: 0 } }, stable: true }), ['a', 'b']);
     });
 
+    test('values longer than a stored key are indexed, found and ordered by their first bytes', async () => {
+      const long = 'x'.repeat(3000);
+      await seed(server(), 'long', [{ _id: 'b', v: `${long}b` }, { _id: 'a', v: `${long}a` }, { _id: 'short', v: 'x' }]);
+      await createIndex(server(), 'long', { index: { fields: ['v'] }, ddoc: 'v' });
+      assert.deepEqual(await findIds(server(), 'long', { selector: { v: `${long}b` } }), ['b']);
+      assert.deepEqual(await findIds(server(), 'long', { selector: { v: { $gt: `${long}a` } } }), ['b']);
+      assert.deepEqual(await findIds(server(), 'long', { selector: { v: { $gte: 'x' } }, sort: ['v'] }), ['short', 'a', 'b']);
+    });
+
     test('option types are checked as CouchDB checks them', async () => {
       const cases: [object, string][] = [
         [{}, 'missing_required_key'],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compareJson } from '../../../src/documents/selector-collation.js';
 import type { Json } from '../../../src/json/json.js';
-import { afterPrefix, compareBytes, encodeKey } from '../../../src/mango/index-keys.js';
+import { afterPrefix, compareBytes, encodeKey, MAX_KEY_BYTES, storedBounds, storedKey } from '../../../src/mango/index-keys.js';
 
 /** Values in CouchDB's collation order (strings by code point). */
 const ORDERED: Json[] = [
@@ -74,4 +74,16 @@ test('compound keys sort by their first field, then the next; every key with a p
     const inside = compareBytes(encoded, prefix) >= 0 && compareBytes(encoded, afterPrefix(prefix)) < 0;
     assert.equal(inside, key[0] === 'a', JSON.stringify(key));
   }
+});
+
+test('long keys are stored by their first bytes, and the stored bounds still hold them', () => {
+  const long = (tail: string): Uint8Array => encodeKey(['x'.repeat(2000) + tail]);
+  const keys = [long('a'), long('b'), long('c')];
+  for (const key of keys) assert.equal(storedKey(key).length, MAX_KEY_BYTES);
+  const bounds = storedBounds(long('b'), long('c'));
+  const stored = storedKey(long('b'));
+  assert.ok(compareBytes(stored, bounds.gte!) >= 0 && compareBytes(stored, bounds.lt!) < 0);
+  const short = storedBounds(encodeKey(['a']), encodeKey(['y']));
+  assert.deepEqual(short, { gte: encodeKey(['a']), lt: encodeKey(['y']) }, 'short bounds unchanged');
+  assert.ok(compareBytes(storedKey(long('a')), short.lt!) < 0 && compareBytes(storedKey(long('a')), short.gte!) > 0);
 });
