@@ -6,14 +6,13 @@
  * are ratios to the baseline, because these machines are shared and noisy.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import { call, load, startProcess, type Measurement } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -47,53 +46,6 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-interface Running {
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-}
-
-function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Running> {
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  return new Promise((resolveStart, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const match = ready.exec(out);
-      if (match) {
-        resolveStart({
-          url: match[1]!.replace(/\/$/, ''),
-          pid: child.pid!,
-          stop: () => new Promise<void>((done) => {
-            child.once('exit', () => done());
-            child.kill('SIGTERM');
-          }),
-        });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)));
-  });
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function call(base: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  const url = new URL(path, base);
-  return new Promise((resolveCall, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers: options.headers }, (res) => {
-      let body = '';
-      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-      res.on('end', () => resolveCall({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
 const basic = (name: string, password: string): string => `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
@@ -120,19 +72,6 @@ function cannonOptions(url: string, request: ScenarioRequest, connections: numbe
     options.requests = [{ setupRequest: (req) => ({ ...req, path: `${request.path}${process.pid}-${uniqueCounter++}` }) }];
   }
   return options;
-}
-
-interface Measurement {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function load(options: autocannon.Options): Promise<Measurement> {
-  const result = await autocannon(options);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
 async function measure(url: string, scenario: Scenario, options: Options): Promise<Measurement> {

@@ -103,6 +103,9 @@ export const DEFAULTS = {
   uuids: {
     max_count: 1000,
   },
+  mango: {
+    index_scan_warning_threshold: 10,
+  },
   vendor: {
     name: 'Divan',
   },

@@ -10,7 +10,7 @@ import type { SelectorRegex } from './selector-regex.js';
 type Regexes = ReadonlyMap<string, SelectorRegex>;
 
 /** A dotted field path (`a.b`, `a\.b` for a literal dot). */
-function fieldPath(field: string): string[] {
+export function fieldPath(field: string): string[] {
   const parts: string[] = [];
   let current = '';
   for (let i = 0; i < field.length; i++) {
@@ -29,7 +29,7 @@ function fieldPath(field: string): string[] {
   return parts;
 }
 
-function lookup(value: Json | undefined, path: readonly string[]): Json | undefined {
+export function lookup(value: Json | undefined, path: readonly string[]): Json | undefined {
   let current = value;
   for (const part of path) {
     if (!isObject(current) || !Object.hasOwn(current, part)) return undefined;

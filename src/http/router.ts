@@ -7,6 +7,7 @@ import { bulkDocs, document as oneDocument, postDocument } from './routes/docume
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
 import { allDocs } from './routes/listings.js';
+import { explain, find, mangoIndex } from './routes/mango.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
@@ -50,6 +51,8 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_bulk_get', bulkGet],
   ['_ensure_full_commit', ensureFullCommit],
   ['_compact', compact],
+  ['_find', find],
+  ['_explain', explain],
 ]);
 
 /**
@@ -75,6 +78,8 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     }
   }
   if (second === undefined) return database;
+  // `_index` has sub-paths (`_bulk_delete`, `{ddoc}/json/{name}`).
+  if (second === '_index') return mangoIndex;
   const endpoint = DATABASE_ENDPOINTS.get(second);
   if (endpoint) {
     if (request.segments.length > 2) return async () => { throw notFound('missing'); };

@@ -10,9 +10,11 @@
 import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
 import type { RevisionTree } from './revision-tree.js';
+import type { IndexStore } from './index-store.js';
 
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
+export type { IndexedDocument, IndexPosition, IndexScan, IndexStore, IndexUpdate } from './index-store.js';
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
 export type SecurityObject = JsonObject;
@@ -144,6 +146,8 @@ export interface RangeOptions {
   limit?: number;
   skip?: number;
   includeDocs?: boolean;
+  /** false: `offset` is not counted (0), so a scan in pages does not count its way through the database. Default true. */
+  countOffset?: boolean;
   /** Ids starting with `_local/` are never listed; `_design/` ones are. */
 }
 
@@ -204,6 +208,8 @@ export interface Storage {
   close(): Promise<void>;
   /** Resolves when the backend can serve (used by `GET /_up`); rejects otherwise. */
   ping(): Promise<void>;
+  /** Rows of Mango json indexes (index-store.ts); dropped with their database. */
+  readonly indexes: IndexStore;
 
   /** Creates a database with its initial `_security`; false when it already exists. */
   createDatabase(name: string, security: SecurityObject): Promise<boolean>;

@@ -46,13 +46,13 @@ export async function listDocuments(db: Queryable, name: string, options: RangeO
   const dbId = '(SELECT db_id FROM target)';
 
   const before =
-    options.startKey === undefined
+    options.startKey === undefined || options.countOffset === false
       ? '0::int8'
       : `(SELECT count(*) FROM documents c WHERE c.db_id = ${dbId} AND NOT c.deleted
           AND c.id ${descending ? '>' : '<'} ${param(params, options.startKey)}::text)`;
   // Only needed to place the offset when the skip goes past the end of the range.
   const inRange =
-    skip === 0
+    skip === 0 || options.countOffset === false
       ? '0::int8'
       : `(SELECT count(*) FROM (SELECT 1 FROM documents c WHERE c.db_id = ${dbId} AND NOT c.deleted
           ${rangeBounds('c', options, params)} LIMIT ${param(params, skip)}) AS counted)`;

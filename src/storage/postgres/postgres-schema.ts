@@ -77,6 +77,26 @@ CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE NOT leaf;
 ALTER TABLE databases ADD COLUMN compactable_size bigint NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 3,
+    description: 'Mango json indexes: their sequence and one row per indexed document',
+    sql: `
+CREATE TABLE mango_indexes (
+  db_id bigint NOT NULL,
+  signature text COLLATE "C" NOT NULL,
+  indexed_seq bigint NOT NULL,
+  PRIMARY KEY (db_id, signature)
+);
+CREATE TABLE mango_index_rows (
+  db_id bigint NOT NULL,
+  signature text COLLATE "C" NOT NULL,
+  key bytea NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  PRIMARY KEY (db_id, signature, key, id)
+);
+CREATE UNIQUE INDEX mango_index_rows_by_id ON mango_index_rows (db_id, signature, id);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

@@ -48,6 +48,7 @@ export class RangeQueries {
     }[];
     const rows = raw.map((r) => documentSummary({ ...r, deleted: false }, r.body));
 
+    if (options.countOffset === false) return { totalRows, offset: skip, rows };
     const before =
       options.startKey === undefined
         ? 0

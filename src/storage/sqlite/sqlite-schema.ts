@@ -56,6 +56,23 @@ ALTER TABLE revision_bodies ADD COLUMN leaf INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE leaf = 0;
 ALTER TABLE databases ADD COLUMN compactable_size INTEGER NOT NULL DEFAULT 0;
 `,
+  // 3: Mango json indexes: how far each has caught up, and one row per indexed document (key bytes).
+  `
+CREATE TABLE mango_indexes (
+  db_id INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  indexed_seq INTEGER NOT NULL,
+  PRIMARY KEY (db_id, signature)
+);
+CREATE TABLE mango_index_rows (
+  db_id INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  key BLOB NOT NULL,
+  id TEXT NOT NULL,
+  PRIMARY KEY (db_id, signature, key, id)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX mango_index_rows_by_id ON mango_index_rows (db_id, signature, id);
+`,
 ];
 
 /** The latest schema version this code knows. */

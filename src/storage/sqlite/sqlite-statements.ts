@@ -55,6 +55,8 @@ export function prepareStatements(db: Connection) {
     ),
     deleteDocumentsOfDatabase: db.prepare<[number]>('DELETE FROM documents WHERE db_id = ?'),
     deleteLocalsOfDatabase: db.prepare<[number]>('DELETE FROM local_documents WHERE db_id = ?'),
+    deleteIndexRowsOfDatabase: db.prepare<[number]>('DELETE FROM mango_index_rows WHERE db_id = ?'),
+    deleteIndexesOfDatabase: db.prepare<[number]>('DELETE FROM mango_indexes WHERE db_id = ?'),
     deleteDatabase: db.prepare<[number]>('DELETE FROM databases WHERE db_id = ?'),
     updateSecurity: db.prepare<[string, number]>('UPDATE databases SET security = ? WHERE db_id = ?'),
     /** Takes `changes` update sequences and applies the counter deltas; answers the last sequence. */

@@ -7,11 +7,12 @@ import ts from 'typescript';
 import * as catalog from '../../../src/errors/catalog.js';
 import * as jwtErrors from '../../../src/errors/jwt-errors.js';
 import * as queryErrors from '../../../src/errors/query-errors.js';
+import * as mangoErrors from '../../../src/errors/mango-errors.js';
 import { CouchError } from '../../../src/errors/couch-error.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const DOC = readFileSync(join(ROOT, 'docs', 'errors.md'), 'utf8');
-const CATALOG_MODULES = { catalog, jwtErrors, queryErrors };
+const CATALOG_MODULES = { catalog, jwtErrors, queryErrors, mangoErrors };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

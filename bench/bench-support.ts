@@ -1,0 +1,69 @@
+/**
+ * What the benchmarks share: starting a server process and waiting for its "listening" line, one
+ * plain HTTP call, and one autocannon load with the figures the reports use.
+ */
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+
+export interface Running {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Running> {
+  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolveStart, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      const match = ready.exec(out);
+      if (match) {
+        resolveStart({
+          url: match[1]!.replace(/\/$/, ''),
+          pid: child.pid!,
+          stop: () => new Promise<void>((done) => {
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+          }),
+        });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}: ${out}`)));
+  });
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+export function call(base: string, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  const url = new URL(path, base);
+  return new Promise((resolveCall, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: options.method ?? 'GET', headers: options.headers }, (res) => {
+      let body = '';
+      res.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      res.on('end', () => resolveCall({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+
+export interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export async function load(options: autocannon.Options): Promise<Measurement> {
+  const result = await autocannon(options);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+}
+

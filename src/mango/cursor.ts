@@ -1,0 +1,93 @@
+/**
+ * Running a planned `_find`: read the chosen index in batches (a json index from storage within its
+ * key range, `_all_docs` within the `_id` range), match each document against the whole selector
+ * (as the caller may see it), skip, stop at `limit`, and remember where the last result was (the
+ * bookmark). Only the rows of the key range are read; a batch is as large as the page needs.
+ */
+import type { OpenedDatabase } from '../databases/opened-database.js';
+import { matchesSelector } from '../documents/selector.js';
+import type { JsonObject } from '../json/json.js';
+import type { IndexPosition } from '../storage/storage.js';
+import type { FindRequest } from './find-request.js';
+import type { Plan } from './planner.js';
+import { storedBounds } from './index-keys.js';
+import { decodeBookmark } from './results.js';
+
+/** Rows read per storage query at most. */
+const MAX_BATCH = 1000;
+
+export interface Found {
+  doc: JsonObject;
+  position: IndexPosition;
+}
+
+export interface ScanStats {
+  keysExamined: number;
+  docsExamined: number;
+}
+
+/** A row read from an index: its position and the document as stored. */
+interface Row {
+  position: IndexPosition;
+  doc: JsonObject;
+}
+
+type Reader = (after: IndexPosition | undefined, limit: number) => Promise<Row[]>;
+
+function jsonIndexReader(opened: OpenedDatabase, plan: Plan): Reader {
+  const { gte, lt } = storedBounds(plan.keys.gte, plan.keys.lt);
+  return async (after, limit) => {
+    const rows = await opened.storage.indexes.scan(opened.db, plan.index.signature, { gte, lt, after, descending: plan.descending, limit });
+    return rows.map((row) => ({ position: { key: row.key, id: row.id }, doc: { _id: row.id, _rev: row.rev, ...row.body } as JsonObject }));
+  };
+}
+
+const NO_KEY = new Uint8Array(0);
+
+function allDocsReader(opened: OpenedDatabase, plan: Plan): Reader {
+  const range = plan.ranges.get('_id');
+  const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
+  const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  return async (after, limit) => {
+    // Bounds are inclusive here: the selector, matched on every row, drops an excluded end.
+    const start = after?.id ?? (plan.descending ? high : low);
+    const result = await opened.listDocuments({
+      startKey: start,
+      endKey: plan.descending ? low : high,
+      descending: plan.descending,
+      limit: limit + (after === undefined ? 0 : 1),
+      includeDocs: true,
+      countOffset: false,
+    });
+    const rows = after === undefined ? result.rows : result.rows.filter((row) => row.id !== after.id);
+    return rows.slice(0, limit).map((row) => ({ position: { key: NO_KEY, id: row.id }, doc: { _id: row.id, _rev: row.rev, ...row.body } as JsonObject }));
+  };
+}
+
+/** The documents of one page of a `_find`, and what reading them cost. */
+export async function runCursor(opened: OpenedDatabase, request: FindRequest, plan: Plan): Promise<{ found: Found[]; stats: ScanStats }> {
+  const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
+  const found: Found[] = [];
+  if (plan.keys.empty || request.limit === 0) return { found, stats };
+  const read = plan.index.type === 'special' ? allDocsReader(opened, plan) : jsonIndexReader(opened, plan);
+  let after = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark, plan.index.signature);
+  let skipped = 0;
+  const batch = Math.min(MAX_BATCH, Math.max(16, request.skip + request.limit));
+  for (;;) {
+    const rows = await read(after, batch);
+    stats.keysExamined += rows.length;
+    stats.docsExamined += rows.length;
+    for (const row of rows) {
+      after = row.position;
+      const doc = opened.view.listed(row.doc);
+      if (!matchesSelector(request.selector, doc)) continue;
+      if (skipped < request.skip) {
+        skipped++;
+        continue;
+      }
+      found.push({ doc, position: row.position });
+      if (found.length === request.limit) return { found, stats };
+    }
+    if (rows.length < batch) return { found, stats };
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * `_find` and `_explain` of one opened database: the json indexes are read from the design
+ * documents, the planner picks one, a json index catches up with the change sequence (unless
+ * `update: false`), the cursor reads one page, and the page is shaped (`_conflicts`, `fields`,
+ * bookmark, warnings, `execution_stats`) as CouchDB's `mango_cursor_view` shapes it.
+ */
+import { performance } from 'node:perf_hooks';
+import type { OpenedDatabase } from '../databases/opened-database.js';
+import type { Json, JsonObject } from '../json/json.js';
+import { runCursor, type Found, type ScanStats } from './cursor.js';
+import type { FindRequest } from './find-request.js';
+import { catalog, listIndexes } from './index-catalog.js';
+import { indexJson } from './index-definitions.js';
+import { updateIndex } from './index-updater.js';
+import { plan, type Plan } from './planner.js';
+import { encodeBookmark, project } from './results.js';
+import { conjunctionJson } from './selector-analysis.js';
+
+const NO_INDEX_WARNING = 'No matching index found, create an index to optimize query time.';
+const SCAN_WARNING =
+  'The number of documents examined is high in proportion to the number of results returned. Consider adding a more specific index to improve this.';
+
+function warningsOf(opened: OpenedDatabase, planned: Plan, stats: ScanStats, returned: number): string[] {
+  const warnings = [...planned.warnings];
+  if (planned.index.type === 'special') warnings.push(NO_INDEX_WARNING);
+  const threshold = opened.context.config.getInteger('mango', 'index_scan_warning_threshold');
+  const ratio = returned === 0 ? stats.docsExamined : stats.docsExamined / returned;
+  if (threshold > 0 && ratio > threshold) warnings.push(SCAN_WARNING);
+  return warnings;
+}
+
+async function withConflicts(opened: OpenedDatabase, found: Found[]): Promise<JsonObject[]> {
+  const conflicts = await opened.conflicts(found.map((item) => item.doc['_id'] as string));
+  return found.map((item) => {
+    const live = conflicts.get(item.doc['_id'] as string);
+    return live === undefined ? item.doc : { ...item.doc, _conflicts: live };
+  });
+}
+
+/** `POST /{db}/_find`: one page of matching documents. */
+export async function find(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
+  const started = performance.now();
+  const { seq, indexes } = await catalog(opened);
+  const planned = plan(indexes, request);
+  if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
+  const { found, stats } = await runCursor(opened, request, planned);
+  const docs = request.conflicts ? await withConflicts(opened, found) : found.map((item) => item.doc);
+  const body: JsonObject = {
+    docs: docs.map((doc) => project(doc, request.fields)),
+    bookmark: encodeBookmark(planned.index.signature, found[found.length - 1]?.position),
+  };
+  const warnings = warningsOf(opened, planned, stats, found.length);
+  if (warnings.length > 0) body['warning'] = warnings.join('\n');
+  if (request.executionStats) {
+    body['execution_stats'] = {
+      total_keys_examined: stats.keysExamined,
+      total_docs_examined: stats.docsExamined,
+      total_quorum_docs_examined: 0,
+      results_returned: found.length,
+      execution_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    };
+  }
+  return body;
+}
+
+/** `POST /{db}/_explain`: the index `_find` would use and how it would read it. */
+export async function explain(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
+  const planned = plan(await listIndexes(opened), request);
+  const fields: Json = request.fields ?? 'all_fields';
+  const opts: JsonObject = {
+    use_index: request.useIndex,
+    bookmark: request.bookmark ?? 'nil',
+    limit: request.limit,
+    skip: request.skip,
+    sort: Object.fromEntries(request.sort.map((field) => [field.field, field.direction])),
+    fields: request.fields ?? [],
+    partition: '',
+    r: request.r,
+    conflicts: request.conflicts,
+    stale: request.stale,
+    update: request.update,
+    stable: request.stable,
+    execution_stats: request.executionStats,
+    allow_fallback: request.allowFallback,
+  };
+  return {
+    dbname: opened.db,
+    index: indexJson(planned.index),
+    partitioned: false,
+    selector: conjunctionJson(planned.clauses),
+    opts,
+    limit: request.limit,
+    skip: request.skip,
+    fields,
+    mrargs: {
+      include_docs: true,
+      view_type: 'map',
+      reduce: false,
+      partition: null,
+      start_key: planned.keys.startKey,
+      end_key: planned.keys.endKey,
+      direction: planned.descending ? 'rev' : 'fwd',
+      stable: request.stable,
+      update: String(request.update),
+      conflicts: 'undefined',
+    },
+    covering: false,
+    index_candidates: planned.candidates
+      .filter((candidate) => candidate.index !== planned.index)
+      .map((candidate) => ({ index: indexJson(candidate.index), analysis: { usable: candidate.usable, reasons: candidate.reasons.map((name) => ({ name })), ranking: candidate.usable ? 1 : 2, covering: null } })),
+  };
+}
