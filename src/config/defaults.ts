@@ -109,6 +109,13 @@ export const DEFAULTS = {
   log: {
     level: 'info',
   },
+  stats: {
+    interval: 10,
+  },
+  purge: {
+    max_document_id_number: 100,
+    max_revisions_number: 1000,
+  },
   divan: {
     storage: 'sqlite',
     postgres_url: '',

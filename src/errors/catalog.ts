@@ -25,6 +25,7 @@ export const methodNotAllowed = (allowed: readonly string[]): CouchError =>
   });
 
 export const notAServerAdmin = (): CouchError => unauthorized('You are not a server admin.');
+export const notAMetricsReader = (): CouchError => unauthorized('You are not a server admin or read-only metrics user');
 export const notAServerOrDbAdmin = (): CouchError => unauthorized('You are not a server or db admin.');
 export const notAuthorizedForDb = (): CouchError => unauthorized('You are not authorized to access this db.');
 export const notAllowedForDb = (): CouchError => forbidden('You are not allowed to access this db.');

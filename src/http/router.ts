@@ -1,4 +1,4 @@
-import { methodNotAllowed, notFound } from '../errors/catalog.js';
+import { badRequest, methodNotAllowed, notFound } from '../errors/catalog.js';
 import { requireServerAdmin } from '../identity/authorization.js';
 import type { Request } from './request.js';
 import type { Endpoint } from './services.js';
@@ -8,6 +8,7 @@ import { compact, database as databaseItself, security } from './routes/database
 import { changes } from './routes/changes.js';
 import { allDocs } from './routes/listings.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
+import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
@@ -62,7 +63,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   if (first.startsWith('_')) {
     const endpoint = extraServerEndpoints.get(first) ?? SERVER_ENDPOINTS.get(first);
     if (endpoint && request.segments.length === 1) return endpoint;
-    if (first === '_node' && request.segments[2] === '_config') return nodeConfig;
+    if (first === '_node') return nodeEndpoint(request);
     // `/_utils` and every file below it (the browser login page).
     if (first === '_utils') return utils;
     if (!isSystemDatabase(first)) {
@@ -86,6 +87,32 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     };
   }
   return document;
+}
+
+/** `/_node/{node}/…`, by third segment; every other `_node` path is server-admin territory. */
+const NODE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['_config', nodeConfig],
+  ['_stats', only(['GET'], nodeStats)],
+  ['_prometheus', only(['GET'], nodePrometheus)],
+  ['_system', only(['GET'], nodeSystem)],
+  ['_versions', only(['GET'], nodeVersions)],
+]);
+
+const METRICS_ENDPOINTS = new Set(['_stats', '_prometheus', '_system']);
+
+function nodeEndpoint(request: Request): Endpoint {
+  const [, node, what] = request.segments;
+  const fixedLength = what !== undefined && what !== '_config' && what !== '_stats';
+  const endpoint = what === undefined ? only(['GET'], nodeName) : NODE_ENDPOINTS.get(what);
+  return async (req, services) => {
+    if (node === undefined) throw badRequest('Incomplete path to _node request');
+    // Who may ask is checked before which node is asked for, as CouchDB authorises before routing.
+    if (what !== undefined && METRICS_ENDPOINTS.has(what)) requireMetricsReader(req.userCtx);
+    else requireServerAdmin(req.userCtx);
+    if (node !== '_local' && node !== services.nodeName()) throw notFound(`no such node: ${node}`);
+    if (endpoint === undefined || (fixedLength && req.segments.length > 3)) throw notFound('missing');
+    return endpoint(req, services);
+  };
 }
 
 function isSystemDatabase(name: string): boolean {

@@ -9,6 +9,7 @@
 
 import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
+import type { HitCounts } from '../metrics/hit-counts.js';
 import type { RevisionTree } from './revision-tree.js';
 
 export type { Json, JsonObject } from '../json/json.js';
@@ -199,6 +200,8 @@ export interface LocalDocument {
 export interface Storage {
   /** `sqlite` or `postgres`: for logs and `GET /_up`. */
   readonly kind: string;
+  /** Hits and misses of the backend's cache of winning revisions, when it keeps one (metrics). */
+  readonly readCache?: HitCounts;
 
   /** Closes connections after pending writes have been committed. */
   close(): Promise<void>;

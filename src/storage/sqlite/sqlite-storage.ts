@@ -37,6 +37,7 @@ import { RangeQueries } from './sqlite-range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
+import { HitCounts } from '../../metrics/hit-counts.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 
 export class SqliteStorage implements Storage {
@@ -52,6 +53,7 @@ export class SqliteStorage implements Storage {
   readonly #securityCache = new Map<string, SecurityObject>();
   /** Winning revisions recently read; every write of a document drops its entry first. */
   readonly #winners = new WinnerCache(32 * 1024 * 1024);
+  readonly readCache = new HitCounts();
 
   constructor(file: string) {
     this.file = file;
@@ -147,6 +149,7 @@ export class SqliteStorage implements Storage {
       const dbId = this.#databaseId(db);
       if (options.rev !== undefined || options.revsInfo === true) return readRevision(this.#st, dbId, id, options);
       const cached = this.#winners.get(dbId, id);
+      this.readCache.record(cached !== undefined);
       if (cached !== undefined) return cached;
       const stored = readRevision(this.#st, dbId, id);
       if (stored !== undefined) this.#winners.set(dbId, id, stored);
