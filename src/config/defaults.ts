@@ -26,6 +26,7 @@ export const DEFAULTS = {
     trusted_proxies: '127.0.0.1, ::1',
     enable_cors: false,
     changes_timeout: 60000,
+    max_db_number_for_dbs_info_req: 100,
   },
   chttpd_auth: {
     authentication_db: '_users',

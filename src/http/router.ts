@@ -1,4 +1,4 @@
-import { badRequest, methodNotAllowed, notFound } from '../errors/catalog.js';
+import { badRequest, methodNotAllowed, notFound, reservedDocumentId, unknownEndpoint } from '../errors/catalog.js';
 import { requireServerAdmin } from '../identity/authorization.js';
 import type { Request } from './request.js';
 import type { Endpoint } from './services.js';
@@ -6,7 +6,9 @@ import { nodeConfig } from './routes/config.js';
 import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
-import { allDocs } from './routes/listings.js';
+import { copyDocument } from './routes/copy.js';
+import { dbsInfo, purge, purgedInfosLimit, revsLimit } from './routes/maintenance.js';
+import { allDocs, allDocsQueries, localDocs } from './routes/listings.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
@@ -16,8 +18,9 @@ import { utils } from './routes/utils.js';
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
 const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
 
-/** `GET /{db}/{id}?open_revs=…` reads revisions the replicator's way (replication.ts); `_local` documents have none. */
+/** `GET /{db}/{id}?open_revs=…` reads revisions the replicator's way (replication.ts); `_local` documents have none; COPY copies (copy.ts). */
 const document: Endpoint = (request, services) => {
+  if (request.method === 'COPY') return copyDocument(request, services);
   const readsRevisions = (request.method === 'GET' || request.method === 'HEAD') && request.query.has('open_revs') && request.segments[1] !== '_local';
   return (readsRevisions ? openRevs : oneDocument)(request, services);
 };
@@ -37,12 +40,14 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_all_dbs', only(['GET'], allDbs)],
   ['_membership', only(['GET'], membership)],
   ['_active_tasks', only(['GET'], activeTasks)],
+  ['_dbs_info', only(['GET', 'POST'], dbsInfo)],
   ['_session', session],
 ]);
 
 /** Endpoints below a database, by second path segment. */
 const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_all_docs', allDocs],
+  ['_local_docs', localDocs],
   ['_bulk_docs', bulkDocs],
   ['_security', security],
   ['_changes', changes],
@@ -51,6 +56,9 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_bulk_get', bulkGet],
   ['_ensure_full_commit', ensureFullCommit],
   ['_compact', compact],
+  ['_revs_limit', revsLimit],
+  ['_purge', purge],
+  ['_purged_infos_limit', purgedInfosLimit],
 ]);
 
 /**
@@ -77,17 +85,29 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   }
   if (second === undefined) return database;
   const endpoint = DATABASE_ENDPOINTS.get(second);
-  if (endpoint) {
-    if (request.segments.length > 2) return async () => { throw notFound('missing'); };
-    return endpoint;
+  if (endpoint && request.segments.length === 2) return endpoint;
+  if (request.segments.length === 3) {
+    const below = DATABASE_SUB_ENDPOINTS.get(`${second}/${request.segments[2]}`);
+    if (below) return below;
   }
-  if (second.startsWith('_') && second !== '_design' && second !== '_local') {
-    return async () => {
-      throw notFound('missing');
-    };
-  }
+  if (endpoint || (second.startsWith('_') && second !== '_design' && second !== '_local')) return unknownDatabaseEndpoint;
   return document;
 }
+
+/** `/{db}/{endpoint}/{part}`. */
+const DATABASE_SUB_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([['_all_docs/queries', allDocsQueries]]);
+
+/**
+ * `/{db}/_xxx` that names no endpoint: after the database is opened (404 when it does not exist),
+ * a GET answers 404 naming the endpoint, not `missing` (which clients read as "no such database");
+ * a write is refused for its reserved id, as CouchDB refuses it.
+ */
+const unknownDatabaseEndpoint: Endpoint = async (request, services) => {
+  const db = request.segments[0]!;
+  await services.databases.openListing(db, request.userCtx);
+  if (request.method === 'GET' || request.method === 'HEAD' || request.segments.length > 2) throw unknownEndpoint(request.segments.slice(1).join('/'));
+  throw reservedDocumentId();
+};
 
 /** `/_node/{node}/…`, by third segment; every other `_node` path is server-admin territory. */
 const NODE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([

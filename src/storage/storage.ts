@@ -10,10 +10,12 @@
 import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
 import type { HitCounts } from '../metrics/hit-counts.js';
+import type { PurgeRequest } from './purge-plan.js';
 import type { RevisionTree } from './revision-tree.js';
 
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
+export type { PurgeRequest } from './purge-plan.js';
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
 export type SecurityObject = JsonObject;
@@ -35,6 +37,12 @@ export interface DatabaseInfo {
   compactableSize: number;
   /** Microseconds since the epoch at creation, as CouchDB's `instance_start_time` is a string. */
   instanceStartTime: string;
+  /** `_revs_limit`: revisions kept above every leaf when a document is written (default 1000). */
+  revsLimit: number;
+  /** `_purged_infos_limit`: purge requests remembered (default 1000). */
+  purgedInfosLimit: number;
+  /** Purge requests applied so far (`purge_seq`). */
+  purgeSeq: number;
 }
 
 /** One edit of one document, as a client sent it (after the HTTP layer split off the `_` fields). */
@@ -253,12 +261,23 @@ export interface Storage {
   revisionTrees(db: string, ids: readonly string[]): Promise<(RevisionTree | undefined)[]>;
 
   getLocal(db: string, id: string): Promise<LocalDocument | undefined>;
+  /** Every `_local/…` document of a database, in id byte order (`_local_docs`; they are few: checkpoints). */
+  listLocal(db: string): Promise<LocalDocument[]>;
   /**
    * Writes `_local/…` documents: `rev` must match the stored one (or be absent for a new one),
    * otherwise `conflict`. Local documents have no history, no sequence and are not replicated.
    */
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult>;
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult>;
+
+  /**
+   * `POST /{db}/_purge`: removes the asked leaf revisions (and the ancestors only they needed) of
+   * each document, for good (purge-plan.ts); per request, in order, the revisions purged.
+   * Rejects with a not-found CouchError when the database does not exist.
+   */
+  purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]>;
+  /** Sets `_revs_limit` or `_purged_infos_limit` of a database; false when it does not exist. */
+  setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean>;
 
   /**
    * Reclaims the bodies of revisions that are no longer leaves (CouchDB's compaction), in slices of
@@ -269,21 +288,7 @@ export interface Storage {
   compact(db: string): Promise<number>;
 }
 
-/** Bodies reclaimed per transaction by `compact`. */
-export const COMPACTION_SLICE = 500;
+/** The per-database settings `setDatabaseLimit` changes. */
+export type DatabaseLimit = 'revs_limit' | 'purged_infos_limit';
 
-/** What one compaction slice reclaimed. */
-export interface ReclaimedSlice {
-  bodies: number;
-  bytes: number;
-}
-
-/** Runs compaction slices until one reclaims less than a full slice; answers the bytes reclaimed. */
-export async function compactInSlices(slice: () => Promise<ReclaimedSlice>): Promise<number> {
-  let bytes = 0;
-  for (;;) {
-    const reclaimed = await slice();
-    bytes += reclaimed.bytes;
-    if (reclaimed.bodies < COMPACTION_SLICE) return bytes;
-  }
-}
+export { COMPACTION_SLICE, compactInSlices, type ReclaimedSlice } from './compaction-slices.js';

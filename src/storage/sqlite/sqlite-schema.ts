@@ -56,6 +56,19 @@ ALTER TABLE revision_bodies ADD COLUMN leaf INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE leaf = 0;
 ALTER TABLE databases ADD COLUMN compactable_size INTEGER NOT NULL DEFAULT 0;
 `,
+  // 3: per-database _revs_limit and _purged_infos_limit, the purge sequence and the purge history.
+  `
+ALTER TABLE databases ADD COLUMN revs_limit INTEGER NOT NULL DEFAULT 1000;
+ALTER TABLE databases ADD COLUMN purged_infos_limit INTEGER NOT NULL DEFAULT 1000;
+ALTER TABLE databases ADD COLUMN purge_seq INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS purged_infos (
+  db_id INTEGER NOT NULL,
+  purge_seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  revs TEXT NOT NULL,
+  PRIMARY KEY (db_id, purge_seq)
+);
+`,
 ];
 
 /** The latest schema version this code knows. */

@@ -11,6 +11,7 @@ import type {
   ChangeRow,
   ChangesOptions,
   DatabaseInfo,
+  DatabaseLimit,
   DocumentEdit,
   DocumentSummary,
   EditResult,
@@ -38,6 +39,8 @@ import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { HitCounts } from '../../metrics/hit-counts.js';
+import type { PurgeRequest } from '../purge-plan.js';
+import { SqlitePurges } from './sqlite-purge.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 
 export class SqliteStorage implements Storage {
@@ -54,12 +57,14 @@ export class SqliteStorage implements Storage {
   /** Winning revisions recently read; every write of a document drops its entry first. */
   readonly #winners = new WinnerCache(32 * 1024 * 1024);
   readonly readCache = new HitCounts();
+  readonly #purges: SqlitePurges;
 
   constructor(file: string) {
     this.file = file;
     this.#db = openConnection(file);
     this.#st = prepareStatements(this.#db);
     this.#queue = new WriteQueue(this.#db);
+    this.#purges = new SqlitePurges(this.#db, this.#st);
     this.#ranges = new RangeQueries(this.#db);
   }
 
@@ -94,6 +99,7 @@ export class SqliteStorage implements Storage {
       this.#st.deleteBodiesOfDatabase.run(dbId);
       this.#st.deleteDocumentsOfDatabase.run(dbId);
       this.#st.deleteLocalsOfDatabase.run(dbId);
+      this.#purges.deleteOfDatabase(dbId);
       this.#st.deleteDatabase.run(dbId);
       return true;
     });
@@ -201,12 +207,33 @@ export class SqliteStorage implements Storage {
     });
   }
 
+  async listLocal(db: string): Promise<LocalDocument[]> {
+    return this.#read(() => this.#st.localsOfDatabase.all(this.#databaseId(db)).map((row) => localDocument(row.id, row.rev, row.body)));
+  }
+
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult> {
     return this.#writeLocal(db, id, rev, body);
   }
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
     return this.#writeLocal(db, id, rev, undefined);
+  }
+
+  purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]> {
+    return this.#queue.enqueue(() => {
+      const dbId = this.#databaseId(db);
+      for (const { id } of requests) this.#winners.delete(dbId, id);
+      return this.#purges.purge(dbId, requests);
+    });
+  }
+
+  setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> {
+    return this.#queue.enqueue(() => {
+      const dbId = this.#st.databaseId.get(db);
+      if (dbId === undefined) return false;
+      this.#purges.setLimit(dbId, limit, value);
+      return true;
+    });
   }
 
   compact(db: string): Promise<number> {
