@@ -59,16 +59,29 @@ function stringBounds(options: { startKey?: Json; endKey?: Json; descending: boo
   return { startKey: start.value, endKey: end.value, empty: start.empty || end.empty };
 }
 
+function paging(query: URLSearchParams): { descending: boolean; limit: number | undefined; skip: number } {
+  return { descending: booleanParam(query, 'descending'), limit: nonNegativeIntegerParam(query, 'limit'), skip: nonNegativeIntegerParam(query, 'skip') ?? 0 };
+}
+
+/** `keys` in the order rows are answered: reversed when descending. */
+function orderedKeys(keys: Json, descending: boolean): Json[] {
+  if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
+  return descending ? [...keys].reverse() : keys;
+}
+
+/** `keys` of a listing: the query's, or a POST body's `keys` member. */
+async function askedKeys(request: Request, services: Services): Promise<Json | undefined> {
+  const keys = jsonParam(request.query, 'keys');
+  if (request.method !== 'POST') return keys;
+  const body = await readBulkJson(request, services.config);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
+  return 'keys' in body ? (body as JsonObject)['keys'] : keys;
+}
+
 /** `GET/POST /{db}/_all_docs` (POST may carry `keys`). */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  let keys = jsonParam(request.query, 'keys');
-  if (request.method === 'POST') {
-    const body = await readBulkJson(request, services.config);
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
-    if ('keys' in body) keys = (body as JsonObject)['keys'];
-  }
-  return json(200, await listDocuments(opened, request.query, keys));
+  return json(200, await listDocuments(opened, request.query, await askedKeys(request, services)));
 }
 
 /**
@@ -105,13 +118,10 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
   }
   const includeDocs = booleanParam(query, 'include_docs');
   const shown = documentShape(opened, includeDocs, includeDocs && booleanParam(query, 'conflicts'));
-  const descending = booleanParam(query, 'descending');
-  const limit = nonNegativeIntegerParam(query, 'limit');
-  const skip = nonNegativeIntegerParam(query, 'skip') ?? 0;
+  const { descending, limit, skip } = paging(query);
 
   if (keys !== undefined) {
-    if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
-    const ordered = descending ? [...keys].reverse() : keys;
+    const ordered = orderedKeys(keys, descending);
     // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
     const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') ? item : ''));
     const found = await opened.lookupDocuments(ids, includeDocs);
@@ -151,12 +161,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
  */
 export async function localDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  let keys = jsonParam(request.query, 'keys');
-  if (request.method === 'POST') {
-    const body = await readBulkJson(request, services.config);
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
-    if ('keys' in body) keys = (body as JsonObject)['keys'];
-  }
+  const keys = await askedKeys(request, services);
   const query = request.query;
   const includeDocs = booleanParam(query, 'include_docs');
   const locals = new Map((await opened.listLocal()).map((local) => [local.id, local]));
@@ -166,13 +171,9 @@ export async function localDocs(request: Request, services: Services): Promise<R
     if (includeDocs) row['doc'] = { _id: id, _rev: local.rev, ...local.body };
     return row;
   };
-  const descending = booleanParam(query, 'descending');
-  const limit = nonNegativeIntegerParam(query, 'limit');
-  const skip = nonNegativeIntegerParam(query, 'skip') ?? 0;
+  const { descending, limit, skip } = paging(query);
   if (keys !== undefined) {
-    if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
-    const ordered = descending ? [...keys].reverse() : keys;
-    const rows = ordered.map((item) => (typeof item === 'string' && locals.has(item) ? localRow(item) : { key: item, error: 'not_found' }));
+    const rows = orderedKeys(keys, descending).map((item) => (typeof item === 'string' && locals.has(item) ? localRow(item) : { key: item, error: 'not_found' }));
     return json(200, { total_rows: null, offset: null, rows: rows.slice(skip, limit === undefined ? undefined : skip + limit) });
   }
   const key = jsonParam(query, 'key');
