@@ -131,6 +131,12 @@ export class Databases {
     return purged;
   }
 
+  /** `GET /{db}/_purged_infos`: the purges the database remembers, for members. */
+  async purgedInfos(db: string, userCtx: UserCtx): Promise<PurgeRequest[]> {
+    await this.open(db, userCtx);
+    return this.#context.storage.purgedInfos(db);
+  }
+
   /** Whether this node is compacting `db` (`compact_running`). */
   compactionRunning(db: string): boolean {
     return this.#compactions.isRunning(db);

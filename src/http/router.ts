@@ -7,7 +7,7 @@ import { bulkDocs, document as oneDocument, postDocument } from './routes/docume
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
 import { copyDocument } from './routes/copy.js';
-import { dbsInfo, purge, purgedInfosLimit, revsLimit } from './routes/maintenance.js';
+import { dbsInfo, purge, purgedInfos, purgedInfosLimit, revsLimit } from './routes/maintenance.js';
 import { allDocs, allDocsQueries, localDocs } from './routes/listings.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
@@ -59,6 +59,7 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_revs_limit', revsLimit],
   ['_purge', purge],
   ['_purged_infos_limit', purgedInfosLimit],
+  ['_purged_infos', only(['GET'], purgedInfos)],
 ]);
 
 /**

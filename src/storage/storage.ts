@@ -276,6 +276,8 @@ export interface Storage {
    * Rejects with a not-found CouchError when the database does not exist.
    */
   purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]>;
+  /** The purges remembered (`_purged_infos_limit` of them), oldest first; rejects (404) for a missing database. */
+  purgedInfos(db: string): Promise<PurgeRequest[]>;
   /** Sets `_revs_limit` or `_purged_infos_limit` of a database; false when it does not exist. */
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean>;
 

@@ -51,6 +51,9 @@ describeOnEachBackend('maintenance endpoints: _revs_limit, _purge, _purged_infos
     assert.notEqual(after.update_seq, before.update_seq);
     const changes = await server().admin('/maint/_changes');
     assert.ok(!changes.body.results.some((row: { id: string }) => row.id === 'gone'), 'the purged document leaves the feed');
+    const infos = await server().request('/maint/_purged_infos', { auth: member });
+    assert.deepEqual(infos.body, { purged_infos: [{ id: 'gone', revs: [second] }] });
+    assert.equal((await server().admin('/maint/_purged_infos', { method: 'POST', body: {} })).status, 405);
   });
 
   test('purging one branch of a conflict leaves the other as the winner, listed again in _changes', async () => {

@@ -93,6 +93,10 @@ for (const backend of BACKENDS) {
       }
       const info = await storage.databaseInfo('db');
       assert.deepEqual([info?.purgedInfosLimit, info?.purgeSeq, info?.docCount], [2, 4, 0]);
+      assert.deepEqual((await storage.purgedInfos('db')).map((entry) => entry.id), ['d2', 'd3'], 'only the latest two are remembered');
+      await storage.setDatabaseLimit('db', 'purged_infos_limit', 1);
+      assert.deepEqual((await storage.purgedInfos('db')).map((entry) => entry.id), ['d3']);
+      await assert.rejects(storage.purgedInfos('nope'), (error: { status?: number }) => error.status === 404);
     });
 
     it('a purge of a missing database is refused as not found', async () => {

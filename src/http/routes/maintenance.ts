@@ -69,6 +69,12 @@ export async function purge(request: Request, services: Services): Promise<Reply
   return json(201, { purge_seq: null, purged: Object.fromEntries(requests.map((entry, index) => [entry.id, purged[index]!])) });
 }
 
+/** `GET /{db}/_purged_infos`: `{"purged_infos":[{"id","revs"}…]}`, oldest first, as CouchDB. */
+export async function purgedInfos(request: Request, services: Services): Promise<Reply> {
+  const infos = await services.databases.purgedInfos(databaseName(request), request.userCtx);
+  return json(200, { purged_infos: infos.map(({ id, revs }) => ({ id, revs: [...revs] })) });
+}
+
 /** One `{key, info}` (or `{key, error}`) of `/_dbs_info`: the caller must be able to open the database. */
 async function databaseEntry(db: unknown, request: Request, services: Services): Promise<JsonObject> {
   if (typeof db !== 'string') return { key: db as null, error: 'not_found' };

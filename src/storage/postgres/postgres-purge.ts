@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../purge-plan.js';
 import type { DatabaseLimit } from '../storage.js';
+import { databaseMissing } from '../../errors/catalog.js';
 
 interface Counters {
   update_seq: number;
@@ -63,6 +64,16 @@ export async function purgeDocuments(client: pg.ClientBase, dbId: number, reques
     await client.query('DELETE FROM purged_infos WHERE db_id = $1 AND purge_seq <= $2', [dbId, tally.purgeSeq - before.purged_infos_limit]);
   }
   return results;
+}
+
+/** The purges remembered, oldest first. */
+export async function purgedInfos(db: pg.Pool, name: string): Promise<PurgeRequest[]> {
+  const { rows } = await db.query<{ id: string | null; revs: string | null }>(
+    `SELECT p.id, p.revs FROM databases x LEFT JOIN purged_infos p ON p.db_id = x.db_id WHERE x.name = $1 ORDER BY p.purge_seq`,
+    [name],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  return rows.flatMap((row) => (row.id === null ? [] : [{ id: row.id, revs: JSON.parse(row.revs as string) as string[] }]));
 }
 
 export async function setDatabaseLimit(client: pg.ClientBase, dbId: number, limit: DatabaseLimit, value: number): Promise<void> {

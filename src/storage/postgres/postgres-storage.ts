@@ -14,6 +14,7 @@
  * await storage.createDatabase('db', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } })
  * await storage.close()
  */
+import { purgedInfos } from './postgres-purge.js';
 import type pg from 'pg';
 import type {
   ChangeRow,
@@ -211,6 +212,11 @@ export class PostgresStorage implements Storage {
 
   purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]> {
     return this.#write<string[][]>(db, { kind: 'purge', requests });
+  }
+
+  async purgedInfos(db: string): Promise<PurgeRequest[]> {
+    this.#checkOpen();
+    return purgedInfos(this.#pool, db);
   }
 
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> {

@@ -19,6 +19,7 @@ function preparePurgeStatements(db: Connection) {
     recordPurge: db.prepare<[number, number, string, string]>('INSERT INTO purged_infos (db_id, purge_seq, id, revs) VALUES (?, ?, ?, ?)'),
     forgetPurges: db.prepare<[number, number]>('DELETE FROM purged_infos WHERE db_id = ? AND purge_seq <= ?'),
     deletePurgesOfDatabase: db.prepare<[number]>('DELETE FROM purged_infos WHERE db_id = ?'),
+    purgedInfos: db.prepare<[number], { id: string; revs: string }>('SELECT id, revs FROM purged_infos WHERE db_id = ? ORDER BY purge_seq'),
     applyCounters: db.prepare<[number, number, number, number, number, number, number]>(
       `UPDATE databases SET update_seq = ?, purge_seq = ?, doc_count = doc_count + ?, deleted_doc_count = deleted_doc_count + ?,
        data_size = data_size + ?, compactable_size = compactable_size + ? WHERE db_id = ?`,
@@ -71,6 +72,10 @@ export class SqlitePurges {
       const counters = this.#purge.counters.get(dbId)!;
       this.#purge.forgetPurges.run(dbId, counters.purge_seq - value);
     }
+  }
+
+  purgedInfos(dbId: number): PurgeRequest[] {
+    return this.#purge.purgedInfos.all(dbId).map((row) => ({ id: row.id, revs: JSON.parse(row.revs) as string[] }));
   }
 
   deleteOfDatabase(dbId: number): void {

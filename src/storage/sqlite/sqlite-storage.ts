@@ -227,6 +227,10 @@ export class SqliteStorage implements Storage {
     });
   }
 
+  async purgedInfos(db: string): Promise<PurgeRequest[]> {
+    return this.#read(() => this.#purges.purgedInfos(this.#databaseId(db)));
+  }
+
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> {
     return this.#queue.enqueue(() => {
       const dbId = this.#st.databaseId.get(db);
