@@ -37,10 +37,13 @@ export class SampleWindow {
   add(value: number): void {
     this.#times.push(this.#now());
     this.#values.push(value);
-    if (this.#values.length > MAX_SAMPLES) {
-      this.#times.shift();
-      this.#values.shift();
-    }
+    // Trimmed in chunks, so a request costs O(1) amortised, not a shift of thousands of samples.
+    if (this.#values.length > 2 * MAX_SAMPLES) this.#drop(this.#values.length - MAX_SAMPLES);
+  }
+
+  #drop(count: number): void {
+    this.#times.splice(0, count);
+    this.#values.splice(0, count);
   }
 
   /** The samples still inside the window, oldest first. */
@@ -48,8 +51,7 @@ export class SampleWindow {
     const oldest = this.#now() - this.#windowMs();
     let expired = 0;
     while (expired < this.#times.length && this.#times[expired]! < oldest) expired++;
-    this.#times.splice(0, expired);
-    this.#values.splice(0, expired);
+    this.#drop(Math.max(expired, this.#values.length - MAX_SAMPLES));
     return [...this.#values];
   }
 
