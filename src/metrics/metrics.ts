@@ -12,26 +12,32 @@ import { statsTree, type TreeEntry } from './stats-tree.js';
 
 const METHODS = ['COPY', 'DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
 const STATUS_CODES = [200, 201, 202, 204, 206, 301, 302, 304, 400, 401, 403, 404, 405, 406, 409, 412, 413, 414, 415, 416, 417, 500, 501, 503];
-/** A CouchDB histogram (milliseconds, over the `[stats] interval` window) and its Prometheus summary (seconds). */
+/**
+ * A CouchDB histogram (milliseconds, over the `[stats] interval` window) and its Prometheus summary
+ * (seconds). A request only adds a sample to the window; the summary is rebuilt from the window's
+ * samples when scraped, so both views show the same samples and `_count`/`_sum` are the window's,
+ * as CouchDB's `couch_prometheus` computes them.
+ */
 class Latency {
   readonly window: SampleWindow;
-  readonly summary: Summary;
 
   constructor(registry: Registry, name: string, help: string, windowSeconds: () => number) {
-    this.window = new SampleWindow(() => windowSeconds() * 1000);
-    this.summary = new Summary({
+    const window = new SampleWindow(() => windowSeconds() * 1000);
+    this.window = window;
+    new Summary({
       name,
       help,
       percentiles: [0.5, 0.75, 0.9, 0.95, 0.99, 0.999],
-      maxAgeSeconds: Math.max(1, windowSeconds()),
-      ageBuckets: 5,
       registers: [registry],
+      collect() {
+        this.reset();
+        for (const milliseconds of window.samples()) this.observe(milliseconds / 1000);
+      },
     });
   }
 
   observe(milliseconds: number): void {
     this.window.add(milliseconds);
-    this.summary.observe(milliseconds / 1000);
   }
 }
 
