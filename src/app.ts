@@ -13,6 +13,7 @@ import type { Services } from './http/services.js';
 import { wireData } from './wiring/data-layer.js';
 import { receiveClusterMessages, wireIdentity } from './wiring/identity.js';
 import { Logger } from './log/logger.js';
+import { Metrics } from './metrics/metrics.js';
 import type { Storage } from './storage/storage.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { openPostgresStorage } from './storage/postgres/postgres-storage.js';
@@ -72,11 +73,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   await admins.hashAll();
   const generatedAdminPassword = await ensureAnAdmin(config, admins);
   if (config.get('couchdb', 'uuid') === undefined) await config.set('couchdb', 'uuid', randomHex());
-
   const { backend, bus } = await openStorage(config, dataDir, env, log);
   const link = bus ? new ClusterLink(bus, log) : undefined;
-  const data = await wireData(config, log, backend, link);
-  const identity = wireIdentity(config, log, admins, data, link);
+  const metrics = new Metrics(() => config.getInteger('stats', 'interval'));
+  const data = await wireData(config, log, backend, link, metrics);
+  const identity = wireIdentity(config, log, admins, data, link, metrics);
   if (link) receiveClusterMessages(link, data, identity);
 
   const services: Services = {
@@ -88,6 +89,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     changes: data.changes,
     tasks: data.databases.tasks,
+    metrics,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,

@@ -26,6 +26,7 @@ export const DEFAULTS = {
     trusted_proxies: '127.0.0.1, ::1',
     enable_cors: false,
     changes_timeout: 60000,
+    max_db_number_for_dbs_info_req: 100,
   },
   chttpd_auth: {
     authentication_db: '_users',
@@ -111,6 +112,13 @@ export const DEFAULTS = {
   },
   log: {
     level: 'info',
+  },
+  stats: {
+    interval: 10,
+  },
+  purge: {
+    max_document_id_number: 100,
+    max_revisions_number: 1000,
   },
   divan: {
     storage: 'sqlite',

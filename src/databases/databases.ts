@@ -3,7 +3,7 @@ import type { UserCtx } from '../identity/user-ctx.js';
 import type { JsonObject } from '../json/json.js';
 import { isCouchError } from '../errors/couch-error.js';
 import { databaseExists, databaseMissing, documentMissing, forbidden } from '../errors/catalog.js';
-import type { SecurityObject } from '../storage/storage.js';
+import type { DatabaseLimit, PurgeRequest, SecurityObject } from '../storage/storage.js';
 import type { Logger } from '../log/logger.js';
 import { callerOf, openAsMember, securityOf } from './access.js';
 import { Compactions } from './compactions.js';
@@ -102,6 +102,39 @@ export class Databases {
   async compact(db: string, userCtx: UserCtx): Promise<{ done: Promise<void> }> {
     requireDbAdmin(userCtx, await securityOf(this.#context.storage, db));
     return { done: this.#compactions.start(db) };
+  }
+
+  /** `GET /{db}/_revs_limit` and `_purged_infos_limit`, for members. */
+  async databaseLimit(db: string, userCtx: UserCtx, limit: DatabaseLimit): Promise<number> {
+    const info = await (await this.open(db, userCtx)).info();
+    if (!info) throw databaseMissing();
+    return limit === 'revs_limit' ? info.revsLimit : info.purgedInfosLimit;
+  }
+
+  /**
+   * `PUT /{db}/_revs_limit` by a database admin, `_purged_infos_limit` by a server admin (as
+   * CouchDB); a new revs_limit stems each document at its next write.
+   */
+  async setDatabaseLimit(db: string, userCtx: UserCtx, limit: DatabaseLimit, value: number): Promise<void> {
+    if (limit === 'purged_infos_limit') requireServerAdmin(userCtx);
+    requireDbAdmin(userCtx, await securityOf(this.#context.storage, db));
+    if (!(await this.#context.storage.setDatabaseLimit(db, limit, value))) throw databaseMissing();
+  }
+
+  /** `POST /{db}/_purge` by a server admin: per request, the revisions purged; feeds and caches then hear of it. */
+  async purge(db: string, userCtx: UserCtx, requests: readonly PurgeRequest[]): Promise<string[][]> {
+    requireServerAdmin(userCtx);
+    await securityOf(this.#context.storage, db);
+    const purged = await this.#context.storage.purgeDocuments(db, requests);
+    const ids = requests.filter((_, index) => purged[index]!.length > 0).map((request) => request.id);
+    if (ids.length > 0) await this.#context.hooks.afterWrite({ db, ids });
+    return purged;
+  }
+
+  /** `GET /{db}/_purged_infos`: the purges the database remembers, for members. */
+  async purgedInfos(db: string, userCtx: UserCtx): Promise<PurgeRequest[]> {
+    await this.open(db, userCtx);
+    return this.#context.storage.purgedInfos(db);
   }
 
   /** Whether this node is compacting `db` (`compact_running`). */

@@ -161,6 +161,10 @@ export class OpenedDatabase {
     return this.storage.getLocal(this.db, id);
   }
 
+  listLocal(): Promise<LocalDocument[]> {
+    return this.storage.listLocal(this.db);
+  }
+
   writeLocal(id: string, body: JsonObject, rev: string | undefined, deleted: boolean): Promise<EditResult> {
     return deleted ? this.storage.deleteLocal(this.db, id, rev) : this.storage.putLocal(this.db, id, body, rev);
   }

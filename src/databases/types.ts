@@ -5,6 +5,8 @@
 export type {
   ChangeRow,
   ChangesOptions,
+  DatabaseInfo,
+  DatabaseLimit,
   DocumentSummary,
   LocalDocument,
   OpenedRevision,

@@ -1,4 +1,4 @@
-import { badRequest, documentNotObject, documentValidation, emptyDocumentId, invalidRevFormat, revisionsDiffer } from '../errors/catalog.js';
+import { badRequest, documentNotObject, documentValidation, emptyDocumentId, invalidRevFormat, reservedDocumentId, revisionsDiffer } from '../errors/catalog.js';
 import { isStorableText } from '../json/json.js';
 import { canonicalRevision, parseRevisionId } from '../storage/revision-text.js';
 import type { DocumentEdit, Json, JsonObject, StoredRevision } from '../storage/storage.js';
@@ -36,7 +36,7 @@ export function validateDocumentId(id: unknown): string {
   // cannot encode it), and PostgreSQL text cannot hold NUL: such ids are refused on every backend.
   if (!isStorableText(id)) throw badRequest(id.includes('\u0000') ? 'Document id must not contain NUL characters.' : 'Document id must be valid UTF-8.');
   if (id.startsWith('_') && !id.startsWith('_design/') && !id.startsWith('_local/')) {
-    throw badRequest('Only reserved document ids may start with underscore.');
+    throw reservedDocumentId();
   }
   if (id === '_design/' || id === '_local/') throw emptyDocumentId();
   return id;

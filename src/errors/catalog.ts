@@ -19,12 +19,17 @@ const USER_NAME_REFUSAL = 'Usernames may not contain control characters or unpai
 export const userNameForbidden = (): CouchError => forbidden(USER_NAME_REFUSAL);
 export const userNameRefused = (): CouchError => badRequest(USER_NAME_REFUSAL);
 
+export const reservedDocumentId = (): CouchError => badRequest('Only reserved document ids may start with underscore.');
+/** `/{db}/_xxx` naming no endpoint: the name, so that a client does not read it as a missing database. */
+export const unknownEndpoint = (path: string): CouchError => notFound(`Database endpoint ${path} does not exist.`);
+
 export const methodNotAllowed = (allowed: readonly string[]): CouchError =>
   new CouchError(405, 'method_not_allowed', `Only ${allowed.join(',')} allowed`, {
     Allow: allowed.join(','),
   });
 
 export const notAServerAdmin = (): CouchError => unauthorized('You are not a server admin.');
+export const notAMetricsReader = (): CouchError => unauthorized('You are not a server admin or read-only metrics user');
 export const notAServerOrDbAdmin = (): CouchError => unauthorized('You are not a server or db admin.');
 export const notAuthorizedForDb = (): CouchError => unauthorized('You are not authorized to access this db.');
 export const notAllowedForDb = (): CouchError => forbidden('You are not allowed to access this db.');

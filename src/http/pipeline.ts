@@ -219,17 +219,19 @@ async function send(res: ServerResponse, reply: Reply, exchange: Exchange, conte
   }
 }
 
-function logAccess(exchange: Exchange, status: number, started: bigint, log: Services['log']): void {
+function logAccess(exchange: Exchange, status: number, started: bigint, services: Services): void {
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+  services.metrics.request(exchange.raw.method ?? 'GET', status, elapsed);
+  const { log } = services;
   if (!log.enabled('info')) return;
   const { request } = exchange;
-  const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
   const who = request?.userCtx.name === null || request === undefined ? 'undefined' : JSON.stringify(request.userCtx.name);
   log.info(`${request?.peer ?? '-'} ${who} ${exchange.raw.method} ${request?.path ?? '-'} ${status} ${elapsed.toFixed(1)}ms`);
 }
 
 /**
  * The path of a request: parse, authenticate, route, answer; every failure goes through one error
- * mapping, and one access log line is written per request.
+ * mapping, and one access log line and one count in the metrics are written per request.
  */
 export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<string, Endpoint> = new Map()) {
   const context: PipelineContext = {
@@ -246,6 +248,6 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     await addSessionCookieOrLog(exchange.request, reply, services);
     if (res.headersSent || res.destroyed) return;
     const sent = await send(res, reply, exchange, context);
-    logAccess(exchange, sent.status, started, services.log);
+    logAccess(exchange, sent.status, started, services);
   };
 }

@@ -1,4 +1,4 @@
-import { methodNotAllowed, notFound } from '../errors/catalog.js';
+import { badRequest, methodNotAllowed, notFound, reservedDocumentId, unknownEndpoint } from '../errors/catalog.js';
 import { requireServerAdmin } from '../identity/authorization.js';
 import type { Request } from './request.js';
 import type { Endpoint } from './services.js';
@@ -6,9 +6,12 @@ import { nodeConfig } from './routes/config.js';
 import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
-import { allDocs } from './routes/listings.js';
+import { copyDocument } from './routes/copy.js';
+import { dbsInfo, purge, purgedInfos, purgedInfosLimit, revsLimit } from './routes/maintenance.js';
+import { allDocs, allDocsQueries, localDocs } from './routes/listings.js';
 import { explain, find, mangoIndex } from './routes/mango.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
+import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
@@ -16,8 +19,9 @@ import { utils } from './routes/utils.js';
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
 const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
 
-/** `GET /{db}/{id}?open_revs=…` reads revisions the replicator's way (replication.ts); `_local` documents have none. */
+/** `GET /{db}/{id}?open_revs=…` reads revisions the replicator's way (replication.ts); `_local` documents have none; COPY copies (copy.ts). */
 const document: Endpoint = (request, services) => {
+  if (request.method === 'COPY') return copyDocument(request, services);
   const readsRevisions = (request.method === 'GET' || request.method === 'HEAD') && request.query.has('open_revs') && request.segments[1] !== '_local';
   return (readsRevisions ? openRevs : oneDocument)(request, services);
 };
@@ -37,12 +41,14 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_all_dbs', only(['GET'], allDbs)],
   ['_membership', only(['GET'], membership)],
   ['_active_tasks', only(['GET'], activeTasks)],
+  ['_dbs_info', only(['GET', 'POST'], dbsInfo)],
   ['_session', session],
 ]);
 
 /** Endpoints below a database, by second path segment. */
 const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_all_docs', allDocs],
+  ['_local_docs', localDocs],
   ['_bulk_docs', bulkDocs],
   ['_security', security],
   ['_changes', changes],
@@ -53,6 +59,10 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_compact', compact],
   ['_find', find],
   ['_explain', explain],
+  ['_revs_limit', revsLimit],
+  ['_purge', purge],
+  ['_purged_infos_limit', purgedInfosLimit],
+  ['_purged_infos', only(['GET'], purgedInfos)],
 ]);
 
 /**
@@ -65,7 +75,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   if (first.startsWith('_')) {
     const endpoint = extraServerEndpoints.get(first) ?? SERVER_ENDPOINTS.get(first);
     if (endpoint && request.segments.length === 1) return endpoint;
-    if (first === '_node' && request.segments[2] === '_config') return nodeConfig;
+    if (first === '_node') return nodeEndpoint(request);
     // `/_utils` and every file below it (the browser login page).
     if (first === '_utils') return utils;
     if (!isSystemDatabase(first)) {
@@ -81,16 +91,54 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   // `_index` has sub-paths (`_bulk_delete`, `{ddoc}/json/{name}`).
   if (second === '_index') return mangoIndex;
   const endpoint = DATABASE_ENDPOINTS.get(second);
-  if (endpoint) {
-    if (request.segments.length > 2) return async () => { throw notFound('missing'); };
-    return endpoint;
+  if (endpoint && request.segments.length === 2) return endpoint;
+  if (request.segments.length === 3) {
+    const below = DATABASE_SUB_ENDPOINTS.get(`${second}/${request.segments[2]}`);
+    if (below) return below;
   }
-  if (second.startsWith('_') && second !== '_design' && second !== '_local') {
-    return async () => {
-      throw notFound('missing');
-    };
-  }
+  if (endpoint || (second.startsWith('_') && second !== '_design' && second !== '_local')) return unknownDatabaseEndpoint;
   return document;
+}
+
+/** `/{db}/{endpoint}/{part}`. */
+const DATABASE_SUB_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([['_all_docs/queries', allDocsQueries]]);
+
+/**
+ * `/{db}/_xxx` that names no endpoint: after the database is opened (404 when it does not exist),
+ * a GET answers 404 naming the endpoint, not `missing` (which clients read as "no such database");
+ * a write is refused for its reserved id, as CouchDB refuses it.
+ */
+const unknownDatabaseEndpoint: Endpoint = async (request, services) => {
+  const db = request.segments[0]!;
+  await services.databases.openListing(db, request.userCtx);
+  if (request.method === 'GET' || request.method === 'HEAD' || request.segments.length > 2) throw unknownEndpoint(request.segments.slice(1).join('/'));
+  throw reservedDocumentId();
+};
+
+/** `/_node/{node}/…`, by third segment; every other `_node` path is server-admin territory. */
+const NODE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['_config', nodeConfig],
+  ['_stats', only(['GET'], nodeStats)],
+  ['_prometheus', only(['GET'], nodePrometheus)],
+  ['_system', only(['GET'], nodeSystem)],
+  ['_versions', only(['GET'], nodeVersions)],
+]);
+
+const METRICS_ENDPOINTS = new Set(['_stats', '_prometheus', '_system']);
+
+function nodeEndpoint(request: Request): Endpoint {
+  const [, node, what] = request.segments;
+  const fixedLength = what !== undefined && what !== '_config' && what !== '_stats';
+  const endpoint = what === undefined ? only(['GET'], nodeName) : NODE_ENDPOINTS.get(what);
+  return async (req, services) => {
+    if (node === undefined) throw badRequest('Incomplete path to _node request');
+    // Who may ask is checked before which node is asked for, as CouchDB authorises before routing.
+    if (what !== undefined && METRICS_ENDPOINTS.has(what)) requireMetricsReader(req.userCtx);
+    else requireServerAdmin(req.userCtx);
+    if (node !== '_local' && node !== services.nodeName()) throw notFound(`no such node: ${node}`);
+    if (endpoint === undefined || (fixedLength && req.segments.length > 3)) throw notFound('missing');
+    return endpoint(req, services);
+  };
 }
 
 function isSystemDatabase(name: string): boolean {

@@ -6,7 +6,7 @@
  * superseded, until compaction), and the counter deltas.
  */
 import { tooManyLeaves, tooManyRevisions } from '../errors/catalog.js';
-import type { RevisionTree } from './revision-tree.js';
+import { REVS_LIMIT, type RevisionTree } from './revision-tree.js';
 import { documentConflict, type DocumentEdit, type DocumentLimits, type EditResult } from './storage.js';
 import { TreeEditor } from './tree-editor.js';
 
@@ -72,8 +72,11 @@ function refusal(id: string, reason: 'conflict' | 'too_many_leaves' | 'too_many_
   return { ok: false, id, error: 'too_large', reason: error.reason };
 }
 
-/** Merges `edits` (validated by the caller); `stored` reads a document's row, once per id. */
-export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) => StoredDocument | undefined): MergedBatch {
+/**
+ * Merges `edits` (validated by the caller); `stored` reads a document's row, once per id. Each
+ * changed tree is stemmed to the database's `revsLimit`, as CouchDB stems on every write.
+ */
+export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) => StoredDocument | undefined, revsLimit: number = REVS_LIMIT): MergedBatch {
   const states = new Map<string, DocumentState>();
   const results: EditResult[] = [];
   const obsolete: { docPk: number; rev: string }[] = [];
@@ -115,11 +118,11 @@ export function mergeBatch(edits: readonly QueuedEdit[], stored: (id: string) =>
     }
   }
 
-  return { results, changes, obsolete, addedBytes, supersededBytes, ...changedDocuments(states) };
+  return { results, changes, obsolete, addedBytes, supersededBytes, ...changedDocuments(states, revsLimit) };
 }
 
 /** The row to write for each document the batch changed, and the document counters' deltas. */
-function changedDocuments(states: Map<string, DocumentState>): Pick<MergedBatch, 'documents' | 'liveDelta' | 'deletedDelta'> {
+function changedDocuments(states: Map<string, DocumentState>, revsLimit: number): Pick<MergedBatch, 'documents' | 'liveDelta' | 'deletedDelta'> {
   const documents: ChangedDocument[] = [];
   let liveDelta = 0;
   let deletedDelta = 0;
@@ -134,7 +137,7 @@ function changedDocuments(states: Map<string, DocumentState>): Pick<MergedBatch,
       id,
       docPk: state.stored?.docPk,
       storedDeleted,
-      treeJson: JSON.stringify(state.editor.toTree()),
+      treeJson: JSON.stringify(state.editor.toTree(revsLimit)),
       winner,
       deleted,
       lastChange: state.lastChange,

@@ -9,12 +9,15 @@
 
 import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
+import type { HitCounts } from '../metrics/hit-counts.js';
+import type { PurgeRequest } from './purge-plan.js';
 import type { RevisionTree } from './revision-tree.js';
 import type { IndexStore } from './index-store.js';
 
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
 export type { IndexedDocument, IndexPosition, IndexScan, IndexStore, IndexUpdate } from './index-store.js';
+export type { PurgeRequest } from './purge-plan.js';
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
 export type SecurityObject = JsonObject;
@@ -36,6 +39,12 @@ export interface DatabaseInfo {
   compactableSize: number;
   /** Microseconds since the epoch at creation, as CouchDB's `instance_start_time` is a string. */
   instanceStartTime: string;
+  /** `_revs_limit`: revisions kept above every leaf when a document is written (default 1000). */
+  revsLimit: number;
+  /** `_purged_infos_limit`: purge requests remembered (default 1000). */
+  purgedInfosLimit: number;
+  /** Purge requests applied so far (`purge_seq`). */
+  purgeSeq: number;
 }
 
 /** One edit of one document, as a client sent it (after the HTTP layer split off the `_` fields). */
@@ -91,118 +100,14 @@ export interface DocumentLimits {
  */
 export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { maxLeaves: DEFAULTS.couchdb.max_document_leaves, maxRevisions: DEFAULTS.couchdb.max_document_revisions };
 
-/** A document revision read back from storage. */
-export interface StoredRevision {
-  id: string;
-  rev: string;
-  deleted: boolean;
-  body: JsonObject;
-  /** Update sequence of the document (its latest change). */
-  seq: number;
-  /** Ancestors of `rev`, newest first, starting with `rev` itself, as hashes without the `N-`. */
-  revisionPath: string[];
-  /** Start (generation) of `rev`. */
-  revisionStart: number;
-  /** Live non-winning leaf revisions, sorted as CouchDB sorts them (winner order). */
-  conflicts: string[];
-  /** Deleted non-winning leaf revisions. */
-  deletedConflicts: string[];
-  /** Present when `ReadOptions.revsInfo` asked for it: `revisionPath` with each revision's status. */
-  revsInfo?: RevisionInfo[];
-}
-
-/** CouchDB's `_revs_info` entry: `missing` once a revision's body is gone (compacted, or never replicated). */
-export interface RevisionInfo {
-  rev: string;
-  status: 'available' | 'deleted' | 'missing';
-}
-
-export interface ReadOptions {
-  /** A specific revision (a leaf, or an older one whose body is still kept); default: the winner. */
-  rev?: string;
-  /** With `rev`: when it is no longer a leaf, read the first leaf (winner order) descending from it. */
-  latest?: boolean;
-  /** Fill `StoredRevision.revsInfo`. */
-  revsInfo?: boolean;
-}
-
-/** Row of `_all_docs` before the HTTP layer shapes it. */
-export interface DocumentSummary {
-  id: string;
-  /** Winning revision. */
-  rev: string;
-  deleted: boolean;
-  seq: number;
-  /** Present when `includeDocs` was asked for and the document is not deleted. */
-  body?: JsonObject;
-}
-
-export interface RangeOptions {
-  startKey?: string;
-  endKey?: string;
-  /** Default true, as CouchDB's `inclusive_end`. */
-  inclusiveEnd?: boolean;
-  descending?: boolean;
-  limit?: number;
-  skip?: number;
-  includeDocs?: boolean;
-  /** false: `offset` is not counted (0), so a scan in pages does not count its way through the database. Default true. */
-  countOffset?: boolean;
-  /** Ids starting with `_local/` are never listed; `_design/` ones are. */
-}
-
-export interface RangeResult {
-  totalRows: number;
-  offset: number;
-  rows: DocumentSummary[];
-}
-
-export interface ChangeRow {
-  seq: number;
-  id: string;
-  /** Winning revision first, then other leaves when `style=all_docs`. */
-  changes: string[];
-  deleted: boolean;
-  body?: JsonObject;
-  /** Live non-winning leaves (winner order), present when `conflicts` was asked for. */
-  conflicts?: string[];
-}
-
-export interface ChangesOptions {
-  /** Exclusive lower bound. */
-  since?: number;
-  limit?: number;
-  descending?: boolean;
-  includeDocs?: boolean;
-  allLeaves?: boolean;
-  /** Fill `ChangeRow.conflicts`. */
-  conflicts?: boolean;
-  /** Only these document ids (the `_doc_ids` filter); `limit` counts matching rows. */
-  ids?: readonly string[];
-}
-
-/** One document of an `open_revs` / `_bulk_get` request. */
-export interface RevisionQuery {
-  id: string;
-  /** `all`: every leaf; otherwise these revisions. */
-  revs: 'all' | readonly string[];
-  /** An asked revision that is no longer a leaf opens the leaves that descend from it. */
-  latest?: boolean;
-}
-
-/** One answer of `openRevisions`: the revision with its body, or a revision that cannot be opened. */
-export type OpenedRevision = { ok: StoredRevision } | { missing: string };
-
-export interface LocalDocument {
-  id: string;
-  /** `0-N` as CouchDB numbers local revisions. */
-  rev: string;
-  body: JsonObject;
-}
+export type { StoredRevision, RevisionInfo, ReadOptions, DocumentSummary, RangeOptions, RangeResult, ChangeRow, ChangesOptions, RevisionQuery, OpenedRevision, LocalDocument } from './storage-reads.js';
+import type { StoredRevision, ReadOptions, DocumentSummary, RangeOptions, RangeResult, ChangeRow, ChangesOptions, RevisionQuery, OpenedRevision, LocalDocument } from './storage-reads.js';
 
 export interface Storage {
   /** `sqlite` or `postgres`: for logs and `GET /_up`. */
   readonly kind: string;
+  /** Hits and misses of the backend's cache of winning revisions, when it keeps one (metrics). */
+  readonly readCache?: HitCounts;
 
   /** Closes connections after pending writes have been committed. */
   close(): Promise<void>;
@@ -256,12 +161,25 @@ export interface Storage {
   revisionTrees(db: string, ids: readonly string[]): Promise<(RevisionTree | undefined)[]>;
 
   getLocal(db: string, id: string): Promise<LocalDocument | undefined>;
+  /** Every `_local/…` document of a database, in id byte order (`_local_docs`; they are few: checkpoints). */
+  listLocal(db: string): Promise<LocalDocument[]>;
   /**
    * Writes `_local/…` documents: `rev` must match the stored one (or be absent for a new one),
    * otherwise `conflict`. Local documents have no history, no sequence and are not replicated.
    */
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult>;
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult>;
+
+  /**
+   * `POST /{db}/_purge`: removes the asked leaf revisions (and the ancestors only they needed) of
+   * each document, for good (purge-plan.ts); per request, in order, the revisions purged.
+   * Rejects with a not-found CouchError when the database does not exist.
+   */
+  purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]>;
+  /** The purges remembered (`_purged_infos_limit` of them), oldest first; rejects (404) for a missing database. */
+  purgedInfos(db: string): Promise<PurgeRequest[]>;
+  /** Sets `_revs_limit` or `_purged_infos_limit` of a database; false when it does not exist. */
+  setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean>;
 
   /**
    * Reclaims the bodies of revisions that are no longer leaves (CouchDB's compaction), in slices of
@@ -272,21 +190,7 @@ export interface Storage {
   compact(db: string): Promise<number>;
 }
 
-/** Bodies reclaimed per transaction by `compact`. */
-export const COMPACTION_SLICE = 500;
+/** The per-database settings `setDatabaseLimit` changes. */
+export type DatabaseLimit = 'revs_limit' | 'purged_infos_limit';
 
-/** What one compaction slice reclaimed. */
-export interface ReclaimedSlice {
-  bodies: number;
-  bytes: number;
-}
-
-/** Runs compaction slices until one reclaims less than a full slice; answers the bytes reclaimed. */
-export async function compactInSlices(slice: () => Promise<ReclaimedSlice>): Promise<number> {
-  let bytes = 0;
-  for (;;) {
-    const reclaimed = await slice();
-    bytes += reclaimed.bytes;
-    if (reclaimed.bodies < COMPACTION_SLICE) return bytes;
-  }
-}
+export { COMPACTION_SLICE, compactInSlices, type ReclaimedSlice } from './compaction-slices.js';

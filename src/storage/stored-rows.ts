@@ -38,6 +38,9 @@ export interface DatabaseRow {
   data_size: number;
   compactable_size: number;
   instance_start_time: string;
+  revs_limit: number;
+  purged_infos_limit: number;
+  purge_seq: number;
 }
 
 let lastInstanceStart = 0;
@@ -61,6 +64,9 @@ export function databaseInfo(row: Omit<DatabaseRow, 'db_id' | 'security'>): Data
     dataSize: row.data_size,
     compactableSize: row.compactable_size,
     instanceStartTime: row.instance_start_time,
+    revsLimit: row.revs_limit,
+    purgedInfosLimit: row.purged_infos_limit,
+    purgeSeq: Number(row.purge_seq),
   };
 }
 

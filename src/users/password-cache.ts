@@ -1,3 +1,4 @@
+import { HitCounts } from '../metrics/hit-counts.js';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import { constantTimeEqual, keyedSha256 } from '../crypto/crypto.js';
@@ -11,6 +12,8 @@ import { constantTimeEqual, keyedSha256 } from '../crypto/crypto.js';
  * passwords as they arrive, so the cache adds no new exposure there).
  */
 export class VerifiedPasswordCache {
+  /** Lookups that found a verified password (the hash was skipped) and those that did not. */
+  readonly counts = new HitCounts();
   readonly #key = randomBytes(32).toString('hex');
   readonly #entries = new Map<string, { digest: Buffer; lastUsed: number }>();
   #maxObjects: number;
@@ -37,12 +40,11 @@ export class VerifiedPasswordCache {
     if (!this.#enabled) return undefined;
     const cacheKey = entryKey(name, salt);
     const entry = this.#entries.get(cacheKey);
-    if (!entry) return undefined;
     const now = this.#now();
-    if (now - entry.lastUsed > this.#maxIdleMs) {
-      this.#entries.delete(cacheKey);
-      return undefined;
-    }
+    if (entry && now - entry.lastUsed > this.#maxIdleMs) this.#entries.delete(cacheKey);
+    const fresh = entry !== undefined && now - entry.lastUsed <= this.#maxIdleMs;
+    this.counts.record(fresh);
+    if (!entry || !fresh) return undefined;
     entry.lastUsed = now;
     // Re-insert so Map order stays least-recently-used first.
     this.#entries.delete(cacheKey);

@@ -1,3 +1,4 @@
+import { HitCounts } from '../metrics/hit-counts.js';
 import type { Config } from '../config/config.js';
 import { conflictedUserDocument } from '../errors/catalog.js';
 import { renderRevision } from '../documents/document-json.js';
@@ -31,6 +32,8 @@ export class UserStore {
   readonly #config: Config;
   readonly #now: () => number;
   readonly #cache = new Map<string, Entry>();
+  /** Lookups answered from the cache and those that read the users database (CouchDB's auth_cache_hits/misses). */
+  readonly counts = new HitCounts();
   /** Bumped by every invalidation, so a lookup that raced with a write does not cache stale data. */
   #generation = 0;
 
@@ -74,7 +77,9 @@ export class UserStore {
     if (!isAcceptableUserName(name)) return undefined;
     const now = this.#now();
     let entry = this.#cache.get(name);
-    if (!entry || entry.expires <= now) {
+    const hit = entry !== undefined && entry.expires > now;
+    this.counts.record(hit);
+    if (!entry || !hit) {
       const generation = this.#generation;
       entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime') };
       this.#cache.delete(name);

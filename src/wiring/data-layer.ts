@@ -11,6 +11,8 @@ import { PerUserDatabases } from '../databases/per-user.js';
 import { defaultSecurity } from '../databases/security.js';
 import { unrunValidationHooks } from '../databases/unrun-validation.js';
 import type { Logger } from '../log/logger.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { meteredStorage } from './metered-storage.js';
 import type { Storage } from '../storage/storage.js';
 import { ActiveTasks } from '../tasks/active-tasks.js';
 import { UserStore } from '../users/user-store.js';
@@ -33,11 +35,12 @@ export interface DataLayer {
  * hash), then the users-database rules; after a write, live feeds wake, cached credentials drop
  * (on every node), per-user databases follow.
  */
-export async function wireData(config: Config, log: Logger, backend: Storage, link: ClusterLink | undefined): Promise<DataLayer> {
+export async function wireData(config: Config, log: Logger, backend: Storage, link: ClusterLink | undefined, metrics: Metrics): Promise<DataLayer> {
   const hooks = new HookRegistry(log);
-  const databases = new Databases({ storage: backend, config, hooks, tasks: new ActiveTasks(() => config.getString('divan', 'node_name')) }, log);
+  const storage = meteredStorage(backend, metrics);
+  const databases = new Databases({ storage, config, hooks, tasks: new ActiveTasks(() => config.getString('divan', 'node_name')) }, log);
   const users = new UsersDatabase(config);
-  const userStore = new UserStore(backend, config);
+  const userStore = new UserStore(storage, config);
   const changes = new ChangeNotifier();
   if (link) changes.connect((dbs) => link.publish({ topic: 'db', dbs }));
   const perUser = new PerUserDatabases(config, log, databases, (db: string): boolean => db === users.name);
@@ -47,6 +50,7 @@ export async function wireData(config: Config, log: Logger, backend: Storage, li
     link?.publish({ topic: 'users', ids: written.ids });
   }));
   hooks.register({ name: 'live _changes feeds', appliesTo: () => true, afterWrite: (written) => changes.changed(written.db) });
+  hooks.register({ name: 'metrics', appliesTo: () => true, afterWrite: (written) => metrics.documentsWritten(written.ids === 'all' ? 1 : written.ids.length) });
   hooks.register(perUser.hooks());
   await databases.ensure(users.name, defaultSecurity('admin_only'));
   return { backend, databases, users, userStore, changes, perUser };

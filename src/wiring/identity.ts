@@ -6,6 +6,8 @@ import { BasicHandler } from '../auth/basic/basic-handler.js';
 import { buildChain, type HandlerRegistry } from '../auth/build-chain.js';
 import type { AuthChain } from '../auth/chain.js';
 import type { AuthHandler } from '../auth/types.js';
+import { instrumented } from '../auth/instrumented.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { storedSecret } from '../auth/cookie/shared-secret.js';
 import { CookieHandler } from '../auth/cookie/cookie-handler.js';
 import { CookieService } from '../auth/cookie/cookie-service.js';
@@ -34,8 +36,10 @@ export interface Identity {
 }
 
 /** Passwords, cookies, proxy and JWT, and the authentication chain built from them. */
-export function wireIdentity(config: Config, log: Logger, admins: Admins, data: DataLayer, link: ClusterLink | undefined): Identity {
+export function wireIdentity(config: Config, log: Logger, admins: Admins, data: DataLayer, link: ClusterLink | undefined, metrics: Metrics): Identity {
   const passwordCache = new VerifiedPasswordCache(passwordCacheSettings(config));
+  metrics.watchCache('passwords', passwordCache.counts);
+  metrics.watchAuthCache(data.userStore.counts);
   const lockout = new Lockout(lockoutSettings(config));
   config.onChange((change) => {
     if (change.section === 'couch_passwords_cache') passwordCache.configure(passwordCacheSettings(config));
@@ -67,10 +71,10 @@ export function wireIdentity(config: Config, log: Logger, admins: Admins, data: 
   const cookies = new CookieService(config, log, Date.now, sharedSecret);
   const jwt = new JwtHandler(config, log);
   const registry: HandlerRegistry = new Map<string, AuthHandler>([
-    ['cookie', new CookieHandler(cookies, authenticator)],
-    ['default', new BasicHandler(authenticator)],
-    ['proxy', data.perUser.watchExternal(new ProxyHandler(config, cookies, log))],
-    ['jwt', data.perUser.watchExternal(jwt)],
+    ['cookie', instrumented(new CookieHandler(cookies, authenticator), 'cookie', metrics)],
+    ['default', instrumented(new BasicHandler(authenticator), 'basic', metrics)],
+    ['proxy', instrumented(data.perUser.watchExternal(new ProxyHandler(config, cookies, log)), 'proxy', metrics)],
+    ['jwt', instrumented(data.perUser.watchExternal(jwt), 'jwt', metrics)],
   ]);
   let chain: AuthChain = buildChain(config, registry);
   config.onChange((change) => {

@@ -101,6 +101,9 @@ for (const backend of BACKENDS) {
         dataSize: 0,
         compactableSize: 0,
         instanceStartTime: '',
+        revsLimit: 1000,
+        purgedInfosLimit: 1000,
+        purgeSeq: 0,
       });
       assert.match(empty.instanceStartTime, /^[0-9]+$/);
       assert.ok(Math.abs(Number(empty.instanceStartTime) - created) < 60_000_000, 'microseconds since the epoch');

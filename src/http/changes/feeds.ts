@@ -181,5 +181,16 @@ class LiveFeed {
 
 export function liveFeed(services: Services, args: FeedArgs): Reply {
   const headers: Record<string, string> = args.feed === 'eventsource' ? { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } : {};
-  return { status: 200, headers, stream: (out: ReplyStream) => new LiveFeed(services, args, out).run() };
+  return {
+    status: 200,
+    headers,
+    stream: async (out: ReplyStream) => {
+      const closed = services.metrics.changesFeedOpened();
+      try {
+        await new LiveFeed(services, args, out).run();
+      } finally {
+        closed();
+      }
+    },
+  };
 }

@@ -33,6 +33,7 @@ export async function document(request: Request, services: Services): Promise<Re
   switch (request.method) {
     case 'GET':
     case 'HEAD': {
+      // `meta=true` is revs_info, conflicts and deleted_conflicts, as CouchDB's parse_doc_query.
       const meta = booleanParam(request.query, 'meta');
       const { rev, doc } = await opened.readDocument(
         id,
@@ -42,7 +43,7 @@ export async function document(request: Request, services: Services): Promise<Re
           revsInfo: meta || booleanParam(request.query, 'revs_info'),
           conflicts: meta || booleanParam(request.query, 'conflicts'),
           deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
-          localSeq: meta || booleanParam(request.query, 'local_seq'),
+          localSeq: booleanParam(request.query, 'local_seq'),
         },
         { latest: booleanParam(request.query, 'latest') },
       );

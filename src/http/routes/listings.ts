@@ -1,12 +1,12 @@
 import { sequencesOf } from '../../databases/sequences.js';
 import type { DocumentSummary, RangeOptions, ReadFilter } from '../../databases/types.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
-import { badRequest, requestBodyNotObject } from '../../errors/catalog.js';
+import { badRequest, methodNotAllowed, requestBodyNotObject } from '../../errors/catalog.js';
 import { queryParseError } from '../../errors/query-errors.js';
 import type { Json, JsonObject } from '../../json/json.js';
 import { readBulkJson } from '../bulk-body.js';
 import { openListing } from '../document-path.js';
-import { compareIdToKey } from '../key-range.js';
+import { compareIdToKey, selectRange } from '../key-range.js';
 import { booleanParam, jsonParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -59,16 +59,56 @@ function stringBounds(options: { startKey?: Json; endKey?: Json; descending: boo
   return { startKey: start.value, endKey: end.value, empty: start.empty || end.empty };
 }
 
-/** `GET/POST /{db}/_all_docs`. */
+function paging(query: URLSearchParams): { descending: boolean; limit: number | undefined; skip: number } {
+  return { descending: booleanParam(query, 'descending'), limit: nonNegativeIntegerParam(query, 'limit'), skip: nonNegativeIntegerParam(query, 'skip') ?? 0 };
+}
+
+/** `keys` in the order rows are answered: reversed when descending. */
+function orderedKeys(keys: Json, descending: boolean): Json[] {
+  if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
+  return descending ? [...keys].reverse() : keys;
+}
+
+/** `keys` of a listing: the query's, or a POST body's `keys` member. */
+async function askedKeys(request: Request, services: Services): Promise<Json | undefined> {
+  const keys = jsonParam(request.query, 'keys');
+  if (request.method !== 'POST') return keys;
+  const body = await readBulkJson(request, services.config);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
+  return 'keys' in body ? (body as JsonObject)['keys'] : keys;
+}
+
+/** `GET/POST /{db}/_all_docs` (POST may carry `keys`). */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  const query = request.query;
-  let keys = jsonParam(query, 'keys');
-  if (request.method === 'POST') {
-    const body = await readBulkJson(request, services.config);
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
-    if ('keys' in body) keys = (body as JsonObject)['keys'];
+  return json(200, await listDocuments(opened, request.query, await askedKeys(request, services)));
+}
+
+/**
+ * `POST /{db}/_all_docs/queries`: several `_all_docs` queries in one request, each an object of
+ * the query parameters as JSON values; answered in order as `{"results":[…]}`.
+ */
+export async function allDocsQueries(request: Request, services: Services): Promise<Reply> {
+  if (request.method !== 'POST') throw methodNotAllowed(['POST']);
+  const opened = await openListing(request, services);
+  const body = await readBulkJson(request, services.config);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
+  const queries = (body as JsonObject)['queries'];
+  if (!Array.isArray(queries)) throw badRequest('`queries` member must be an array.');
+  const results: JsonObject[] = [];
+  for (const entry of queries) {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw badRequest('Each query must be a JSON object.');
+    const query = new URLSearchParams(Object.entries(entry).filter(([name]) => name !== 'keys').map(([name, value]): [string, string] => [name, typeof value === 'string' && !KEY_PARAMETERS.has(name) ? value : JSON.stringify(value)]));
+    results.push(await listDocuments(opened, query, (entry as JsonObject)['keys']));
   }
+  return json(200, { results });
+}
+
+/** Parameters whose value is JSON (a key); the others keep a string as it is. */
+const KEY_PARAMETERS = new Set(['key', 'startkey', 'start_key', 'endkey', 'end_key', 'startkey_docid', 'endkey_docid']);
+
+/** One `_all_docs` answer for these parameters (and `keys` when given). */
+async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, keys: Json | undefined): Promise<JsonObject> {
   // `key` is a range of one key, as CouchDB's: a deleted or missing document gives no row.
   const key = jsonParam(query, 'key');
   const startKey = key !== undefined ? key : jsonParam(query, 'startkey', 'start_key');
@@ -78,13 +118,10 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
   }
   const includeDocs = booleanParam(query, 'include_docs');
   const shown = documentShape(opened, includeDocs, includeDocs && booleanParam(query, 'conflicts'));
-  const descending = booleanParam(query, 'descending');
-  const limit = nonNegativeIntegerParam(query, 'limit');
-  const skip = nonNegativeIntegerParam(query, 'skip') ?? 0;
+  const { descending, limit, skip } = paging(query);
 
   if (keys !== undefined) {
-    if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
-    const ordered = descending ? [...keys].reverse() : keys;
+    const ordered = orderedKeys(keys, descending);
     // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
     const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') ? item : ''));
     const found = await opened.lookupDocuments(ids, includeDocs);
@@ -92,7 +129,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     const listed = ordered.map((item, index) => rows[index] ?? { key: item, error: 'not_found' });
     const info = await opened.info();
     const selected = listed.slice(skip, limit === undefined ? undefined : skip + limit);
-    return json(200, { total_rows: info?.docCount ?? 0, offset: null, rows: selected });
+    return { total_rows: info?.docCount ?? 0, offset: null, rows: selected };
   }
 
   const bounds = stringBounds({ startKey, endKey, descending });
@@ -115,5 +152,38 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     const info = await opened.info();
     body['update_seq'] = sequencesOf(info).format(info?.updateSeq ?? 0);
   }
-  return json(200, body);
+  return body;
+}
+
+/**
+ * `GET/POST /{db}/_local_docs`: the `_local/` documents with `_all_docs`'s options; as CouchDB,
+ * `total_rows` and `offset` are null.
+ */
+export async function localDocs(request: Request, services: Services): Promise<Reply> {
+  const opened = await openListing(request, services);
+  const keys = await askedKeys(request, services);
+  const query = request.query;
+  const includeDocs = booleanParam(query, 'include_docs');
+  const locals = new Map((await opened.listLocal()).map((local) => [local.id, local]));
+  const localRow = (id: string): JsonObject => {
+    const local = locals.get(id)!;
+    const row: JsonObject = { id, key: id, value: { rev: local.rev } };
+    if (includeDocs) row['doc'] = { _id: id, _rev: local.rev, ...local.body };
+    return row;
+  };
+  const { descending, limit, skip } = paging(query);
+  if (keys !== undefined) {
+    const rows = orderedKeys(keys, descending).map((item) => (typeof item === 'string' && locals.has(item) ? localRow(item) : { key: item, error: 'not_found' }));
+    return json(200, { total_rows: null, offset: null, rows: rows.slice(skip, limit === undefined ? undefined : skip + limit) });
+  }
+  const key = jsonParam(query, 'key');
+  const ids = selectRange([...locals.keys()], {
+    startKey: key ?? jsonParam(query, 'startkey', 'start_key'),
+    endKey: key ?? jsonParam(query, 'endkey', 'end_key'),
+    descending,
+    inclusiveEnd: booleanParam(query, 'inclusive_end', true),
+    limit,
+    skip,
+  });
+  return json(200, { total_rows: null, offset: null, rows: ids.map(localRow) });
 }

@@ -73,13 +73,13 @@ export async function ensureFullCommit(request: Request, services: Services): Pr
   return json(201, { ok: true, instance_start_time: info?.instanceStartTime ?? '0' });
 }
 
-function renderFlags(query: URLSearchParams): { revs: boolean; conflicts: boolean; deletedConflicts: boolean } {
-  const meta = booleanParam(query, 'meta');
-  return {
-    revs: booleanParam(query, 'revs'),
-    conflicts: meta || booleanParam(query, 'conflicts'),
-    deletedConflicts: meta || booleanParam(query, 'deleted_conflicts'),
-  };
+/**
+ * How `open_revs` and `_bulk_get` render a revision: `_revisions` when asked, never `_conflicts`
+ * (or `meta`'s members): CouchDB opens revisions without the document's metadata, and a branch
+ * listed among its own conflicts would mislead.
+ */
+function renderFlags(query: URLSearchParams): { revs: boolean } {
+  return { revs: booleanParam(query, 'revs') };
 }
 
 const NOT_ACCEPTABLE_IN_BULK_GET = ['open_revs', 'new_edits', 'w', 'rev', 'atts_since'];

@@ -1,3 +1,4 @@
+import { refusalOutcome } from '../../auth/instrumented.js';
 import { isCouchError } from '../../errors/couch-error.js';
 import { badContentType, badRequest, methodNotAllowed, pleaseLogin, requestBodyNotObject } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
@@ -93,7 +94,10 @@ async function logIn(request: Request, services: Services): Promise<Reply> {
     // A wrong or missing code gives the same 401 as a wrong password, through the same path below
     // (clearing cookie, `?fail=`), so a response never tells that the password was right.
     user = await services.authenticator.authenticate(name, password, request.peer, 'session', token);
+    services.metrics.authOutcome('cookie', 'success');
   } catch (error) {
+    const refusal = refusalOutcome('cookie', error);
+    if (refusal) services.metrics.authOutcome('cookie', refusal);
     if (!isCouchError(error) || error.status !== 401 || error.reason !== FAILED_LOGIN_REASON) throw error;
     const headers: Record<string, string> = { 'Set-Cookie': services.cookies.clearingCookie(secure) };
     if (fail !== null) headers['Location'] = absoluteUrl(request, redirectPath(fail));

@@ -121,6 +121,18 @@ export async function revisionTrees(db: Queryable, name: string, ids: readonly s
   });
 }
 
+/** Every local document of a database, in id byte order. */
+export async function listLocal(db: Queryable, name: string): Promise<LocalDocument[]> {
+  const { rows } = await db.query<{ id: string | null; rev: number | null; body: string | null }>(
+    `SELECT l.id, l.rev, l.body FROM databases x
+     LEFT JOIN local_documents l ON l.db_id = x.db_id
+     WHERE x.name = $1 ORDER BY l.id`,
+    [name],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  return rows.flatMap((row) => (row.id === null ? [] : [localDocument(row.id, row.rev as number, row.body as string)]));
+}
+
 export async function getLocal(db: Queryable, name: string, id: string): Promise<LocalDocument | undefined> {
   const { rows } = await db.query<{ rev: number | null; body: string | null }>(
     `SELECT l.rev, l.body FROM databases x

@@ -97,6 +97,22 @@ CREATE TABLE mango_index_rows (
 CREATE UNIQUE INDEX mango_index_rows_by_id ON mango_index_rows (db_id, signature, id);
 `,
   },
+  {
+    version: 4,
+    description: 'per-database _revs_limit and _purged_infos_limit, the purge sequence and the purge history',
+    sql: `
+ALTER TABLE databases ADD COLUMN revs_limit integer NOT NULL DEFAULT 1000;
+ALTER TABLE databases ADD COLUMN purged_infos_limit integer NOT NULL DEFAULT 1000;
+ALTER TABLE databases ADD COLUMN purge_seq bigint NOT NULL DEFAULT 0;
+CREATE TABLE purged_infos (
+  db_id bigint NOT NULL,
+  purge_seq bigint NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  revs text NOT NULL,
+  PRIMARY KEY (db_id, purge_seq)
+);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

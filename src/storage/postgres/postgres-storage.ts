@@ -14,11 +14,14 @@
  * await storage.createDatabase('db', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } })
  * await storage.close()
  */
+import { purgedInfos } from './postgres-purge.js';
 import type pg from 'pg';
 import type {
   ChangeRow,
   ChangesOptions,
   DatabaseInfo,
+  DatabaseLimit,
+  PurgeRequest,
   DocumentEdit,
   DocumentSummary,
   EditResult,
@@ -130,7 +133,8 @@ export class PostgresStorage implements Storage {
   async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
     this.#checkOpen();
     const { rows } = await this.#pool.query<Omit<DatabaseRow, 'db_id' | 'security'>>(
-      `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, compactable_size, instance_start_time
+      `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, compactable_size, instance_start_time,
+         revs_limit, purged_infos_limit, purge_seq
        FROM databases WHERE name = $1`,
       [name],
     );
@@ -196,12 +200,30 @@ export class PostgresStorage implements Storage {
     return queries.getLocal(this.#pool, db, id);
   }
 
+  async listLocal(db: string): Promise<LocalDocument[]> {
+    this.#checkOpen();
+    return queries.listLocal(this.#pool, db);
+  }
+
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult> {
     return this.#write(db, { kind: 'local', id, rev, body });
   }
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
     return this.#write(db, { kind: 'local', id, rev, body: undefined });
+  }
+
+  purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]> {
+    return this.#write<string[][]>(db, { kind: 'purge', requests });
+  }
+
+  async purgedInfos(db: string): Promise<PurgeRequest[]> {
+    this.#checkOpen();
+    return purgedInfos(this.#pool, db);
+  }
+
+  setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> {
+    return this.#write<boolean>(db, { kind: 'limit', limit, value });
   }
 
   compact(db: string): Promise<number> {

@@ -9,8 +9,11 @@ import { databaseMissing } from '../../errors/catalog.js';
 import { isCouchError } from '../../errors/couch-error.js';
 import type { QueuedEdit } from '../batch-merge.js';
 import { decideLocalWrite } from '../local-revisions.js';
-import type { DocumentEdit, DocumentLimits, JsonObject, ReclaimedSlice, SecurityObject } from '../storage.js';
+import type { PurgeRequest } from '../purge-plan.js';
+import type { DatabaseLimit, DocumentEdit, DocumentLimits, JsonObject, ReclaimedSlice, SecurityObject } from '../storage.js';
+import { purgeDocuments, setDatabaseLimit } from './postgres-purge.js';
 import { instanceStartTime } from '../stored-rows.js';
+import { REVS_LIMIT } from '../revision-tree.js';
 import type { Outcome } from './postgres-write-queue.js';
 import { writeEdits } from './postgres-writer.js';
 
@@ -23,7 +26,9 @@ export type WriteJob =
   /** A put of a local document carries its body; a delete carries none. */
   | { kind: 'local'; id: string; rev: string | undefined; body: JsonObject | undefined }
   /** One compaction slice: up to `limit` superseded bodies. */
-  | { kind: 'compact'; limit: number };
+  | { kind: 'compact'; limit: number }
+  | { kind: 'purge'; requests: readonly PurgeRequest[] }
+  | { kind: 'limit'; limit: DatabaseLimit; value: number };
 
 type DocumentsJob = { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits };
 type DatabaseJob = Exclude<WriteJob, DocumentsJob>;
@@ -42,17 +47,22 @@ class LockedDatabase {
 
   async id(): Promise<number | undefined> {
     if (this.#id === undefined) {
-      const { rows } = await this.client.query<{ db_id: number }>(
-        'SELECT db_id FROM databases WHERE name = $1 FOR NO KEY UPDATE',
+      const { rows } = await this.client.query<{ db_id: number; revs_limit: number }>(
+        'SELECT db_id, revs_limit FROM databases WHERE name = $1 FOR NO KEY UPDATE',
         [this.name],
       );
       this.#id = rows.length === 0 ? null : rows[0].db_id;
+      this.revsLimit = rows[0]?.revs_limit ?? REVS_LIMIT;
     }
     return this.#id ?? undefined;
   }
 
+  /** The database's `_revs_limit`, read with its id (and changed only under the same lock). */
+  revsLimit = REVS_LIMIT;
+
   set(id: number | null | undefined): void {
     this.#id = id;
+    this.revsLimit = REVS_LIMIT;
   }
 }
 
@@ -85,7 +95,7 @@ async function writeDocuments(database: LockedDatabase, group: DocumentsJob[]): 
   const dbId = await database.id();
   if (dbId === undefined) return group.map(() => ({ ok: false, error: databaseMissing() }));
   const queued: QueuedEdit[] = group.flatMap((g) => g.edits.map((edit) => ({ edit, newEdits: g.newEdits, limits: g.limits })));
-  const results = await writeEdits(database.client, dbId, queued);
+  const results = await writeEdits(database.client, dbId, queued, database.revsLimit);
   let offset = 0;
   return group.map((g) => {
     const value = results.slice(offset, offset + g.edits.length);
@@ -116,7 +126,25 @@ function runOne(database: LockedDatabase, job: DatabaseJob): Promise<unknown> {
       return writeLocal(database, job.id, job.rev, job.body);
     case 'compact':
       return reclaimSuperseded(database, job.limit);
+    case 'purge':
+      return withDatabase(database, (dbId) => purgeDocuments(database.client, dbId, job.requests));
+    case 'limit':
+      return setLimit(database, job.limit, job.value);
   }
+}
+
+async function withDatabase<T>(database: LockedDatabase, work: (dbId: number) => Promise<T>): Promise<T> {
+  const dbId = await database.id();
+  if (dbId === undefined) throw databaseMissing();
+  return work(dbId);
+}
+
+async function setLimit(database: LockedDatabase, limit: DatabaseLimit, value: number): Promise<boolean> {
+  const dbId = await database.id();
+  if (dbId === undefined) return false;
+  await setDatabaseLimit(database.client, dbId, limit, value);
+  if (limit === 'revs_limit') database.revsLimit = value;
+  return true;
 }
 
 async function createDatabase(database: LockedDatabase, security: SecurityObject): Promise<boolean> {
@@ -139,6 +167,7 @@ async function deleteDatabase(database: LockedDatabase): Promise<boolean> {
   await client.query('DELETE FROM local_documents WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM mango_index_rows WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM mango_indexes WHERE db_id = $1', [dbId]);
+  await client.query('DELETE FROM purged_infos WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM databases WHERE db_id = $1', [dbId]);
   database.set(null);
   return true;

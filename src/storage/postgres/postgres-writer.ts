@@ -20,9 +20,9 @@ interface DocumentRow {
  * update sequence, allocated by incrementing the database row in this transaction, so two nodes
  * never hand out the same sequence; a document ends at the sequence of its latest change.
  */
-export async function writeEdits(client: ClientBase, dbId: number, edits: readonly QueuedEdit[]): Promise<EditResult[]> {
+export async function writeEdits(client: ClientBase, dbId: number, edits: readonly QueuedEdit[], revsLimit: number): Promise<EditResult[]> {
   const stored = await lockDocuments(client, dbId, [...new Set(edits.map((queued) => queued.edit.id))]);
-  const batch = mergeBatch(edits, (id) => stored.get(id));
+  const batch = mergeBatch(edits, (id) => stored.get(id), revsLimit);
   if (batch.changes === 0) return batch.results;
   const superseded = await supersedeBodies(client, batch.obsolete);
   const firstSeq = await takeSequences(client, dbId, batch, superseded);

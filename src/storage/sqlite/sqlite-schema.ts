@@ -73,6 +73,19 @@ CREATE TABLE mango_index_rows (
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX mango_index_rows_by_id ON mango_index_rows (db_id, signature, id);
 `,
+  // 4: per-database _revs_limit and _purged_infos_limit, the purge sequence and the purge history.
+  `
+ALTER TABLE databases ADD COLUMN revs_limit INTEGER NOT NULL DEFAULT 1000;
+ALTER TABLE databases ADD COLUMN purged_infos_limit INTEGER NOT NULL DEFAULT 1000;
+ALTER TABLE databases ADD COLUMN purge_seq INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE IF NOT EXISTS purged_infos (
+  db_id INTEGER NOT NULL,
+  purge_seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  revs TEXT NOT NULL,
+  PRIMARY KEY (db_id, purge_seq)
+);
+`,
 ];
 
 /** The latest schema version this code knows. */

@@ -45,6 +45,7 @@ function prepareBodyStatements(db: Connection) {
 export function prepareStatements(db: Connection) {
   return {
     databaseByName: db.prepare<[string], DatabaseRow>('SELECT * FROM databases WHERE name = ?'),
+    revsLimit: db.prepare<[number], number>('SELECT revs_limit FROM databases WHERE db_id = ?').pluck(),
     databaseId: db.prepare<[string], number>('SELECT db_id FROM databases WHERE name = ?').pluck(),
     databaseNames: db.prepare<[], string>('SELECT name FROM databases ORDER BY name').pluck(),
     insertDatabase: db.prepare<[string, string, string]>(
@@ -91,6 +92,7 @@ export function prepareStatements(db: Connection) {
        ON CONFLICT (db_id, id) DO UPDATE SET rev = excluded.rev, body = excluded.body`,
     ),
     deleteLocal: db.prepare<[number, string]>('DELETE FROM local_documents WHERE db_id = ? AND id = ?'),
+    localsOfDatabase: db.prepare<[number], LocalRow & { id: string }>('SELECT id, rev, body FROM local_documents WHERE db_id = ? ORDER BY id'),
 
     ping: db.prepare<[], number>('SELECT 1').pluck(),
   };

@@ -11,6 +11,7 @@ import type {
   ChangeRow,
   ChangesOptions,
   DatabaseInfo,
+  DatabaseLimit,
   DocumentEdit,
   DocumentSummary,
   EditResult,
@@ -37,6 +38,9 @@ import { RangeQueries } from './sqlite-range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
+import { HitCounts } from '../../metrics/hit-counts.js';
+import type { PurgeRequest } from '../purge-plan.js';
+import { SqlitePurges } from './sqlite-purge.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 import { SqliteIndexStore } from './sqlite-index-store.js';
 
@@ -54,12 +58,15 @@ export class SqliteStorage implements Storage {
   readonly #securityCache = new Map<string, SecurityObject>();
   /** Winning revisions recently read; every write of a document drops its entry first. */
   readonly #winners = new WinnerCache(32 * 1024 * 1024);
+  readonly readCache = new HitCounts();
+  readonly #purges: SqlitePurges;
 
   constructor(file: string) {
     this.file = file;
     this.#db = openConnection(file);
     this.#st = prepareStatements(this.#db);
     this.#queue = new WriteQueue(this.#db);
+    this.#purges = new SqlitePurges(this.#db, this.#st);
     this.#ranges = new RangeQueries(this.#db);
     this.indexes = new SqliteIndexStore(this.#db, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
   }
@@ -97,6 +104,7 @@ export class SqliteStorage implements Storage {
       this.#st.deleteLocalsOfDatabase.run(dbId);
       this.#st.deleteIndexRowsOfDatabase.run(dbId);
       this.#st.deleteIndexesOfDatabase.run(dbId);
+      this.#purges.deleteOfDatabase(dbId);
       this.#st.deleteDatabase.run(dbId);
       return true;
     });
@@ -152,6 +160,7 @@ export class SqliteStorage implements Storage {
       const dbId = this.#databaseId(db);
       if (options.rev !== undefined || options.revsInfo === true) return readRevision(this.#st, dbId, id, options);
       const cached = this.#winners.get(dbId, id);
+      this.readCache.record(cached !== undefined);
       if (cached !== undefined) return cached;
       const stored = readRevision(this.#st, dbId, id);
       if (stored !== undefined) this.#winners.set(dbId, id, stored);
@@ -203,12 +212,37 @@ export class SqliteStorage implements Storage {
     });
   }
 
+  async listLocal(db: string): Promise<LocalDocument[]> {
+    return this.#read(() => this.#st.localsOfDatabase.all(this.#databaseId(db)).map((row) => localDocument(row.id, row.rev, row.body)));
+  }
+
   putLocal(db: string, id: string, body: JsonObject, rev: string | undefined): Promise<EditResult> {
     return this.#writeLocal(db, id, rev, body);
   }
 
   deleteLocal(db: string, id: string, rev: string | undefined): Promise<EditResult> {
     return this.#writeLocal(db, id, rev, undefined);
+  }
+
+  purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]> {
+    return this.#queue.enqueue(() => {
+      const dbId = this.#databaseId(db);
+      for (const { id } of requests) this.#winners.delete(dbId, id);
+      return this.#purges.purge(dbId, requests);
+    });
+  }
+
+  async purgedInfos(db: string): Promise<PurgeRequest[]> {
+    return this.#read(() => this.#purges.purgedInfos(this.#databaseId(db)));
+  }
+
+  setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> {
+    return this.#queue.enqueue(() => {
+      const dbId = this.#st.databaseId.get(db);
+      if (dbId === undefined) return false;
+      this.#purges.setLimit(dbId, limit, value);
+      return true;
+    });
   }
 
   compact(db: string): Promise<number> {

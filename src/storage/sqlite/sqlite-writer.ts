@@ -1,4 +1,5 @@
 import { mergeBatch, type QueuedEdit } from '../batch-merge.js';
+import { REVS_LIMIT } from '../revision-tree.js';
 import type { EditResult, ReclaimedSlice } from '../storage.js';
 import type { Statements } from './sqlite-statements.js';
 
@@ -10,10 +11,14 @@ import type { Statements } from './sqlite-statements.js';
  * change.
  */
 export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedEdit[]): EditResult[] {
-  const batch = mergeBatch(edits, (id) => {
-    const row = st.document.get(dbId, id);
-    return row === undefined ? undefined : { docPk: row.doc_pk, tree: row.tree, deleted: row.deleted === 1 };
-  });
+  const batch = mergeBatch(
+    edits,
+    (id) => {
+      const row = st.document.get(dbId, id);
+      return row === undefined ? undefined : { docPk: row.doc_pk, tree: row.tree, deleted: row.deleted === 1 };
+    },
+    st.revsLimit.get(dbId) ?? REVS_LIMIT,
+  );
   if (batch.changes === 0) return batch.results;
 
   let superseded = 0;

@@ -1,0 +1,35 @@
+import { accountLocked } from '../errors/catalog.js';
+import { isCouchError } from '../errors/couch-error.js';
+import type { AuthMethod, AuthOutcome, AuthOutcomes } from '../metrics/auth-outcomes.js';
+import type { AuthHandler } from './types.js';
+
+const LOCKED_REASON = accountLocked().reason;
+
+/** What a refused attempt counts as: a lockout, or a wrong password (Basic, login) or bad token (the others). */
+export function refusalOutcome(method: AuthMethod, error: unknown): AuthOutcome | undefined {
+  if (!isCouchError(error)) return undefined;
+  if (error.status === 403 && error.reason === LOCKED_REASON) return 'lockout';
+  if (error.status >= 500) return undefined;
+  return method === 'basic' || (method === 'cookie' && error.status === 401) ? 'wrong_password' : 'bad_token';
+}
+
+/**
+ * A handler that reports each of its decisions to the metrics: success when it answers with a
+ * user, the refusal's kind when it throws; "not mine" (no credentials of its kind) is not counted.
+ */
+export function instrumented(handler: AuthHandler, method: AuthMethod, outcomes: AuthOutcomes): AuthHandler {
+  return {
+    name: handler.name,
+    async authenticate(request) {
+      try {
+        const outcome = await handler.authenticate(request);
+        if (outcome) outcomes.authOutcome(method, 'success');
+        return outcome;
+      } catch (error) {
+        const refusal = refusalOutcome(method, error);
+        if (refusal) outcomes.authOutcome(method, refusal);
+        throw error;
+      }
+    },
+  };
+}

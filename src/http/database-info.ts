@@ -1,0 +1,22 @@
+import { Sequences } from '../databases/sequences.js';
+import type { DatabaseInfo } from '../databases/types.js';
+import type { JsonObject } from '../json/json.js';
+
+/** `GET /{db}` and each `info` of `/_dbs_info`, in CouchDB's shape. */
+export function databaseInfoBody(info: DatabaseInfo, compactRunning: boolean): JsonObject {
+  const sequences = new Sequences(info.instanceStartTime);
+  return {
+    instance_start_time: info.instanceStartTime,
+    db_name: info.name,
+    purge_seq: sequences.format(info.purgeSeq),
+    update_seq: sequences.format(info.updateSeq),
+    // `file` also counts the superseded bodies compaction reclaims; the others count leaves.
+    sizes: { file: info.dataSize + info.compactableSize, external: info.dataSize, active: info.dataSize },
+    props: {},
+    doc_del_count: info.deletedDocCount,
+    doc_count: info.docCount,
+    disk_format_version: 8,
+    compact_running: compactRunning,
+    cluster: { q: 1, n: 1, w: 1, r: 1 },
+  };
+}

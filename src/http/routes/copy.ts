@@ -1,0 +1,52 @@
+import { writeDocument } from '../../databases/document-writes.js';
+import { badRequest, revisionsDiffer } from '../../errors/catalog.js';
+import type { JsonObject } from '../../json/json.js';
+import { databaseName, documentIdOf } from '../document-path.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+import { absoluteUrl, documentPath } from '../urls.js';
+
+/** CouchDB's `Destination` header: a relative document id, with `?rev=` when it overwrites one. */
+function destination(request: Request): { id: string; rev?: string } {
+  const header = request.header('destination');
+  if (header === undefined) throw badRequest('Destination header is mandatory for COPY.');
+  if (/^https?:\/\//.test(header)) throw badRequest('Destination URL must be relative.');
+  const query = header.indexOf('?');
+  if (query === -1) return { id: decodeDestination(header) };
+  const rev = new URLSearchParams(header.slice(query + 1)).get('rev') ?? undefined;
+  return { id: decodeDestination(header.slice(0, query)), rev };
+}
+
+function decodeDestination(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw badRequest('Destination header is not a valid document id.');
+  }
+}
+
+/** The source revision: `?rev=` or `If-Match`, which must agree. */
+function sourceRevision(request: Request): string | undefined {
+  const fromQuery = request.query.get('rev') ?? undefined;
+  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
+  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
+  return fromQuery ?? ifMatch;
+}
+
+/**
+ * `COPY /{db}/{docid}` with `Destination: {target}[?rev={rev}]`: the source revision's body
+ * written as a new revision of the target (a new document, or the named revision's successor).
+ * 201 with the target's id and new revision, as CouchDB.
+ */
+export async function copyDocument(request: Request, services: Services): Promise<Reply> {
+  const db = databaseName(request);
+  const sourceId = documentIdOf(request);
+  const target = destination(request);
+  const source = await services.databases.openForDocument(db, request.userCtx, sourceId);
+  const { doc } = await source.readDocument(sourceId, sourceRevision(request), {});
+  const body: JsonObject = Object.fromEntries(Object.entries(doc).filter(([name]) => name !== '_id' && name !== '_rev'));
+  const opened = await services.databases.openForDocument(db, request.userCtx, target.id);
+  const result = await writeDocument(opened, body, { id: target.id, rev: target.rev, newEdits: true });
+  return json(201, { ok: true, id: result.id, rev: result.rev }, { ETag: `"${result.rev}"`, Location: absoluteUrl(request, documentPath(db, result.id)) });
+}
