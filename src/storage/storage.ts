@@ -268,7 +268,12 @@ export interface Storage {
    * Resolves with the bytes reclaimed. Rejects with a not-found CouchError when the database does
    * not exist (or is deleted meanwhile).
    */
-  compact(db: string): Promise<number>;
+  compact(db: string, options?: CompactOptions): Promise<number>;
+}
+
+export interface CompactOptions {
+  /** How long unreferenced attachment data is kept (default `UNREFERENCED_GRACE_MS`). */
+  graceMs?: number;
 }
 
 /** Bodies reclaimed per transaction by `compact`. */

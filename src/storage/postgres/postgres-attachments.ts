@@ -27,13 +27,13 @@ export async function countReferences(client: ClientBase, dbId: number, refs: { 
 }
 
 /** Removes data no body has named for longer than the grace period; answers how many blobs. */
-export async function sweepUnreferenced(pool: pg.Pool, db: string, now: number = Date.now()): Promise<number> {
+export async function sweepUnreferenced(pool: pg.Pool, db: string, graceMs = UNREFERENCED_GRACE_MS): Promise<number> {
   const { rowCount } = await pool.query(
     `WITH gone AS (
        DELETE FROM attachment_blobs WHERE db_id = (SELECT db_id FROM databases WHERE name = $1) AND refs = 0 AND created < $2
        RETURNING blob_id)
      DELETE FROM attachment_chunks c USING gone g WHERE c.blob_id = g.blob_id`,
-    [db, now - UNREFERENCED_GRACE_MS],
+    [db, Date.now() - graceMs],
   );
   return rowCount ?? 0;
 }

@@ -17,6 +17,7 @@
 import type pg from 'pg';
 import type {
   ChangeRow,
+  CompactOptions,
   ChangesOptions,
   DatabaseInfo,
   DocumentEdit,
@@ -204,10 +205,10 @@ export class PostgresStorage implements Storage {
     return this.#write(db, { kind: 'local', id, rev, body: undefined });
   }
 
-  async compact(db: string): Promise<number> {
+  async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per lane batch: the database row is locked for one slice at a time.
     const bytes = await compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
-    await sweepUnreferenced(this.#pool, db);
+    await sweepUnreferenced(this.#pool, db, options.graceMs);
     return bytes;
   }
 

@@ -64,8 +64,8 @@ export function releaseReferences(st: AttachmentStatements, dbId: number, reclai
 }
 
 /** Removes data no body has named for longer than the grace period; answers how many blobs. */
-export function sweepUnreferenced(st: AttachmentStatements, dbId: number, now: number = Date.now()): number {
-  const blobs = st.unreferenced.all(dbId, now - UNREFERENCED_GRACE_MS);
+export function sweepUnreferenced(st: AttachmentStatements, dbId: number, graceMs = UNREFERENCED_GRACE_MS): number {
+  const blobs = st.unreferenced.all(dbId, Date.now() - graceMs);
   for (const blob of blobs) st.deleteChunks.run(blob);
   return blobs.length;
 }

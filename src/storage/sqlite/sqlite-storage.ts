@@ -9,6 +9,7 @@
 import { databaseMissing } from '../../errors/catalog.js';
 import type {
   ChangeRow,
+  CompactOptions,
   ChangesOptions,
   DatabaseInfo,
   DocumentEdit,
@@ -210,10 +211,10 @@ export class SqliteStorage implements Storage {
     return this.#writeLocal(db, id, rev, undefined);
   }
 
-  async compact(db: string): Promise<number> {
+  async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per write batch: other requests' writes and reads run between two slices.
     const bytes = await compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
-    await this.#queue.enqueue(() => sweepUnreferenced(this.#st, this.#databaseId(db)));
+    await this.#queue.enqueue(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs));
     return bytes;
   }
 
