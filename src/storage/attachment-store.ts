@@ -12,8 +12,8 @@ import { createHash, type Hash } from 'node:crypto';
 
 /** Bytes per stored chunk. */
 export const ATTACHMENT_CHUNK_SIZE = 256 * 1024;
-/** Chunks written per transaction while an attachment streams in. */
-export const CHUNKS_PER_WRITE = 4;
+/** Chunks written per transaction while an attachment streams in (4 MiB: a few fsyncs per 64 MiB). */
+export const CHUNKS_PER_WRITE = 16;
 /**
  * Data no stored body names is kept this long before compaction may remove it, so that an upload
  * whose revision is being written is never removed under it.
@@ -67,15 +67,17 @@ export async function saveInChunks(sink: ChunkSink, db: string, source: AsyncIte
   const hash = createHash('md5');
   let length = 0;
   let index = 0;
+  // The backend has copied a write's chunks once `append` resolves, so one set of buffers serves the
+  // whole upload: memory stays at CHUNKS_PER_WRITE chunks whatever the attachment's size.
+  const buffers = Array.from({ length: CHUNKS_PER_WRITE }, () => Buffer.allocUnsafe(ATTACHMENT_CHUNK_SIZE));
   let pending: Buffer[] = [];
-  let current = Buffer.allocUnsafe(ATTACHMENT_CHUNK_SIZE);
+  let current = buffers[0]!;
   let filled = 0;
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
-    const chunks = pending;
+    await sink.append(blob, index, pending);
+    index += pending.length;
     pending = [];
-    await sink.append(blob, index, chunks);
-    index += chunks.length;
   };
   try {
     for await (const piece of source) {
@@ -89,9 +91,9 @@ export async function saveInChunks(sink: ChunkSink, db: string, source: AsyncIte
         filled += copied;
         if (filled === ATTACHMENT_CHUNK_SIZE) {
           pending.push(current);
-          current = Buffer.allocUnsafe(ATTACHMENT_CHUNK_SIZE);
-          filled = 0;
           if (pending.length >= CHUNKS_PER_WRITE) await flush();
+          current = buffers[pending.length]!;
+          filled = 0;
         }
       }
     }
