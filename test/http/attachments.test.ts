@@ -115,6 +115,19 @@ describe('attachments', () => {
     assert.equal(typeof since._attachments.g.data, 'string');
   });
 
+  test('open_revs and _bulk_get carry attachments with attachments=true, stubs otherwise', async () => {
+    const put = await server.admin('/att/revs', { method: 'PUT', body: { _attachments: { t: { content_type: 'text/plain', data: Buffer.from('open revs').toString('base64') } } } });
+    const open = await server.admin(`/att/revs?open_revs=all&attachments=true`, { headers: { Accept: 'application/json' } });
+    assert.equal(open.body[0].ok._attachments.t.data, Buffer.from('open revs').toString('base64'));
+    const mixed = await server.admin(`/att/revs?open_revs=${encodeURIComponent(JSON.stringify([put.body.rev]))}&attachments=true`, { headers: { Accept: 'multipart/mixed' } });
+    assert.match(String(mixed.headers['content-type']), /^multipart\/mixed/);
+    assert.ok(mixed.text.includes(Buffer.from('open revs').toString('base64')));
+    const bulk = await server.admin('/att/_bulk_get?attachments=true&revs=true', { method: 'POST', body: { docs: [{ id: 'revs' }] } });
+    assert.equal(bulk.body.results[0].docs[0].ok._attachments.t.data, Buffer.from('open revs').toString('base64'));
+    const stubs = await server.admin('/att/_bulk_get', { method: 'POST', body: { docs: [{ id: 'revs', rev: put.body.rev }] } });
+    assert.equal(stubs.body.results[0].docs[0].ok._attachments.t.stub, true);
+  });
+
   test('design-document attachments need a database admin', async () => {
     await server.admin('/_users/org.couchdb.user:member', { method: 'PUT', body: { name: 'member', password: 'pw', roles: [], type: 'user' } });
     await server.admin('/att/_security', { method: 'PUT', body: { members: { names: ['member'] }, admins: {} } });
