@@ -123,6 +123,14 @@ export class OpenedDatabase {
     return wanted ? this.withAttachmentData(stored, doc, wanted) : doc;
   }
 
+  /** Listing rows (`_all_docs`, `_changes` with `include_docs`): each row's `doc` with its attachments' data inline. */
+  async inlineListedDocs(rows: readonly (JsonObject | undefined)[]): Promise<void> {
+    for (const row of rows) {
+      const doc = row?.['doc'];
+      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = await inlineAttachments(this.storage.attachments, this.db, doc, 0);
+    }
+  }
+
   /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */
   shown(stored: StoredRevision, render: RenderOptions): JsonObject {
     const visible = this.view.single(renderRevision(stored, render));
