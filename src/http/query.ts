@@ -1,7 +1,7 @@
-import { badRequest } from '../errors/catalog.js';
+import { badRequest, revisionsDiffer } from '../errors/catalog.js';
 import { invalidBooleanParameter, invalidPositiveInteger } from '../errors/query-errors.js';
 import type { Json } from '../storage/storage.js';
-import { parseJsonText } from './request.js';
+import { parseJsonText, type Request } from './request.js';
 
 /** Query-string readers with CouchDB's `query_parse_error` answers. */
 
@@ -39,4 +39,12 @@ export function attachmentsParam(query: URLSearchParams): { since?: string[] } |
     return { since: revs as string[] };
   }
   return booleanParam(query, 'attachments') ? {} : undefined;
+}
+
+/** The revision a write names: `?rev=` or `If-Match`, which must agree. */
+export function revisionFrom(request: Request): string | undefined {
+  const fromQuery = request.query.get('rev') ?? undefined;
+  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
+  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
+  return fromQuery ?? ifMatch;
 }

@@ -154,6 +154,32 @@ describe('attachments', () => {
     assert.equal(plain.status, 415, 'other bodies than JSON and multipart/related are still refused');
   });
 
+  test('_all_docs and _changes with include_docs&attachments=true carry the data', async () => {
+    await server.admin('/att-list', { method: 'PUT' });
+    await server.admin('/att-list/one', { method: 'PUT', body: { _attachments: { x: { content_type: 'text/plain', data: 'eHl6' } } } });
+    const all = await server.admin('/att-list/_all_docs?include_docs=true&attachments=true');
+    assert.equal(all.body.rows[0].doc._attachments.x.data, 'eHl6');
+    const keys = await server.admin('/att-list/_all_docs?include_docs=true&attachments=true', { method: 'POST', body: { keys: ['one', 'none'] } });
+    assert.equal(keys.body.rows[0].doc._attachments.x.data, 'eHl6');
+    assert.equal(keys.body.rows[1].error, 'not_found');
+    const changes = await server.admin('/att-list/_changes?include_docs=true&attachments=true');
+    assert.equal(changes.body.results[0].doc._attachments.x.data, 'eHl6');
+    const stubs = await server.admin('/att-list/_changes?include_docs=true');
+    assert.equal(stubs.body.results[0].doc._attachments.x.stub, true);
+  });
+
+  test('a users-database document keeps its rules: its owner may add an attachment, others may not read it', async () => {
+    await server.admin('/_users/org.couchdb.user:owner', { method: 'PUT', body: { name: 'owner', password: 'pw', roles: [], type: 'user' } });
+    await server.admin('/_users/org.couchdb.user:stranger', { method: 'PUT', body: { name: 'stranger', password: 'pw', roles: [], type: 'user' } });
+    const own = await server.request('/_users/org.couchdb.user:owner', { auth: ['owner', 'pw'] });
+    const put = await server.request(`/_users/org.couchdb.user:owner/avatar.png?rev=${own.body._rev}`, { method: 'PUT', body: 'png', headers: { 'Content-Type': 'image/png' }, auth: ['owner', 'pw'] });
+    assert.equal(put.status, 201, put.text);
+    assert.equal((await server.request('/_users/org.couchdb.user:owner/avatar.png', { auth: ['owner', 'pw'] })).text, 'png');
+    assert.equal((await server.request('/_users/org.couchdb.user:owner/avatar.png', { auth: ['stranger', 'pw'] })).status, 404);
+    const stolen = await server.request(`/_users/org.couchdb.user:owner/x.txt?rev=${put.body.rev}`, { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain' }, auth: ['stranger', 'pw'] });
+    assert.ok(stolen.status === 401 || stolen.status === 403 || stolen.status === 404, `a stranger's write is refused (${stolen.status})`);
+  });
+
   test('design-document attachments need a database admin', async () => {
     await server.admin('/_users/org.couchdb.user:member', { method: 'PUT', body: { name: 'member', password: 'pw', roles: [], type: 'user' } });
     await server.admin('/att/_security', { method: 'PUT', body: { members: { names: ['member'] }, admins: {} } });

@@ -1,19 +1,13 @@
 import { deleteAttachment, openAttachment, putAttachment, type OpenedAttachment } from '../../databases/attachment-ops.js';
 import { validateDocumentId } from '../../documents/document-json.js';
 import { rangeNotSatisfiable } from '../../errors/attachment-errors.js';
-import { methodNotAllowed, notFound, revisionsDiffer } from '../../errors/catalog.js';
+import { methodNotAllowed, notFound } from '../../errors/catalog.js';
 import { attachmentPathOf, databaseName } from '../document-path.js';
+import { revisionFrom } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
-
-function revisionFrom(request: Request): string | undefined {
-  const fromQuery = request.query.get('rev') ?? undefined;
-  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
-  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
-  return fromQuery ?? ifMatch;
-}
 
 /** One `bytes=` range of `length` bytes: undefined for none (or several: the whole body is answered). */
 export function parseRange(header: string | undefined, length: number): { start: number; end: number } | undefined {

@@ -2,7 +2,7 @@ import { bulkWrite } from '../../databases/bulk-write.js';
 import { deleteDocument, throwIfRefused, withGeneratedId, writeDocument } from '../../databases/document-writes.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { toEdit } from '../../documents/document-json.js';
-import { badRequest, documentMissing, documentTooLarge, methodNotAllowed, revisionsDiffer } from '../../errors/catalog.js';
+import { badRequest, documentMissing, documentTooLarge, methodNotAllowed } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
 import type { FollowsSource } from '../../attachments/incoming.js';
 import { readBulkJson } from '../bulk-body.js';
@@ -10,18 +10,11 @@ import { boundaryOf, MultipartReader } from '../multipart.js';
 import { parseJsonBytes } from '../request.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { LoopTurns } from '../event-loop.js';
-import { attachmentsParam, booleanParam } from '../query.js';
+import { attachmentsParam, booleanParam, revisionFrom } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
-
-function revisionFrom(request: Request): string | undefined {
-  const fromQuery = request.query.get('rev') ?? undefined;
-  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
-  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
-  return fromQuery ?? ifMatch;
-}
 
 function written(request: Request, db: string, id: string, rev: string, status = 201): Reply {
   return json(status, { ok: true, id, rev }, { ETag: `"${rev}"`, Location: absoluteUrl(request, documentPath(db, id)) });
