@@ -12,3 +12,4 @@ export const attachmentNotObject = (): CouchError => new CouchError(400, 'bad_re
 export const attachmentMissing = (): CouchError => new CouchError(404, 'not_found', 'Document is missing attachment');
 export const rangeNotSatisfiable = (): CouchError => new CouchError(416, 'requested_range_not_satisfiable', 'Requested range not satisfiable');
 export const followsWithoutParts = (): CouchError => new CouchError(400, 'bad_request', 'An attachment says follows but the request has no part for it.');
+export const localDocumentAttachments = (): CouchError => new CouchError(400, 'bad_request', '_local documents do not accept attachments.');

@@ -180,6 +180,15 @@ describe('attachments', () => {
     assert.ok(stolen.status === 401 || stolen.status === 403 || stolen.status === 404, `a stranger's write is refused (${stolen.status})`);
   });
 
+  test('_local documents have no attachments: 400 on an attachment path, _attachments dropped', async () => {
+    const put = await server.admin('/att/_local/l', { method: 'PUT', body: { a: 1, _attachments: { f: { content_type: 'text/plain', data: 'eA==' } } } });
+    assert.equal(put.status, 201);
+    assert.deepEqual((await server.admin('/att/_local/l')).body, { _id: '_local/l', _rev: '0-1', a: 1 });
+    const att = await server.admin('/att/_local/l/f');
+    assert.equal(att.status, 400);
+    assert.deepEqual(att.body, { error: 'bad_request', reason: '_local documents do not accept attachments.' });
+  });
+
   test('design-document attachments need a database admin', async () => {
     await server.admin('/_users/org.couchdb.user:member', { method: 'PUT', body: { name: 'member', password: 'pw', roles: [], type: 'user' } });
     await server.admin('/att/_security', { method: 'PUT', body: { members: { names: ['member'] }, admins: {} } });
