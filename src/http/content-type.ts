@@ -13,7 +13,7 @@
  * | POST/PUT, any body               | `application/json` (any parameters)  | goes on    |
  * | POST/PUT, empty body             | none                                 | goes on    |
  * | POST/PUT, a body                 | none                                 | 415        |
- * | POST/PUT                         | anything else (text/plain, a form, multipart/related) | 415 |
+ * | POST/PUT                         | anything else (text/plain, a form) | 415 |
  * | an exemption (`BODY_EXEMPTIONS`) | anything                             | endpoint decides |
  * | GET, HEAD, DELETE, COPY, OPTIONS | anything                             | goes on (bodies are not read) |
  */

@@ -32,7 +32,8 @@ export function parseRange(header: string | undefined, length: number): { start:
 function readReply(request: Request, attachment: OpenedAttachment): Reply {
   const { stub } = attachment;
   const etag = `"${stub.digest.replace(/^md5-/, '')}"`;
-  const headers: Record<string, string> = { 'Content-Type': stub.content_type, ETag: etag, 'Accept-Ranges': 'bytes' };
+  // nosniff: a browser renders the attachment only as the type it was stored with.
+  const headers: Record<string, string> = { 'Content-Type': stub.content_type, ETag: etag, 'Accept-Ranges': 'bytes', 'X-Content-Type-Options': 'nosniff' };
   if (request.header('if-none-match') === etag) return { status: 304, headers };
   const range = request.method === 'GET' ? parseRange(request.header('range'), stub.length) : undefined;
   if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${stub.length}`;
