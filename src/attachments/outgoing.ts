@@ -46,3 +46,34 @@ export async function inlineAttachments(store: AttachmentStore, db: string, doc:
   }
   return { ...doc, _attachments: inlined };
 }
+
+/** An attachment sent as its own part after the document (`Accept: multipart/related`). */
+export interface FollowingPart {
+  name: string;
+  contentType: string;
+  digest: string;
+  length: number;
+}
+
+/**
+ * The document for a `multipart/related` answer: attachments newer than `since` become
+ * `{content_type, revpos, digest, length, follows: true}` and are listed, in order, as the parts
+ * that follow; the others stay stubs.
+ */
+export function withFollows(doc: JsonObject, since: number): { doc: JsonObject; parts: FollowingPart[] } {
+  const atts = doc['_attachments'];
+  if (!isObject(atts)) return { doc, parts: [] };
+  const parts: FollowingPart[] = [];
+  const marked: JsonObject = {};
+  for (const [name, stub] of Object.entries(atts)) {
+    if (!isObject(stub) || typeof stub['digest'] !== 'string' || Number(stub['revpos']) <= since) {
+      marked[name] = stub;
+      continue;
+    }
+    const contentType = typeof stub['content_type'] === 'string' ? stub['content_type'] : 'application/octet-stream';
+    const length = Number(stub['length'] ?? 0);
+    parts.push({ name, contentType, digest: stub['digest'], length });
+    marked[name] = { content_type: contentType, revpos: stub['revpos'] ?? 0, digest: stub['digest'], length, follows: true };
+  }
+  return { doc: { ...doc, _attachments: marked }, parts };
+}

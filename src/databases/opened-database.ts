@@ -23,11 +23,13 @@ import type {
 } from '../storage/storage.js';
 import { listConflicts } from '../storage/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
-import { inlineAttachments, sinceGeneration } from '../attachments/outgoing.js';
+import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';
 
 /** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
 export interface AttachmentsWanted {
   since?: readonly string[];
+  /** As parts after the document (`multipart/related`) rather than inline base64. */
+  follows?: boolean;
 }
 
 /** What every opened database shares: storage, settings and the hooks registered at composition. */
@@ -101,7 +103,7 @@ export class OpenedDatabase {
     rev: string | undefined,
     render: RenderOptions,
     read: { latest?: boolean; attachments?: AttachmentsWanted | undefined } = {},
-  ): Promise<{ rev: string; doc: JsonObject }> {
+  ): Promise<{ rev: string; doc: JsonObject; parts?: FollowingPart[] }> {
     this.requireReadAccess(id);
     const stored = await this.storage.readDocument(this.db, id, {
       ...(rev === undefined ? {} : { rev: parseRev(rev), latest: read.latest === true }),
@@ -109,6 +111,7 @@ export class OpenedDatabase {
     });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
+    if (read.attachments?.follows) return { rev: stored.rev, ...withFollows(this.shown(stored, render), sinceGeneration(stored, read.attachments.since)) };
     return { rev: stored.rev, doc: await this.shownWithAttachments(stored, render, read.attachments) };
   }
 
@@ -121,6 +124,13 @@ export class OpenedDatabase {
   async shownWithAttachments(stored: StoredRevision, render: RenderOptions, wanted: AttachmentsWanted | undefined): Promise<JsonObject> {
     const doc = this.shown(stored, render);
     return wanted ? this.withAttachmentData(stored, doc, wanted) : doc;
+  }
+
+  /** The bytes of an attachment this database holds (after a read showed its digest). */
+  async attachmentData(digest: string): Promise<AsyncIterable<Buffer>> {
+    const data = await this.storage.attachments.read(this.db, digest);
+    if (data === undefined) throw new Error(`attachment data ${digest} went missing`);
+    return data;
   }
 
   /** Listing rows (`_all_docs`, `_changes` with `include_docs`): each row's `doc` with its attachments' data inline. */

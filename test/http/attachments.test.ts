@@ -189,6 +189,27 @@ describe('attachments', () => {
     assert.deepEqual(att.body, { error: 'bad_request', reason: '_local documents do not accept attachments.' });
   });
 
+  test('GET with Accept: multipart/related and attachments=true sends each newer attachment as a part', async () => {
+    const bytes = randomBytes(300_000).subarray(0, 290_000);
+    const first = await server.admin('/att/related', { method: 'PUT', body: { a: 1, _attachments: { old: { content_type: 'text/plain', data: 'b2xk' } } } });
+    const second = await server.admin(`/att/related/new.bin?rev=${first.body.rev}`, { method: 'PUT', body: bytes, headers: { 'Content-Type': 'application/x-new' } });
+    assert.equal(second.status, 201);
+    const since = encodeURIComponent(JSON.stringify([first.body.rev]));
+    const res = await rawGet(server, `/att/related?atts_since=${since}`, { Accept: 'multipart/related' });
+    assert.equal(res.status, 200);
+    const boundary = /boundary="([^"]+)"/.exec(String(res.headers['content-type']))![1]!;
+    const sections = res.body.toString('latin1').split(`--${boundary}`);
+    assert.equal(sections.length, 4, 'the document, one attachment part, the closing delimiter');
+    const doc = JSON.parse(sections[1]!.split('\r\n\r\n')[1]!);
+    assert.equal(doc._attachments.old.stub, true);
+    assert.deepEqual(doc._attachments['new.bin'], { content_type: 'application/x-new', revpos: 2, digest: md5(bytes), length: bytes.length, follows: true });
+    const [head, ...rest] = sections[2]!.split('\r\n\r\n');
+    assert.match(head!, /filename="new.bin"/);
+    assert.ok(Buffer.from(rest.join('\r\n\r\n').slice(0, -2), 'latin1').equals(bytes));
+    const json = await server.admin('/att/related', { headers: { Accept: 'multipart/related' } });
+    assert.equal(json.headers['content-type'], 'application/json', 'without attachments=true the answer stays JSON');
+  });
+
   test('design-document attachments need a database admin', async () => {
     await server.admin('/_users/org.couchdb.user:member', { method: 'PUT', body: { name: 'member', password: 'pw', roles: [], type: 'user' } });
     await server.admin('/att/_security', { method: 'PUT', body: { members: { names: ['member'] }, admins: {} } });

@@ -7,6 +7,7 @@ import type { JsonObject } from '../../json/json.js';
 import type { FollowsSource } from '../../attachments/incoming.js';
 import { readBulkJson } from '../bulk-body.js';
 import { boundaryOf, MultipartReader } from '../multipart.js';
+import { acceptsRelated, relatedReply } from '../multipart-reply.js';
 import { parseJsonBytes } from '../request.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { LoopTurns } from '../event-loop.js';
@@ -30,7 +31,9 @@ export async function document(request: Request, services: Services): Promise<Re
     case 'GET':
     case 'HEAD': {
       const meta = booleanParam(request.query, 'meta');
-      const { rev, doc } = await opened.readDocument(
+      const wanted = attachmentsParam(request.query);
+      const related = wanted !== undefined && acceptsRelated(request.header('accept'));
+      const { rev, doc, parts } = await opened.readDocument(
         id,
         request.query.get('rev') ?? undefined,
         {
@@ -40,10 +43,11 @@ export async function document(request: Request, services: Services): Promise<Re
           deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
           localSeq: meta || booleanParam(request.query, 'local_seq'),
         },
-        { latest: booleanParam(request.query, 'latest'), attachments: attachmentsParam(request.query) },
+        { latest: booleanParam(request.query, 'latest'), attachments: wanted && { ...wanted, follows: related } },
       );
       const etag = `"${rev}"`;
       if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };
+      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (digest) => opened.attachmentData(digest), { ETag: etag });
       return json(200, doc, { ETag: etag });
     }
     case 'PUT': {

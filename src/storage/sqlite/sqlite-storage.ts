@@ -88,8 +88,8 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  async deleteDatabase(name: string): Promise<boolean> {
-    const deleted = await this.#queue.enqueue(() => {
+  deleteDatabase(name: string): Promise<boolean> {
+    const deleted = this.#queue.enqueue(() => {
       this.#forget(name);
       const dbId = this.#st.databaseId.get(name);
       if (dbId === undefined) return false;
@@ -100,7 +100,8 @@ export class SqliteStorage implements Storage {
       this.#st.deleteDatabase.run(dbId);
       return true;
     });
-    if (deleted) await this.#queue.enqueue(() => dropUnreachableChunks(this.#st));
+    // The chunks go in a later transaction (see sqlite-chunk-file.ts); the caller need not wait for them.
+    deleted.then((was) => (was ? this.#queue.enqueue(() => dropUnreachableChunks(this.#st)) : undefined)).catch(() => undefined);
     return deleted;
   }
 
