@@ -23,6 +23,14 @@ import type {
 } from '../storage/storage.js';
 import { listConflicts } from '../storage/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
+import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';
+
+/** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
+export interface AttachmentsWanted {
+  since?: readonly string[];
+  /** As parts after the document (`multipart/related`) rather than inline base64. */
+  follows?: boolean;
+}
 
 /** What every opened database shares: storage, settings and the hooks registered at composition. */
 export interface LayerContext {
@@ -94,8 +102,8 @@ export class OpenedDatabase {
     id: string,
     rev: string | undefined,
     render: RenderOptions,
-    read: { latest?: boolean } = {},
-  ): Promise<{ rev: string; doc: JsonObject }> {
+    read: { latest?: boolean; attachments?: AttachmentsWanted | undefined } = {},
+  ): Promise<{ rev: string; doc: JsonObject; parts?: FollowingPart[] }> {
     this.requireReadAccess(id);
     const stored = await this.storage.readDocument(this.db, id, {
       ...(rev === undefined ? {} : { rev: parseRev(rev), latest: read.latest === true }),
@@ -103,7 +111,34 @@ export class OpenedDatabase {
     });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
-    return { rev: stored.rev, doc: this.shown(stored, render) };
+    if (read.attachments?.follows) return { rev: stored.rev, ...withFollows(this.shown(stored, render), sinceGeneration(stored, read.attachments.since)) };
+    return { rev: stored.rev, doc: await this.shownWithAttachments(stored, render, read.attachments) };
+  }
+
+  /** A shown revision with its attachments' data inlined (those newer than `atts_since`). */
+  withAttachmentData(stored: StoredRevision, doc: JsonObject, wanted: AttachmentsWanted): Promise<JsonObject> {
+    return inlineAttachments(this.storage.attachments, this.db, doc, sinceGeneration(stored, wanted.since));
+  }
+
+  /** `shown`, with the attachments' data inlined when asked for. */
+  async shownWithAttachments(stored: StoredRevision, render: RenderOptions, wanted: AttachmentsWanted | undefined): Promise<JsonObject> {
+    const doc = this.shown(stored, render);
+    return wanted ? this.withAttachmentData(stored, doc, wanted) : doc;
+  }
+
+  /** The bytes of an attachment this database holds (after a read showed its digest). */
+  async attachmentData(digest: string): Promise<AsyncIterable<Buffer>> {
+    const data = await this.storage.attachments.read(this.db, digest);
+    if (data === undefined) throw new Error(`attachment data ${digest} went missing`);
+    return data;
+  }
+
+  /** Listing rows (`_all_docs`, `_changes` with `include_docs`): each row's `doc` with its attachments' data inline. */
+  async inlineListedDocs(rows: readonly (JsonObject | undefined)[]): Promise<void> {
+    for (const row of rows) {
+      const doc = row?.['doc'];
+      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = await inlineAttachments(this.storage.attachments, this.db, doc, 0);
+    }
   }
 
   /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */

@@ -1,6 +1,7 @@
 import { isValidDatabaseName } from '../databases/names.js';
 import { validateDocumentId } from '../documents/document-json.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
+import { localDocumentAttachments } from '../errors/attachment-errors.js';
 import { illegalDatabaseName, methodNotAllowed, notFound } from '../errors/catalog.js';
 import type { Request } from './request.js';
 import type { Services } from './services.js';
@@ -15,7 +16,7 @@ export function databaseName(request: Request): string {
 /** The document id a path names: `/{db}/{id}`, `/{db}/_design/{name}`, `/{db}/_local/{name}`. */
 export function documentIdOf(request: Request): string {
   const [, first, second, ...rest] = request.segments as string[];
-  if (rest.length > 0) throw notFound('missing');
+  if (rest.length > 0) throw first === '_local' ? localDocumentAttachments() : notFound('missing');
   if (first === '_design' || first === '_local') {
     if (second === undefined || second === '') throw notFound('missing');
     // The same rules as any other id (no NUL, which PostgreSQL cannot even compare with).
@@ -23,6 +24,19 @@ export function documentIdOf(request: Request): string {
   }
   if (second !== undefined) throw notFound('missing');
   return validateDocumentId(first);
+}
+
+/**
+ * `/{db}/{doc}/{name…}` and `/{db}/_design/{ddoc}/{name…}`: the document id and the attachment
+ * name (its segments joined by `/`); undefined for a document path. `_local` documents have none.
+ */
+export function attachmentPathOf(segments: readonly string[]): { id: string; name: string } | undefined {
+  const [, first, second] = segments;
+  if (first === '_local' || first === undefined) return undefined;
+  const idLength = first === '_design' ? 2 : 1;
+  if (segments.length <= idLength + 1) return undefined;
+  const name = segments.slice(idLength + 1).join('/');
+  return { id: idLength === 2 ? `${first}/${second}` : first, name };
 }
 
 /** Opens the database of a listing (`_all_docs`, `_changes`; GET, HEAD or POST) for the caller. */

@@ -1,6 +1,7 @@
+import { badRequest, revisionsDiffer } from '../errors/catalog.js';
 import { invalidBooleanParameter, invalidPositiveInteger } from '../errors/query-errors.js';
 import type { Json } from '../storage/storage.js';
-import { parseJsonText } from './request.js';
+import { parseJsonText, type Request } from './request.js';
 
 /** Query-string readers with CouchDB's `query_parse_error` answers. */
 
@@ -27,4 +28,23 @@ export function jsonParam(query: URLSearchParams, ...names: string[]): Json | un
     return parseJsonText(value) as Json;
   }
   return undefined;
+}
+
+/** `?attachments=true` and `atts_since=[…]` (which implies it, as in CouchDB): undefined when neither. */
+export function attachmentsParam(query: URLSearchParams): { since?: string[] } | undefined {
+  const since = query.get('atts_since');
+  if (since !== null) {
+    const revs = parseJsonText(since);
+    if (!Array.isArray(revs) || !revs.every((rev) => typeof rev === 'string')) throw badRequest('atts_since must be a JSON array of revisions');
+    return { since: revs as string[] };
+  }
+  return booleanParam(query, 'attachments') ? {} : undefined;
+}
+
+/** The revision a write names: `?rev=` or `If-Match`, which must agree. */
+export function revisionFrom(request: Request): string | undefined {
+  const fromQuery = request.query.get('rev') ?? undefined;
+  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
+  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
+  return fromQuery ?? ifMatch;
 }

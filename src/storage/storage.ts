@@ -11,9 +11,11 @@ import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
 import type { HitCounts } from '../metrics/hit-counts.js';
 import type { PurgeRequest } from './purge-plan.js';
+import type { AttachmentStore } from './attachment-store.js';
 import type { RevisionTree } from './revision-tree.js';
 import type { IndexStore } from './index-store.js';
 
+export type { AttachmentStore, ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
 export type { IndexedDocument, IndexPosition, IndexScan, IndexStore, IndexUpdate } from './index-store.js';
@@ -108,6 +110,8 @@ export interface Storage {
   readonly kind: string;
   /** Hits and misses of the backend's cache of winning revisions, when it keeps one (metrics). */
   readonly readCache?: HitCounts;
+  /** Attachment data; revision bodies name it by digest (attachment-store.ts). */
+  readonly attachments: AttachmentStore;
 
   /** Closes connections after pending writes have been committed. */
   close(): Promise<void>;
@@ -183,11 +187,17 @@ export interface Storage {
 
   /**
    * Reclaims the bodies of revisions that are no longer leaves (CouchDB's compaction), in slices of
-   * one transaction each so that writes and reads go on in between; leaves are never touched.
+   * one transaction each so that writes and reads go on in between; leaves are never touched. Then
+   * removes the attachment data no body has named for `UNREFERENCED_GRACE_MS`.
    * Resolves with the bytes reclaimed. Rejects with a not-found CouchError when the database does
    * not exist (or is deleted meanwhile).
    */
-  compact(db: string): Promise<number>;
+  compact(db: string, options?: CompactOptions): Promise<number>;
+}
+
+export interface CompactOptions {
+  /** How long unreferenced attachment data is kept (default `UNREFERENCED_GRACE_MS`). */
+  graceMs?: number;
 }
 
 /** The per-database settings `setDatabaseLimit` changes. */

@@ -63,7 +63,7 @@ describe('JSON bodies must be application/json (CSRF)', () => {
   const otherTypes: [string, string | undefined][] = [
     ['application/x-www-form-urlencoded (a plain form)', 'application/x-www-form-urlencoded'],
     ['multipart/form-data (a form with a file)', 'multipart/form-data; boundary=x'],
-    ['multipart/related (a document with attachments: not supported yet)', 'multipart/related; boundary=x'],
+    ['multipart/related on a POST (a document with attachments comes by PUT)', 'multipart/related; boundary=x'],
     ['text/plain;charset=utf-8', 'text/plain;charset=utf-8'],
     ['an empty Content-Type', ''],
     ['no Content-Type at all, with a body', undefined],

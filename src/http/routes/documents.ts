@@ -2,23 +2,20 @@ import { bulkWrite } from '../../databases/bulk-write.js';
 import { deleteDocument, throwIfRefused, withGeneratedId, writeDocument } from '../../databases/document-writes.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { toEdit } from '../../documents/document-json.js';
-import { badRequest, documentMissing, methodNotAllowed, revisionsDiffer } from '../../errors/catalog.js';
+import { badRequest, documentMissing, documentTooLarge, methodNotAllowed } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
+import type { FollowsSource } from '../../attachments/incoming.js';
 import { readBulkJson } from '../bulk-body.js';
+import { boundaryOf, MultipartReader } from '../multipart.js';
+import { acceptsRelated, relatedReply } from '../multipart-reply.js';
+import { parseJsonBytes } from '../request.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { LoopTurns } from '../event-loop.js';
-import { booleanParam } from '../query.js';
+import { attachmentsParam, booleanParam, revisionFrom } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
-
-function revisionFrom(request: Request): string | undefined {
-  const fromQuery = request.query.get('rev') ?? undefined;
-  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
-  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
-  return fromQuery ?? ifMatch;
-}
 
 function written(request: Request, db: string, id: string, rev: string, status = 201): Reply {
   return json(status, { ok: true, id, rev }, { ETag: `"${rev}"`, Location: absoluteUrl(request, documentPath(db, id)) });
@@ -35,7 +32,9 @@ export async function document(request: Request, services: Services): Promise<Re
     case 'HEAD': {
       // `meta=true` is revs_info, conflicts and deleted_conflicts, as CouchDB's parse_doc_query.
       const meta = booleanParam(request.query, 'meta');
-      const { rev, doc } = await opened.readDocument(
+      const wanted = attachmentsParam(request.query);
+      const related = wanted !== undefined && acceptsRelated(request.header('accept'));
+      const { rev, doc, parts } = await opened.readDocument(
         id,
         request.query.get('rev') ?? undefined,
         {
@@ -45,16 +44,18 @@ export async function document(request: Request, services: Services): Promise<Re
           deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
           localSeq: booleanParam(request.query, 'local_seq'),
         },
-        { latest: booleanParam(request.query, 'latest') },
+        { latest: booleanParam(request.query, 'latest'), attachments: wanted && { ...wanted, follows: related } },
       );
       const etag = `"${rev}"`;
       if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };
+      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (digest) => opened.attachmentData(digest), { ETag: etag });
       return json(200, doc, { ETag: etag });
     }
     case 'PUT': {
       const newEdits = booleanParam(request.query, 'new_edits', true);
-      const body = await request.json(maxDocumentSize(services.config));
-      const result = await writeDocument(opened, body, { id, rev: revisionFrom(request), newEdits });
+      const related = await relatedParts(request, maxDocumentSize(services.config));
+      const body = related ? related.doc : await request.json(maxDocumentSize(services.config));
+      const result = await writeDocument(opened, body, { id, rev: revisionFrom(request), newEdits, ...(related ? { follows: related.follows } : {}) });
       return written(request, db, id, result.rev);
     }
     case 'DELETE': {
@@ -64,6 +65,30 @@ export async function document(request: Request, services: Services): Promise<Re
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
   }
+}
+
+/**
+ * A `multipart/related` PUT (CouchDB's replicator): the document as the first part, then one part
+ * per `follows: true` attachment, in the order they are named, each streamed into storage.
+ */
+async function relatedParts(request: Request, maxBytes: number): Promise<{ doc: unknown; follows: FollowsSource } | undefined> {
+  const type = request.header('content-type') ?? '';
+  if (request.contentType().toLowerCase() !== 'multipart/related') return undefined;
+  const boundary = boundaryOf(type);
+  if (boundary === undefined) throw badRequest('multipart/related needs a boundary.');
+  const reader = new MultipartReader(request.stream(), boundary);
+  const first = await reader.nextPart();
+  if (first === undefined) throw badRequest('multipart/related without a document part.');
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of first.body) {
+    size += chunk.length;
+    if (size > maxBytes) throw documentTooLarge();
+    parts.push(chunk);
+  }
+  const doc = parseJsonBytes(Buffer.concat(parts));
+  const follows: FollowsSource = async () => (await reader.nextPart())?.body;
+  return { doc, follows };
 }
 
 /** `POST /{db}`: a new document, with the client's `_id` or a generated one. */

@@ -14,7 +14,7 @@ import { badRequest, documentMissing, invalidJson, invalidRevFormat, methodNotAl
 import type { Json, JsonObject } from '../../json/json.js';
 import { readBulkJson } from '../bulk-body.js';
 import { databaseName, documentIdOf } from '../document-path.js';
-import { booleanParam } from '../query.js';
+import { attachmentsParam, booleanParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -74,12 +74,12 @@ export async function ensureFullCommit(request: Request, services: Services): Pr
 }
 
 /**
- * How `open_revs` and `_bulk_get` render a revision: `_revisions` when asked, never `_conflicts`
- * (or `meta`'s members): CouchDB opens revisions without the document's metadata, and a branch
- * listed among its own conflicts would mislead.
+ * How `open_revs` and `_bulk_get` render a revision: `_revisions` when asked and attachments as
+ * asked, never `_conflicts` (or `meta`'s members): CouchDB opens revisions without the document's
+ * metadata, and a branch listed among its own conflicts would mislead.
  */
-function renderFlags(query: URLSearchParams): { revs: boolean } {
-  return { revs: booleanParam(query, 'revs') };
+function renderFlags(query: URLSearchParams): { revs: boolean; attachments: { since?: string[] } | undefined } {
+  return { attachments: attachmentsParam(query), revs: booleanParam(query, 'revs') };
 }
 
 const NOT_ACCEPTABLE_IN_BULK_GET = ['open_revs', 'new_edits', 'w', 'rev', 'atts_since'];
@@ -104,18 +104,24 @@ function bulkGetItem(spec: Json): BulkGetItem {
   return { id: id as string, revs: [asked], rev: asked };
 }
 
-function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: OpenedRevision[], flags: ReturnType<typeof renderFlags>): JsonObject {
+type Flags = ReturnType<typeof renderFlags>;
+
+async function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: OpenedRevision[], flags: Flags): Promise<JsonObject> {
   if (!('revs' in item)) return { id: item.id, docs: [item.error] };
   if (found.length === 0) return { id: item.id, docs: [errorOf(item.id, item.rev, 'not_found', 'missing')] };
-  const docs = found.map((result): JsonObject => {
-    if ('missing' in result) return errorOf(item.id, result.missing, 'not_found', 'missing');
+  const docs: JsonObject[] = [];
+  for (const result of found) {
+    if ('missing' in result) {
+      docs.push(errorOf(item.id, result.missing, 'not_found', 'missing'));
+      continue;
+    }
     try {
-      return { ok: opened.shown(result.ok, flags) };
+      docs.push({ ok: await opened.shownWithAttachments(result.ok, flags, flags.attachments) });
     } catch (error) {
       if (!isCouchError(error)) throw error;
-      return errorOf(item.id, result.ok.rev, error.error, error.reason);
+      docs.push(errorOf(item.id, result.ok.rev, error.error, error.reason));
     }
-  });
+  }
   return { id: item.id, docs };
 }
 
@@ -134,8 +140,9 @@ export async function bulkGet(request: Request, services: Services): Promise<Rep
   const items = body['docs'].map(bulkGetItem);
   const queries = items.flatMap((item) => ('revs' in item ? [{ id: item.id, revs: item.revs, latest }] : []));
   const found = await opened.openRevisions(queries);
+  const results: JsonObject[] = [];
   let next = 0;
-  const results = items.map((item) => bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags));
+  for (const item of items) results.push(await bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags));
   return json(200, { results });
 }
 
@@ -184,14 +191,18 @@ export async function openRevs(request: Request, services: Services): Promise<Re
   const flags = renderFlags(request.query);
   const [results = []] = await opened.openRevisions([{ id, revs, latest: booleanParam(request.query, 'latest') }]);
   if (revs === 'all' && results.length === 0) throw documentMissing();
-  const items = results.map((result): JsonObject => {
-    if ('missing' in result) return { missing: result.missing };
+  const items: JsonObject[] = [];
+  for (const result of results) {
+    if ('missing' in result) {
+      items.push({ missing: result.missing });
+      continue;
+    }
     try {
-      return { ok: opened.shown(result.ok, flags) };
+      items.push({ ok: await opened.shownWithAttachments(result.ok, flags, flags.attachments) });
     } catch (error) {
       if (!isCouchError(error) || error.status !== 404) throw error;
-      return { missing: result.ok.rev };
+      items.push({ missing: result.ok.rev });
     }
-  });
+  }
   return wantsMultipart(request.header('accept')) ? multipartReply(items) : json(200, items);
 }

@@ -17,27 +17,11 @@
 import { purgedInfos } from './postgres-purge.js';
 import type pg from 'pg';
 import type {
-  ChangeRow,
-  ChangesOptions,
-  DatabaseInfo,
-  DatabaseLimit,
-  PurgeRequest,
-  DocumentEdit,
-  DocumentSummary,
-  EditResult,
-  JsonObject,
-  LocalDocument,
-  OpenedRevision,
-  RangeOptions,
-  RangeResult,
-  ReadOptions,
-  RevisionQuery,
-  RevisionTree,
-  SecurityObject,
-  Storage,
-  StoredRevision,
-  WriteOptions,
+  ChangeRow, CompactOptions, ChangesOptions, DatabaseInfo, DatabaseLimit, PurgeRequest, DocumentEdit,
+  DocumentSummary, EditResult, JsonObject, LocalDocument, OpenedRevision, RangeOptions, RangeResult, ReadOptions,
+  RevisionQuery, RevisionTree, SecurityObject, Storage, StoredRevision, WriteOptions,
 } from '../storage.js';
+import { PostgresAttachments, sweepUnreferenced } from './postgres-attachments.js';
 import { COMPACTION_SLICE, compactInSlices, DEFAULT_DOCUMENT_LIMITS, type ReclaimedSlice } from '../storage.js';
 import { databaseInfo, type DatabaseRow } from '../stored-rows.js';
 import { sliceEdits } from '../write-slices.js';
@@ -69,6 +53,7 @@ export class PostgresStorage implements Storage {
   /** The schema this storage uses. */
   readonly schema: string;
   readonly #pool: pg.Pool;
+  readonly attachments: PostgresAttachments;
   readonly #lanes: WriteLanes<WriteJob>;
   readonly #pingTimeoutMs: number;
   readonly indexes: PostgresIndexStore;
@@ -82,6 +67,7 @@ export class PostgresStorage implements Storage {
     this.#pingTimeoutMs = pingTimeoutMs;
     this.#lanes = new WriteLanes(pool, executeBatch);
     this.indexes = new PostgresIndexStore(pool, () => this.#checkOpen());
+    this.attachments = new PostgresAttachments(pool);
   }
 
   /** Transactions committed since opening; concurrent writes to one database share one. */
@@ -226,9 +212,11 @@ export class PostgresStorage implements Storage {
     return this.#write<boolean>(db, { kind: 'limit', limit, value });
   }
 
-  compact(db: string): Promise<number> {
+  async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per lane batch: the database row is locked for one slice at a time.
-    return compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
+    const bytes = await compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
+    await sweepUnreferenced(this.#pool, db, options.graceMs);
+    return bytes;
   }
 
   #checkOpen(): void {

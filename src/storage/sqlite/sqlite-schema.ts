@@ -86,6 +86,26 @@ CREATE TABLE IF NOT EXISTS purged_infos (
   PRIMARY KEY (db_id, purge_seq)
 );
 `,
+  // 5: attachment data, content-addressed per database, counted by the bodies naming it (its chunks
+  // are in the attached chunk file, sqlite-chunk-file.ts).
+  `
+CREATE TABLE attachment_blobs (
+  blob_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  db_id INTEGER NOT NULL,
+  digest TEXT,
+  length INTEGER NOT NULL DEFAULT 0,
+  refs INTEGER NOT NULL DEFAULT 0,
+  created INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX attachment_blobs_by_digest ON attachment_blobs (db_id, digest);
+CREATE INDEX unreferenced_blobs ON attachment_blobs (db_id, created) WHERE refs = 0;
+CREATE TABLE attachment_refs (
+  doc_pk INTEGER NOT NULL,
+  rev TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  PRIMARY KEY (doc_pk, rev, digest)
+);
+`,
 ];
 
 /** The latest schema version this code knows. */

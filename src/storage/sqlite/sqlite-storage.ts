@@ -8,25 +8,9 @@
  */
 import { databaseMissing } from '../../errors/catalog.js';
 import type {
-  ChangeRow,
-  ChangesOptions,
-  DatabaseInfo,
-  DatabaseLimit,
-  DocumentEdit,
-  DocumentSummary,
-  EditResult,
-  JsonObject,
-  LocalDocument,
-  OpenedRevision,
-  RangeOptions,
-  RangeResult,
-  ReadOptions,
-  RevisionQuery,
-  RevisionTree,
-  SecurityObject,
-  Storage,
-  StoredRevision,
-  WriteOptions,
+  ChangeRow, CompactOptions, ChangesOptions, DatabaseInfo, DatabaseLimit, DocumentEdit, DocumentSummary, EditResult,
+  JsonObject, LocalDocument, OpenedRevision, RangeOptions, RangeResult, ReadOptions, RevisionQuery, RevisionTree,
+  SecurityObject, Storage, StoredRevision, WriteOptions,
 } from '../storage.js';
 import { COMPACTION_SLICE, compactInSlices, DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import { databaseInfo, instanceStartTime } from '../stored-rows.js';
@@ -43,6 +27,7 @@ import type { PurgeRequest } from '../purge-plan.js';
 import { SqlitePurges } from './sqlite-purge.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 import { SqliteIndexStore } from './sqlite-index-store.js';
+import { deleteAttachmentsOfDatabase, dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -52,6 +37,7 @@ export class SqliteStorage implements Storage {
   readonly #queue: WriteQueue;
   readonly #ranges: RangeQueries;
   readonly indexes: SqliteIndexStore;
+  readonly attachments: SqliteAttachments;
   #closed = false;
   /** Database name → internal id and parsed `_security`, read on nearly every request. */
   readonly #idCache = new Map<string, number>();
@@ -69,6 +55,7 @@ export class SqliteStorage implements Storage {
     this.#purges = new SqlitePurges(this.#db, this.#st);
     this.#ranges = new RangeQueries(this.#db);
     this.indexes = new SqliteIndexStore(this.#db, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
+    this.attachments = new SqliteAttachments(this.#st, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
   }
 
   /** Transactions committed since opening; concurrent writes share one (group commit). */
@@ -95,10 +82,11 @@ export class SqliteStorage implements Storage {
   }
 
   deleteDatabase(name: string): Promise<boolean> {
-    return this.#queue.enqueue(() => {
+    const deleted = this.#queue.enqueue(() => {
       this.#forget(name);
       const dbId = this.#st.databaseId.get(name);
       if (dbId === undefined) return false;
+      deleteAttachmentsOfDatabase(this.#st, dbId);
       this.#st.deleteBodiesOfDatabase.run(dbId);
       this.#st.deleteDocumentsOfDatabase.run(dbId);
       this.#st.deleteLocalsOfDatabase.run(dbId);
@@ -108,6 +96,9 @@ export class SqliteStorage implements Storage {
       this.#st.deleteDatabase.run(dbId);
       return true;
     });
+    // The chunks go in a later transaction (see sqlite-chunk-file.ts); the caller need not wait for them.
+    deleted.then((was) => (was ? this.#queue.enqueue(() => dropUnreachableChunks(this.#st)) : undefined)).catch(() => undefined);
+    return deleted;
   }
 
   async listDatabases(): Promise<string[]> {
@@ -245,9 +236,13 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  compact(db: string): Promise<number> {
+  async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per write batch: other requests' writes and reads run between two slices.
-    return compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
+    const bytes = await compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
+    if ((await this.#queue.enqueue(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs))) > 0) {
+      await this.#queue.enqueue(() => dropUnreachableChunks(this.#st));
+    }
+    return bytes;
   }
 
   /** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */
