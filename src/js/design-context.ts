@@ -27,7 +27,6 @@ export class DesignContext {
 
   constructor(module: QuickJSWASMModule, readonly ddoc: string, limits: Limits) {
     this.#runtime = module.newRuntime();
-    this.#runtime.setMemoryLimit(limits.memoryBytes);
     this.#runtime.setMaxStackSize(MAX_STACK_BYTES);
     this.#runtime.setInterruptHandler(() => Date.now() > this.#deadline);
     this.#context = this.#runtime.newContext();
@@ -63,34 +62,34 @@ export class DesignContext {
     }
   }
 
-  /** Hands the argument lists (JSON text of an array of arrays) to the context. */
-  load(args: string, limits: Limits): void {
-    this.#runtime.setMemoryLimit(limits.memoryBytes);
+  /** Hands the argument lists (JSON text of an array of arrays) and the function to call to the context. */
+  load(args: string, path: string, mode: CallMode, limits: Limits): void {
     const vm = this.#context;
-    const text = vm.newString(args);
+    const handles = [vm.newString(args), vm.newString(path), vm.newString(mode)];
     this.#deadline = Date.now() + limits.timeoutMs;
     try {
-      vm.unwrapResult(vm.callFunction(this.#batch, vm.undefined, text)).dispose();
+      vm.unwrapResult(vm.callFunction(this.#batch, vm.undefined, ...handles)).dispose();
     } finally {
-      text.dispose();
+      for (const handle of handles) handle.dispose();
       this.#deadline = Number.POSITIVE_INFINITY;
     }
   }
 
   /** Runs argument list `index` of the loaded batch: the JSON text of `[ok, value, logs]`. */
-  runOne(path: string, index: number, mode: CallMode, limits: Limits): string {
+  runOne(index: number, limits: Limits): string {
     const vm = this.#context;
-    const handles = [vm.newString(path), vm.newNumber(index), vm.newString(mode)];
+    const handle = vm.newNumber(index);
     this.#deadline = Date.now() + limits.timeoutMs;
     try {
-      const result = vm.callFunction(this.#run, vm.undefined, ...handles);
+      const result = vm.callFunction(this.#run, vm.undefined, handle);
       if (result.error) {
         const timedOut = Date.now() > this.#deadline;
         const message = String((vm.dump(result.error) as { message?: unknown } | undefined)?.message ?? 'failed');
         result.error.dispose();
         this.broken = true;
         if (timedOut) return failure('timeout', `The function ran longer than ${limits.timeoutMs} ms (os_process_timeout).`);
-        return failure(message.includes('out of memory') ? 'memory' : 'crash', message);
+        if (message.includes('out of memory')) return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
+        return failure('crash', message);
       }
       const text = vm.getString(result.value);
       result.value.dispose();
@@ -100,7 +99,7 @@ export class DesignContext {
       }
       return text;
     } finally {
-      for (const handle of handles) handle.dispose();
+      handle.dispose();
       this.#deadline = Number.POSITIVE_INFINITY;
     }
   }

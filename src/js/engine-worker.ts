@@ -4,13 +4,34 @@
  * (protocol.ts) one at a time; a long batch sends beats so the main thread's watchdog knows it
  * progresses. Nothing here is reachable from the functions it runs: they see only the prelude.
  */
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
+import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { BEAT_MS, DesignContext } from './design-context.js';
 import type { Limits, Reply, Request } from './protocol.js';
 
 const port = parentPort!;
-const module = await newQuickJSWASMModuleFromVariant(import('@jitl/quickjs-wasmfile-release-sync'));
+/** WebAssembly as far as used here (Node's global; the project's TypeScript libraries do not declare it). */
+declare const WebAssembly: { Module: new (bytes: Uint8Array) => object; Memory: new (size: { initial: number; maximum: number }) => object };
+
+const base = (await import('@jitl/quickjs-wasmfile-release-sync')).default as unknown as QuickJSSyncVariant;
+const wasm = new WebAssembly.Module(readFileSync(createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')));
+/** The emscripten build's own start-up memory (its `INITIAL_MEMORY`), under every limit. */
+const BASE_BYTES = 16 * 1024 * 1024;
+const PAGE = 65536;
+const MAX_PAGES = 32768;
+
+/**
+ * A QuickJS instance of its own for one design document, in a WebAssembly memory that cannot grow
+ * past the limit: this build cannot count its allocations (no `malloc_usable_size`), so the memory
+ * itself is the limit, and a huge allocation fails with QuickJS's own "out of memory".
+ */
+function instance(memoryBytes: number): Promise<QuickJSWASMModule> {
+  const maximum = Math.min(MAX_PAGES, Math.ceil((BASE_BYTES + memoryBytes) / PAGE));
+  const wasmMemory = new WebAssembly.Memory({ initial: BASE_BYTES / PAGE, maximum });
+  return newQuickJSWASMModuleFromVariant(newVariant(base, { wasmModule: wasm as never, wasmMemory: wasmMemory as never }));
+}
 const maxContexts = (workerData as { maxContexts: number }).maxContexts;
 /** Design-document revisions by key, least recently used first. */
 const contexts = new Map<string, DesignContext>();
@@ -23,7 +44,7 @@ function drop(key: string): void {
 }
 
 /** The context of `key`, loaded from `ddoc` when not here (or broken); undefined when `ddoc` is needed. */
-function contextOf(key: string, ddoc: string | undefined, limits: Limits): DesignContext | undefined {
+async function contextOf(key: string, ddoc: string | undefined, limits: Limits): Promise<DesignContext | undefined> {
   const found = contexts.get(key);
   if (found && !found.broken) {
     contexts.delete(key);
@@ -34,25 +55,25 @@ function contextOf(key: string, ddoc: string | undefined, limits: Limits): Desig
   if (found) drop(key);
   if (source === undefined) return undefined;
   while (contexts.size >= maxContexts) drop(contexts.keys().next().value!);
-  const created = new DesignContext(module, source, limits);
+  const created = new DesignContext(await instance(limits.memoryBytes), source, limits);
   contexts.set(key, created);
   return created;
 }
 
-function callBatch(request: Extract<Request, { type: 'call' }>): void {
-  let context = contextOf(request.key, request.ddoc, request.limits);
+async function callBatch(request: Extract<Request, { type: 'call' }>): Promise<void> {
+  let context = await contextOf(request.key, request.ddoc, request.limits);
   if (!context) return reply({ id: request.id, type: 'missing' });
   const path = JSON.stringify(request.path);
   const count = request.count;
-  context.load(request.args, request.limits);
+  context.load(request.args, path, request.mode, request.limits);
   const results: string[] = [];
   let beat = Date.now();
   for (let index = 0; index < count; index++) {
     if (context.broken) {
-      context = contextOf(request.key, undefined, request.limits)!;
-      context.load(request.args, request.limits);
+      context = (await contextOf(request.key, undefined, request.limits))!;
+      context.load(request.args, path, request.mode, request.limits);
     }
-    results.push(context.runOne(path, index, request.mode, request.limits));
+    results.push(context.runOne(index, request.limits));
     if (Date.now() - beat > BEAT_MS) {
       beat = Date.now();
       reply({ id: request.id, type: 'beat' });
@@ -61,20 +82,26 @@ function callBatch(request: Extract<Request, { type: 'call' }>): void {
   reply({ id: request.id, type: 'results', results: `[${results.join(',')}]` });
 }
 
-function check(request: Extract<Request, { type: 'check' }>): void {
-  const context = contextOf(request.key, request.ddoc, request.limits);
+async function check(request: Extract<Request, { type: 'check' }>): Promise<void> {
+  const context = await contextOf(request.key, request.ddoc, request.limits);
   if (!context) return reply({ id: request.id, type: 'missing' });
   reply({ id: request.id, type: 'errors', errors: context.check(request.paths, request.limits) });
 }
 
-port.on('message', (request: Request) => {
+async function handle(request: Request): Promise<void> {
   try {
-    if (request.type === 'call') callBatch(request);
-    else check(request);
+    if (request.type === 'call') await callBatch(request);
+    else await check(request);
   } catch (error) {
     // The design document itself could not be loaded (its JSON, or limits too small for it).
     const message = JSON.stringify([false, { divan_failure: 'crash', message: (error as Error).message }, []]);
     if (request.type === 'call') reply({ id: request.id, type: 'results', results: `[${Array.from({ length: request.count }, () => message).join(',')}]` });
     else reply({ id: request.id, type: 'errors', errors: request.paths.map(() => (error as Error).message) });
   }
+}
+
+/** Requests are handled one after the other, in the order they came. */
+let queue = Promise.resolve();
+port.on('message', (request: Request) => {
+  queue = queue.then(() => handle(request));
 });

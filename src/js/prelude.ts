@@ -144,12 +144,13 @@ export const PRELUDE = String.raw`
       return stringify([false, { error: 'invalid_result', message: 'The function returned a value that is not JSON: ' + String(e) }, taken]);
     }
   }
-  function run(pathJson, index, mode) {
-    emitted = mode === 'map' ? [] : null;
+  var current = null, currentMode = 'call', currentError = null;
+  function run(index) {
+    emitted = currentMode === 'map' ? [] : null;
     try {
-      var fn = compile(parse(pathJson));
+      if (currentError !== null) throw currentError;
       var args = batch[index];
-      var value = mode === 'map' ? (fn.call(ddoc, args[0]), emitted) : fn.apply(ddoc, args);
+      var value = currentMode === 'map' ? (current.call(ddoc, args[0]), emitted) : current.apply(ddoc, args);
       return outcome(true, value);
     } catch (e) {
       return outcome(false, errorToJson(e));
@@ -162,7 +163,11 @@ export const PRELUDE = String.raw`
     try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); }
   }
   function load(ddocJson) { ddoc = deepFreeze(parse(ddocJson)); }
-  function setBatch(json) { batch = parse(json); }
+  function setBatch(json, pathJson, mode) {
+    batch = parse(json);
+    currentMode = mode;
+    try { current = compile(parse(pathJson)); currentError = null; } catch (e) { current = null; currentError = e; }
+  }
 
   var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, require: requireFrom(undefined),
     __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_check: check };

@@ -76,6 +76,15 @@ describe('the JavaScript sandbox', () => {
     assert.deepEqual(outcomes[1], { ok: true, value: true, logs: [] });
   });
 
+  test('a 1 GiB allocation or a growing heap fails that call only, by the memory limit', async () => {
+    const hungry: DesignDoc = {
+      _id: '_design/hungry', _rev: '1-f',
+      filters: { f: 'function (doc) { if (doc.big) return new ArrayBuffer(1024 * 1024 * 1024).byteLength; if (doc.grow) { var a = []; for (;;) a.push(new Array(100000).fill(1)); } return doc.n; }' },
+    };
+    const outcomes = await sandbox.call(hungry, ['filters', 'f'], [[{ big: true }], [{ n: 1 }], [{ grow: true }], [{ n: 2 }]]);
+    assert.deepEqual(outcomes.map((outcome) => (outcome.ok ? outcome.value : outcome.kind)), ['memory', 1, 'memory', 2]);
+  });
+
   test('prototype tampering fails that call and leaves the intrinsics intact', async () => {
     const tampering: DesignDoc = {
       _id: '_design/tamper', _rev: '1-d',
