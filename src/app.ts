@@ -115,6 +115,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await identity.upgrader.settled();
       identity.jwt.close();
       await link?.close();
+      await data.sandbox.close();
       await backend.close();
     },
   };
