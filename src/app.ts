@@ -88,6 +88,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     changes: data.changes,
     tasks: data.databases.tasks,
+    sandbox: data.sandbox,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
@@ -114,8 +115,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await admins.settled();
       await identity.upgrader.settled();
       identity.jwt.close();
-      await link?.close();
-      await data.sandbox.close();
+      await Promise.all([link?.close(), data.sandbox.close()]);
       await backend.close();
     },
   };
