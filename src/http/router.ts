@@ -6,7 +6,8 @@ import { nodeConfig } from './routes/config.js';
 import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
-import { allDocs } from './routes/listings.js';
+import { allDocs, designDocs } from './routes/listings.js';
+import { designInfo } from './routes/design-info.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
@@ -42,6 +43,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
 /** Endpoints below a database, by second path segment. */
 const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_all_docs', allDocs],
+  ['_design_docs', designDocs],
   ['_bulk_docs', bulkDocs],
   ['_security', security],
   ['_changes', changes],
@@ -80,6 +82,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     if (request.segments.length > 2) return async () => { throw notFound('missing'); };
     return endpoint;
   }
+  if (second === '_design' && request.segments[3] === '_info' && request.segments.length === 4) return only(['GET'], designInfo);
   if (second.startsWith('_') && second !== '_design' && second !== '_local') {
     return async () => {
       throw notFound('missing');
