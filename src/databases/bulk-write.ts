@@ -52,6 +52,7 @@ async function slotOf(opened: OpenedDatabase, doc: unknown, newEdits: boolean, s
   }
   const refusal = designRefusal(opened, final.id);
   if (refusal) return { id: final.id, error: refusalOf(refusal) };
+  if (!final.id.startsWith('_design/')) return { id: final.id, edit: final };
   try {
     await checkDesign(opened, final);
   } catch (error) {
