@@ -90,6 +90,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     changes: data.changes,
     tasks: data.databases.tasks,
     metrics,
+    sandbox: data.sandbox,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
@@ -116,7 +117,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await admins.settled();
       await identity.upgrader.settled();
       identity.jwt.close();
-      await link?.close();
+      await Promise.all([link?.close(), data.sandbox.close()]);
       await backend.close();
     },
   };

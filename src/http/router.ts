@@ -10,7 +10,8 @@ import { compact, database as databaseItself, security } from './routes/database
 import { changes } from './routes/changes.js';
 import { copyDocument } from './routes/copy.js';
 import { dbsInfo, purge, purgedInfos, purgedInfosLimit, revsLimit } from './routes/maintenance.js';
-import { allDocs, allDocsQueries, localDocs } from './routes/listings.js';
+import { allDocs, allDocsQueries, designDocs, localDocs } from './routes/listings.js';
+import { designInfo } from './routes/design-info.js';
 import { explain, find, mangoIndex } from './routes/mango.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
@@ -52,6 +53,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
 const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_all_docs', allDocs],
   ['_local_docs', localDocs],
+  ['_design_docs', designDocs],
   ['_bulk_docs', bulkDocs],
   ['_security', security],
   ['_changes', changes],
@@ -95,6 +97,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   if (second === '_index') return mangoIndex;
   const endpoint = DATABASE_ENDPOINTS.get(second);
   if (endpoint && request.segments.length === 2) return endpoint;
+  if (second === '_design' && request.segments[3] === '_info' && request.segments.length === 4) return only(['GET'], designInfo);
   if (request.segments.length === 3) {
     const below = DATABASE_SUB_ENDPOINTS.get(`${second}/${request.segments[2]}`);
     if (below) return below;

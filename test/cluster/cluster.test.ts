@@ -88,6 +88,19 @@ describe('three Divan nodes on one PostgreSQL', { skip: POSTGRES_TEST_URL === un
     }
   });
 
+  test('a validate_doc_update added or changed through A applies on B and C within one second', async () => {
+    assert.equal((await request(a, '/ruled', { method: 'PUT', auth: ADMIN })).status, 201);
+    // B and C cache the database's (empty) list of validation functions first.
+    for (const node of [b, c]) assert.equal((await request(node, `/ruled/before-${node.slice(-5)}`, { method: 'PUT', auth: ADMIN, body: { v: 1 } })).status, 201);
+    const rules = { validate_doc_update: 'function (newDoc) { if (!newDoc.ok) throw({forbidden: "ok required"}); }' };
+    assert.equal((await request(a, '/ruled/_design/rules', { method: 'PUT', auth: ADMIN, body: rules })).status, 201);
+    let n = 0;
+    for (const node of [b, c]) {
+      const refused = await until(() => request(node, `/ruled/doc-${n++}`, { method: 'PUT', auth: ADMIN, body: { v: 1 } }), (res) => res.status === 403, 1000);
+      assert.deepEqual([refused.value.status, refused.value.body.reason], [403, 'ok required'], `${node} after ${refused.ms} ms`);
+    }
+  });
+
   test('five wrong passwords spread over the three nodes lock the account on all of them', async () => {
     await request(a, '/_users/org.couchdb.user:bob', { method: 'PUT', auth: ADMIN, body: { name: 'bob', password: 'bob-pass', roles: [], type: 'user' } });
     const from = { 'X-Forwarded-For': '203.0.113.77' };

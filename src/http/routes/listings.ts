@@ -78,10 +78,30 @@ async function askedKeys(request: Request, services: Services): Promise<Json | u
   return 'keys' in body ? (body as JsonObject)['keys'] : keys;
 }
 
+const DESIGN_FIRST = '_design/';
+/** Sorts right after every `_design/…` id (and is no id a document may have). */
+const DESIGN_AFTER = '_design0';
+
+/** `_design_docs`: the range, clamped to the ids that start with `_design/`. */
+function designRange(options: RangeOptions): RangeOptions {
+  const { startKey, endKey, descending } = options;
+  if (!descending) {
+    const endClamped = endKey === undefined || endKey >= DESIGN_AFTER;
+    return { ...options, startKey: startKey === undefined || startKey < DESIGN_FIRST ? DESIGN_FIRST : startKey, ...(endClamped ? { endKey: DESIGN_AFTER, inclusiveEnd: false } : {}) };
+  }
+  return { ...options, startKey: startKey === undefined || startKey > DESIGN_AFTER ? DESIGN_AFTER : startKey, endKey: endKey === undefined || endKey < DESIGN_FIRST ? DESIGN_FIRST : endKey };
+}
+
 /** `GET/POST /{db}/_all_docs` (POST may carry `keys`). */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
   return json(200, await listDocuments(opened, request.query, await askedKeys(request, services)));
+}
+
+/** `GET/POST /{db}/_design_docs`: `_all_docs` of the design documents only, with the same options. */
+export async function designDocs(request: Request, services: Services): Promise<Reply> {
+  const opened = await openListing(request, services);
+  return json(200, await listDocuments(opened, request.query, await askedKeys(request, services), true));
 }
 
 /**
@@ -108,7 +128,7 @@ export async function allDocsQueries(request: Request, services: Services): Prom
 const KEY_PARAMETERS = new Set(['key', 'startkey', 'start_key', 'endkey', 'end_key', 'startkey_docid', 'endkey_docid']);
 
 /** One `_all_docs` answer for these parameters (and `keys` when given). */
-async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, keys: Json | undefined): Promise<JsonObject> {
+async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, keys: Json | undefined, designOnly = false): Promise<JsonObject> {
   // `key` is a range of one key, as CouchDB's: a deleted or missing document gives no row.
   const key = jsonParam(query, 'key');
   const startKey = key !== undefined ? key : jsonParam(query, 'startkey', 'start_key');
@@ -124,7 +144,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
   if (keys !== undefined) {
     const ordered = orderedKeys(keys, descending);
     // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
-    const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') ? item : ''));
+    const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') && (!designOnly || item.startsWith(DESIGN_FIRST)) ? item : ''));
     const found = await opened.lookupDocuments(ids, includeDocs);
     const rows = await shown(found.map((summary, index) => (typeof ordered[index] === 'string' ? summary : undefined)));
     if (withAttachments) await opened.inlineListedDocs(rows);
@@ -144,7 +164,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
     skip,
     includeDocs,
   };
-  const result = await opened.listDocuments(options);
+  const result = await opened.listDocuments(designOnly ? designRange(options) : options);
   const rows = (await shown(result.rows)).filter((entry): entry is JsonObject => entry !== undefined);
   if (withAttachments) await opened.inlineListedDocs(rows);
   const body: JsonObject = { total_rows: result.totalRows, offset: result.offset, rows };

@@ -10,6 +10,7 @@ describe('cluster messages', () => {
     { topic: 'secret' },
     { topic: 'totp', name: 'bob', salt: 'abc', counter: 57_000_123 },
     { topic: 'db', dbs: ['a', 'b/c'] },
+    { topic: 'ddocs', db: 'app/x' },
   ];
 
   test('every message reads back as itself after encoding', () => {
@@ -36,6 +37,7 @@ describe('cluster messages', () => {
       ['totp', '["a","b","3"]'],
       ['totp', '["a","b",1.5]'],
       ['db', '{"a":1}'],
+      ['ddocs', '["a"]'],
       ['unknown', '[]'],
       ['__proto__', '{}'],
     ];
