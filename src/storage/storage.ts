@@ -10,9 +10,11 @@
 import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
 import type { RevisionTree } from './revision-tree.js';
+import type { ViewStore } from './view-store.js';
 
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
+export type * from './view-store.js';
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
 export type SecurityObject = JsonObject;
@@ -199,6 +201,8 @@ export interface LocalDocument {
 export interface Storage {
   /** `sqlite` or `postgres`: for logs and `GET /_up`. */
   readonly kind: string;
+  /** Map/reduce view indexes (view-store.ts); dropped with their database. */
+  readonly views: ViewStore;
 
   /** Closes connections after pending writes have been committed. */
   close(): Promise<void>;

@@ -77,6 +77,20 @@ CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE NOT leaf;
 ALTER TABLE databases ADD COLUMN compactable_size bigint NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 3,
+    description: 'map/reduce view indexes',
+    // Each index has a view_rows_{index_id} table of its own, created with the index (postgres-views.ts).
+    sql: `
+CREATE TABLE view_indexes (
+  index_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  db_id bigint NOT NULL,
+  signature text COLLATE "C" NOT NULL,
+  update_seq bigint NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

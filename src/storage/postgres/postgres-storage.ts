@@ -44,6 +44,7 @@ import * as queries from './postgres-queries.js';
 import * as rangeQueries from './postgres-range-queries.js';
 import { executeBatch, type WriteJob } from './postgres-write-jobs.js';
 import { WriteLanes } from './postgres-write-queue.js';
+import { PostgresViewStore } from './postgres-views.js';
 
 export interface PostgresStorageOptions {
   /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */
@@ -67,6 +68,7 @@ export class PostgresStorage implements Storage {
   readonly #pool: pg.Pool;
   readonly #lanes: WriteLanes<WriteJob>;
   readonly #pingTimeoutMs: number;
+  readonly views: PostgresViewStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -76,6 +78,7 @@ export class PostgresStorage implements Storage {
     this.schema = schema;
     this.#pingTimeoutMs = pingTimeoutMs;
     this.#lanes = new WriteLanes(pool, executeBatch);
+    this.views = new PostgresViewStore(pool, schema);
   }
 
   /** Transactions committed since opening; concurrent writes to one database share one. */

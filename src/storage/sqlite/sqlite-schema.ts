@@ -56,6 +56,17 @@ ALTER TABLE revision_bodies ADD COLUMN leaf INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE leaf = 0;
 ALTER TABLE databases ADD COLUMN compactable_size INTEGER NOT NULL DEFAULT 0;
 `,
+  // 3: map/reduce view indexes, one per (database, design-document signature); each has a
+  // view_rows_{index_id} table of its own, created with the index (sqlite-views.ts).
+  `
+CREATE TABLE view_indexes (
+  index_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  db_id INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  update_seq INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
 ];
 
 /** The latest schema version this code knows. */

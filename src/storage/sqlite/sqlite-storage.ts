@@ -38,6 +38,7 @@ import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { WriteQueue } from './sqlite-write-queue.js';
+import { dropViewIndexesOf, SqliteViewStore } from './sqlite-views.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -46,6 +47,7 @@ export class SqliteStorage implements Storage {
   readonly #st: Statements;
   readonly #queue: WriteQueue;
   readonly #ranges: RangeQueries;
+  readonly views: SqliteViewStore;
   #closed = false;
   /** Database name → internal id and parsed `_security`, read on nearly every request. */
   readonly #idCache = new Map<string, number>();
@@ -59,6 +61,7 @@ export class SqliteStorage implements Storage {
     this.#st = prepareStatements(this.#db);
     this.#queue = new WriteQueue(this.#db);
     this.#ranges = new RangeQueries(this.#db);
+    this.views = new SqliteViewStore(this.#db, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
   }
 
   /** Transactions committed since opening; concurrent writes share one (group commit). */
@@ -92,6 +95,7 @@ export class SqliteStorage implements Storage {
       this.#st.deleteBodiesOfDatabase.run(dbId);
       this.#st.deleteDocumentsOfDatabase.run(dbId);
       this.#st.deleteLocalsOfDatabase.run(dbId);
+      dropViewIndexesOf(this.#db, dbId);
       this.#st.deleteDatabase.run(dbId);
       return true;
     });
