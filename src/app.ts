@@ -12,6 +12,7 @@ import { Listeners } from './http/server.js';
 import type { Services } from './http/services.js';
 import { wireData } from './wiring/data-layer.js';
 import { receiveClusterMessages, wireIdentity } from './wiring/identity.js';
+import { wireViews } from './wiring/views.js';
 import { Logger } from './log/logger.js';
 import type { Storage } from './storage/storage.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
@@ -78,6 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const data = await wireData(config, log, backend, link);
   const identity = wireIdentity(config, log, admins, data, link);
   if (link) receiveClusterMessages(link, data, identity);
+  const viewLayer = wireViews(config, log, data.databases.tasks);
 
   const services: Services = {
     config,
@@ -88,6 +90,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     changes: data.changes,
     tasks: data.databases.tasks,
+    views: viewLayer.views,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
@@ -114,6 +117,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await admins.settled();
       await identity.upgrader.settled();
       identity.jwt.close();
+      await viewLayer.sandbox.close();
       await link?.close();
       await backend.close();
     },

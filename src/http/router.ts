@@ -11,6 +11,7 @@ import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './ro
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
+import { designInfo, viewCleanup, viewCompact, viewQuery } from './routes/views.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
 const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
@@ -50,6 +51,13 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_bulk_get', bulkGet],
   ['_ensure_full_commit', ensureFullCommit],
   ['_compact', compact],
+  ['_view_cleanup', viewCleanup],
+]);
+
+/** Endpoints below a design document, by fourth path segment. */
+const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['_view', viewQuery],
+  ['_info', designInfo],
 ]);
 
 /**
@@ -75,6 +83,9 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     }
   }
   if (second === undefined) return database;
+  const designEndpoint = second === '_design' && request.segments.length > 3 ? DESIGN_ENDPOINTS.get(request.segments[3]!) : undefined;
+  if (designEndpoint) return designEndpoint;
+  if (second === '_compact' && request.segments.length > 2) return viewCompact;
   const endpoint = DATABASE_ENDPOINTS.get(second);
   if (endpoint) {
     if (request.segments.length > 2) return async () => { throw notFound('missing'); };

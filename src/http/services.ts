@@ -7,6 +7,7 @@ import type { CookieService } from '../auth/cookie/cookie-service.js';
 import type { Admins } from '../users/admins.js';
 import type { PasswordAuthenticator } from '../users/password-authenticator.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
+import type { Views } from '../views/views.js';
 import type { Reply } from './reply.js';
 import type { Request } from './request.js';
 
@@ -23,6 +24,8 @@ export interface Services {
   readonly changes: ChangeNotifier;
   /** This node's long-running work, for `GET /_active_tasks`. */
   readonly tasks: ActiveTasks;
+  /** Map/reduce views (src/views/). */
+  readonly views: Views;
   /** The Divan release, for `vendor.version`. */
   readonly version: string;
   /** The node's name, for `/_membership` and `/_node/{name}`. */

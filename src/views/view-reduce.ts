@@ -23,7 +23,7 @@ export interface Reducer {
   /** The design document and the view name, for JavaScript reduces. */
   ddoc: JsonObject;
   view: string;
-  functions: ViewFunctions | undefined;
+  functions: ViewFunctions;
   log: Logger;
 }
 
@@ -59,7 +59,6 @@ function failure(outcome: { kind: string; error: Json }): CouchError {
 
 /** Calls the JavaScript reduce once per argument list; a reduce that throws gives null (logged), as couchjs. */
 async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<Json[]> {
-  if (reducer.functions === undefined) throw new CouchError(500, 'query_server_error', 'The JavaScript sandbox is not available.');
   const outcomes = await reducer.functions.call(reducer.ddoc, ['views', reducer.view, 'reduce'], argLists);
   return outcomes.map((outcome) => {
     if (outcome.ok) return outcome.value;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { BACKENDS, freshBackend, OPEN_SECURITY } from '../support/backends.js';
 import type { EncodedRow, IndexedDocument, Json, Storage, ViewRange } from '../../src/storage/storage.js';
 import { encodeKey } from '../../src/views/view-keys.js';
-import { COLLATION_TABLE } from '../unit/views/view-keys.test.js';
+import { COLLATION_TABLE } from '../support/collation-table.js';
 
 const row = (view: number, key: Json, value: Json): EncodedRow => ({
   view,

@@ -18,6 +18,8 @@ import { inTransaction } from './postgres-connection.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
 export const VIEW_LOCK_CLASS = 0x56494557;
+/** Advisory-lock class of view index creation ('VNEW'): taken inside an update, so never the update's. */
+const CREATE_LOCK_CLASS = 0x564e4557;
 
 interface IndexRow {
   index_id: string;
@@ -61,7 +63,7 @@ export class PostgresViewStore implements ViewStore {
     const known = await this.#index(db, signature);
     if (known !== undefined) return Number(known.update_seq);
     return inTransaction(this.#pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [VIEW_LOCK_CLASS, JSON.stringify([this.#schema, db, signature])]);
+      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [CREATE_LOCK_CLASS, JSON.stringify([this.#schema, db, signature])]);
       const { rows } = await client.query<{ index_id: string; update_seq: number }>(
         `INSERT INTO view_indexes (db_id, signature) SELECT db_id, $2 FROM databases WHERE name = $1
          ON CONFLICT (db_id, signature) DO UPDATE SET signature = EXCLUDED.signature RETURNING index_id, update_seq`,
