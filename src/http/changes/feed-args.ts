@@ -17,7 +17,23 @@ export type Filter =
   | { kind: 'none' }
   | { kind: 'doc_ids'; ids: string[] }
   | { kind: 'design' }
-  | { kind: 'selector'; selector: Selector };
+  | { kind: 'selector'; selector: Selector }
+  /** `_view`: the documents the view's map function emits anything for. */
+  | { kind: 'view'; matches: (docs: JsonObject[]) => Promise<boolean[]> };
+
+/** Whether the filter looks at document bodies (then they are read with the changes). */
+export const filterReadsDocs = (filter: Filter): boolean => filter.kind === 'selector' || filter.kind === 'view';
+
+/** The `_view` filter's map function, `view=ddoc/name` (looked up by requireNamedFunction before). */
+function viewFilter(request: Request, services: Services, opened: OpenedDatabase): Filter {
+  const [ddoc, name] = (request.query.get('view') ?? '').split('/').filter(Boolean);
+  if (ddoc === undefined || name === undefined) throw badRequest('`view` must be of the form `designname/viewname`');
+  let group: ReturnType<Services['views']['group']> | undefined;
+  return {
+    kind: 'view',
+    matches: async (docs) => services.views.emitting(opened, await (group ??= services.views.group(opened, ddoc)), name, docs),
+  };
+}
 
 export interface FeedArgs {
   /** The database, opened for the caller: `include_docs` bodies and `_selector` matching go through its view. */
@@ -94,7 +110,7 @@ function docIds(value: Json | undefined): string[] {
   return value as string[];
 }
 
-function parseFilter(request: Request, body: JsonObject): Filter {
+function parseFilter(request: Request, body: JsonObject, services: Services, opened: OpenedDatabase): Filter {
   const name = request.query.get('filter') ?? '';
   switch (name) {
     case '':
@@ -119,7 +135,7 @@ function parseFilter(request: Request, body: JsonObject): Filter {
       return { kind: 'design' };
     case '_view':
       if ((request.query.get('view') ?? '') === '') throw badRequest('`view` filter parameter is not provided.');
-      throw badRequest('Divan does not run view functions: the `_view` filter is not supported.');
+      return viewFilter(request, services, opened);
     default:
       if (name.startsWith('_')) throw badRequest('unknown builtin filter name');
       if (name.split('/').filter(Boolean).length !== 2) throw badRequest('`filter` must be of the form `designname/filtername`');
@@ -130,7 +146,7 @@ function parseFilter(request: Request, body: JsonObject): Filter {
 /**
  * As CouchDB (`couch_changes:configure_filter`), a filter or `_view` function is looked up before
  * anything else: a missing design document is 404 `missing`/`deleted`, a missing member 404
- * `missing json key: …`. Only a function that exists meets the 400 that says Divan cannot run it.
+ * `missing json key: …`. Only a filter function that exists meets the 400 that says Divan cannot run it.
  */
 export async function requireNamedFunction(request: Request, opened: OpenedDatabase): Promise<void> {
   const filter = request.query.get('filter') ?? '';
@@ -183,7 +199,7 @@ export function parseArgs(request: Request, services: Services, opened: OpenedDa
     limit: nonNegativeIntegerParam(query, 'limit'),
     since: feed === 'normal' && descending ? 0 : at.sequences.parse(sinceValue, at.updateSeq),
     sequences: at.sequences,
-    filter: parseFilter(request, body),
+    filter: parseFilter(request, body, services, opened),
     heartbeatMs,
     idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,
     deadline: Math.min(started + changesTimeout, expiry ?? Number.POSITIVE_INFINITY),

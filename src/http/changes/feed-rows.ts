@@ -2,7 +2,7 @@ import type { ChangeRow } from '../../databases/types.js';
 import { matchesSelector } from '../../documents/selector.js';
 import type { Json, JsonObject } from '../../json/json.js';
 import { LoopTurns } from '../event-loop.js';
-import type { FeedArgs } from './feed-args.js';
+import { filterReadsDocs, type FeedArgs } from './feed-args.js';
 
 /** Rows read from storage per query; live feeds stream them batch by batch. */
 const BATCH = 1000;
@@ -32,6 +32,10 @@ function fullDocument(change: ChangeRow): JsonObject {
 export async function filterRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
   const filter = args.filter;
   if (filter.kind === 'design') rows = rows.filter((row) => row.id.startsWith('_design/'));
+  if (filter.kind === 'view') {
+    const passing = await filter.matches(rows.map((change) => fullDocument({ ...change, conflicts: undefined })));
+    rows = rows.filter((_, i) => passing[i]);
+  }
   if (filter.kind !== 'selector') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));
   // Each revision is matched on its own document (CouchDB opens every leaf for style=all_docs).
   const multi = rows.filter((row) => row.changes.length > 1);
@@ -80,7 +84,7 @@ export async function scan(args: FeedArgs, from: number, max: number | undefined
     const rows = await args.opened.changes({
       since: cursor,
       limit: unfiltered ? wanted : BATCH,
-      includeDocs: args.includeDocs || args.filter.kind === 'selector',
+      includeDocs: args.includeDocs || filterReadsDocs(args.filter),
       allLeaves: args.allLeaves,
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
