@@ -51,20 +51,20 @@ export interface App {
   close(): Promise<void>;
 }
 
-function ensureWritableDirectory(dir: string): void {
+function ensureWritableDirectory(dir: string): string {
   try {
     mkdirSync(dir, { recursive: true });
     accessSync(dir, fsConstants.W_OK);
   } catch (error) {
     throw new StartupError(`data directory ${dir} is not writable: ${(error as Error).message}`);
   }
+  return dir;
 }
 
 /** The composition root: config, storage, users, authentication and HTTP, wired once. */
 export async function createApp(options: AppOptions): Promise<App> {
   const log = options.log ?? new Logger('info');
-  const dataDir = resolve(options.dataDir);
-  ensureWritableDirectory(dataDir);
+  const dataDir = ensureWritableDirectory(resolve(options.dataDir));
   const env = options.env ?? {};
   const config = await loadConfig(options, dataDir, log);
   followPbkdf2QueueSettings(config);
@@ -117,8 +117,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await admins.settled();
       await identity.upgrader.settled();
       identity.jwt.close();
-      await viewLayer.sandbox.close();
-      await link?.close();
+      await Promise.all([viewLayer.sandbox.close(), link?.close()]);
       await backend.close();
     },
   };
