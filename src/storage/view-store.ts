@@ -54,8 +54,10 @@ export interface ViewRowsResult {
   rows: ViewRow[];
 }
 
-/** SQL aggregates over a range: rows, and over the rows whose value is a number. */
+/** SQL aggregates over a range (or one key of it): rows, and over the rows whose value is a number. */
 export interface ViewAggregate {
+  /** The group's key (grouped aggregates; the first key's JSON where ICU-equal keys differ). */
+  key?: Json;
   count: number;
   numbers: number;
   sum: number;
@@ -76,7 +78,11 @@ export interface ViewStore {
   /** Replaces the rows of the given documents and records `updateSeq`, in one transaction. */
   update(db: string, signature: string, documents: readonly IndexedDocument[], updateSeq: number): Promise<void>;
   rows(db: string, signature: string, range: ViewRange): Promise<ViewRowsResult>;
-  aggregate(db: string, signature: string, range: ViewRange): Promise<ViewAggregate>;
+  /**
+   * Aggregates of the range: one, or with `grouped` one per distinct encoded key in the range's
+   * order, `skip` and `limit` counting groups.
+   */
+  aggregate(db: string, signature: string, range: ViewRange, grouped?: boolean): Promise<ViewAggregate[]>;
   /** Every index of the database. */
   list(db: string): Promise<ViewIndexInfo[]>;
   /** Drops the given indexes (their tables); answers how many existed. */
@@ -117,4 +123,18 @@ export function beforeStart(range: ViewRange, param: (value: unknown) => string)
 /** The value column of a stored row as a number for the SQL aggregates. */
 export function numericValue(value: Json): number | null {
   return typeof value === 'number' ? value : null;
+}
+
+/** The SELECT list of the aggregates (`total`, `sum` per dialect), grouped by key or not. */
+export function aggregateColumns(grouped: boolean, sum: (expression: string) => string): string {
+  const columns = `count(*) AS count, count(num) AS numbers, ${sum('num')} AS sum, min(num) AS min, max(num) AS max, ${sum('num * num')} AS sumsqr`;
+  return grouped ? `min(key_json) AS key_json, ${columns}` : columns;
+}
+
+/** A row of the aggregate query as numbers (PostgreSQL answers bigint and numeric as strings). */
+export function aggregateOf(row: Record<string, unknown>): ViewAggregate {
+  const number = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+  const result: ViewAggregate = { count: Number(row['count']), numbers: Number(row['numbers']), sum: Number(row['sum'] ?? 0), min: number(row['min']), max: number(row['max']), sumsqr: Number(row['sumsqr'] ?? 0) };
+  if (typeof row['key_json'] === 'string') result.key = JSON.parse(row['key_json']) as Json;
+  return result;
 }

@@ -7,7 +7,7 @@
 import { CouchError } from '../errors/couch-error.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
-import type { ViewRow } from '../storage/storage.js';
+import type { ViewAggregate, ViewRow } from '../storage/storage.js';
 import { builtinOf, builtinReduce } from './builtin-reduces.js';
 import { encodeKey } from './view-keys.js';
 import type { CheckedArgs } from './view-ranges.js';
@@ -91,15 +91,24 @@ async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise
   return finals;
 }
 
-/** The whole range in one SQL aggregate, when the built-in and the values allow it. */
+function builtinValue(builtin: string, totals: ViewAggregate): Json {
+  if (builtin === '_count') return totals.count;
+  if (builtin === '_sum') return totals.sum;
+  return { sum: totals.sum, count: totals.count, min: totals.min, max: totals.max, sumsqr: totals.sumsqr };
+}
+
+/**
+ * `_count`, and `_sum`/`_stats` of numbers, without group or with group=true, as SQL aggregates
+ * (one per distinct encoded key); undefined when the values or the grouping need the rows.
+ */
 async function aggregated(index: IndexAt, args: CheckedArgs, builtin: string | undefined): Promise<JsonObject[] | undefined> {
-  if (args.level !== 0 || args.keys !== undefined || (builtin !== '_count' && builtin !== '_sum' && builtin !== '_stats')) return undefined;
-  const totals = await index.storage.views.aggregate(index.db, index.signature, rangesOf(args, index.view)[0]!);
-  if (totals.count === 0) return [];
-  if (builtin !== '_count' && totals.numbers !== totals.count) return undefined;
-  const value: Json =
-    builtin === '_count' ? totals.count : builtin === '_sum' ? totals.sum : { sum: totals.sum, count: totals.count, min: totals.min, max: totals.max, sumsqr: totals.sumsqr };
-  return [{ key: null, value }];
+  if ((args.level !== 0 && args.level !== 'exact') || args.keys !== undefined || (builtin !== '_count' && builtin !== '_sum' && builtin !== '_stats')) return undefined;
+  const grouped = args.level === 'exact';
+  const range = { ...rangesOf(args, index.view)[0]!, skip: grouped ? args.skip : 0, limit: grouped ? args.limit : undefined };
+  const groups = (await index.storage.views.aggregate(index.db, index.signature, range, grouped)).filter((totals) => totals.count > 0);
+  if (builtin !== '_count' && groups.some((totals) => totals.numbers !== totals.count)) return undefined;
+  const rows = groups.map((totals) => ({ key: grouped ? totals.key! : null, value: builtinValue(builtin, totals) }));
+  return grouped ? rows : rows.slice(args.skip, args.skip + (args.limit ?? Number.MAX_SAFE_INTEGER));
 }
 
 /** `{rows}` of a reduced query. */
@@ -107,7 +116,7 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   const builtin = builtinOf(reducer.source);
   const quick = await aggregated(index, args, builtin);
   const limit = args.limit ?? Number.MAX_SAFE_INTEGER;
-  if (quick !== undefined) return { rows: quick.slice(args.skip, args.skip + limit) };
+  if (quick !== undefined) return { rows: quick };
   // With `keys`, each key is its own range: a group never spans two of them.
   const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
   const groups: Group[] = [];

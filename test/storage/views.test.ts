@@ -74,11 +74,15 @@ for (const backend of BACKENDS) {
     it('aggregates numbers of a range in SQL for the built-in reduces', async () => {
       const { storage } = ctx();
       await seed(storage);
-      const sum = await storage.views.aggregate('db', 'sig', range({ startKey: encodeKey(1), endKey: encodeKey(4) }));
+      const [sum] = await storage.views.aggregate('db', 'sig', range({ startKey: encodeKey(1), endKey: encodeKey(4) }));
       assert.deepEqual(sum, { count: 4, numbers: 4, sum: 7 + 8 + 9 + 10, min: 7, max: 10, sumsqr: 49 + 64 + 81 + 100 });
-      const none = await storage.views.aggregate('db', 'sig', range({ view: 1 }));
-      assert.equal(none.count, COLLATION_TABLE.length);
-      assert.equal(none.numbers, 0);
+      const groups = await storage.views.aggregate('db', 'sig', range({ startKey: encodeKey(1), endKey: encodeKey(4), descending: false, skip: 1, limit: 2 }), true);
+      assert.deepEqual(groups.map((group) => [group.key, group.count, group.sum]), [[2, 1, 8], [3.0, 1, 9]]);
+      const down = await storage.views.aggregate('db', 'sig', range({ startKey: encodeKey('b'), endKey: encodeKey('a'), descending: true }), true);
+      assert.deepEqual(down.map((group) => group.key), ['b', 'aa', 'A', 'a']);
+      const [none] = await storage.views.aggregate('db', 'sig', range({ view: 1 }));
+      assert.equal(none!.count, COLLATION_TABLE.length);
+      assert.equal(none!.numbers, 0);
     });
 
     it('lists and drops indexes; deleting the database drops its indexes', async () => {

@@ -13,7 +13,7 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { beforeStart, rangeConditions } from '../view-store.js';
+import { aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import { inTransaction } from './postgres-connection.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
@@ -122,18 +122,15 @@ export class PostgresViewStore implements ViewStore {
     };
   }
 
-  async aggregate(db: string, signature: string, range: ViewRange): Promise<ViewAggregate> {
+  async aggregate(db: string, signature: string, range: ViewRange, grouped = false): Promise<ViewAggregate[]> {
     const name = await this.#table(db, signature);
     const params: unknown[] = [];
-    const where = rangeConditions({ ...range, limit: undefined, skip: 0 }, (value) => (params.push(value), `$${params.length}`));
-    const { rows } = await this.#pool.query(
-      `SELECT count(*) AS count, count(num) AS numbers, coalesce(sum(num), 0) AS sum, min(num) AS min, max(num) AS max,
-              coalesce(sum(num * num), 0) AS sumsqr FROM ${name} WHERE ${where}`,
-      params,
-    );
-    const row = rows[0] as Record<string, string | number | null>;
-    const number = (value: string | number | null): number | null => (value === null ? null : Number(value));
-    return { count: Number(row['count']), numbers: Number(row['numbers']), sum: Number(row['sum']), min: number(row['min']!), max: number(row['max']!), sumsqr: Number(row['sumsqr']) };
+    const param = (value: unknown): string => (params.push(value), `$${params.length}`);
+    const where = rangeConditions(range, param);
+    const order = range.descending ? 'DESC' : 'ASC';
+    const tail = grouped ? ` GROUP BY key ORDER BY key ${order} LIMIT ${range.limit === undefined ? 'ALL' : param(range.limit)} OFFSET ${param(range.skip)}` : '';
+    const { rows } = await this.#pool.query(`SELECT ${aggregateColumns(grouped, (e) => `coalesce(sum(${e}), 0)`)} FROM ${name} WHERE ${where}${tail}`, params);
+    return (rows as Record<string, unknown>[]).map(aggregateOf);
   }
 
   async list(db: string): Promise<ViewIndexInfo[]> {

@@ -11,7 +11,7 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { beforeStart, rangeConditions } from '../view-store.js';
+import { aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 
@@ -36,6 +36,7 @@ export class SqliteViewStore implements ViewStore {
   readonly #databaseId: (name: string) => number;
   readonly #statements = new Map<string, Statement>();
   readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #totals = new Map<string, { seq: number; rows: number }>();
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number) {
     this.#db = db;
@@ -92,8 +93,20 @@ export class SqliteViewStore implements ViewStore {
     });
   }
 
+  /** Rows of a view, counted once per update of the index. */
+  #totalRows(name: string, seq: number, view: number): number {
+    const key = `${name}/${view}`;
+    const known = this.#totals.get(key);
+    if (known !== undefined && known.seq === seq) return known.rows;
+    const rows = (this.#statement(`SELECT count(*) AS c FROM ${name} WHERE view = ?`).get(view) as { c: number }).c;
+    if (this.#totals.size > 10_000) this.#totals.clear();
+    this.#totals.set(key, { seq, rows });
+    return rows;
+  }
+
   async rows(db: string, signature: string, range: ViewRange): Promise<ViewRowsResult> {
-    const name = table(this.#existing(db, signature).index_id);
+    const index = this.#existing(db, signature);
+    const name = table(index.index_id);
     const params: unknown[] = [];
     const param = (value: unknown): string => (params.push(value), '?');
     const where = rangeConditions(range, param);
@@ -103,7 +116,7 @@ export class SqliteViewStore implements ViewStore {
     const countParams: unknown[] = [];
     const before = beforeStart(range, (value) => (countParams.push(value), '?'));
     const offset = this.#statement(`SELECT count(*) AS c FROM ${name} WHERE ${before}`).get(...countParams) as { c: number };
-    const total = this.#statement(`SELECT count(*) AS c FROM ${name} WHERE view = ?`).get(range.view) as { c: number };
+    const total = { c: this.#totalRows(name, index.update_seq, range.view) };
     return {
       totalRows: total.c,
       offset: offset.c + range.skip,
@@ -111,12 +124,15 @@ export class SqliteViewStore implements ViewStore {
     };
   }
 
-  async aggregate(db: string, signature: string, range: ViewRange): Promise<ViewAggregate> {
+  async aggregate(db: string, signature: string, range: ViewRange, grouped = false): Promise<ViewAggregate[]> {
     const name = table(this.#existing(db, signature).index_id);
     const params: unknown[] = [];
-    const where = rangeConditions({ ...range, limit: undefined, skip: 0 }, (value) => (params.push(value), '?'));
-    const sql = `SELECT count(*) AS count, count(num) AS numbers, total(num) AS sum, min(num) AS min, max(num) AS max, total(num * num) AS sumsqr FROM ${name} WHERE ${where}`;
-    return this.#statement(sql).get(...params) as ViewAggregate;
+    const where = rangeConditions(range, (value) => (params.push(value), '?'));
+    const order = range.descending ? 'DESC' : 'ASC';
+    const tail = grouped ? ` GROUP BY key ORDER BY key ${order} LIMIT ? OFFSET ?` : '';
+    if (grouped) params.push(range.limit ?? -1, range.skip);
+    const rows = this.#statement(`SELECT ${aggregateColumns(grouped, (e) => `total(${e})`)} FROM ${name} WHERE ${where}${tail}`).all(...params) as Record<string, unknown>[];
+    return rows.map(aggregateOf);
   }
 
   async list(db: string): Promise<ViewIndexInfo[]> {
