@@ -79,7 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const data = await wireData(config, log, backend, link);
   const identity = wireIdentity(config, log, admins, data, link);
   if (link) receiveClusterMessages(link, data, identity);
-  const viewLayer = wireViews(config, log, data.databases.tasks);
+  const views = wireViews(data.sandbox, log, data.databases.tasks);
 
   const services: Services = {
     config,
@@ -90,7 +90,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     changes: data.changes,
     tasks: data.databases.tasks,
-    views: viewLayer.views,
+    views,
+    sandbox: data.sandbox,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
@@ -117,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await admins.settled();
       await identity.upgrader.settled();
       identity.jwt.close();
-      await Promise.all([viewLayer.sandbox.close(), link?.close()]);
+      await Promise.all([link?.close(), data.sandbox.close()]);
       await backend.close();
     },
   };

@@ -81,3 +81,8 @@ export const serviceUnavailable = (reason: string): CouchError =>
   new CouchError(503, 'service_unavailable', reason);
 export const passwordHashingBusy = (): CouchError =>
   new CouchError(503, 'service_unavailable', 'Too many password checks are waiting. Try again shortly.', { 'Retry-After': '1' });
+
+/** Design-document JavaScript (src/js/): a function that does not compile, one that failed to run. */
+export const compilationError = (reason: string): CouchError => new CouchError(400, 'compilation_error', reason);
+export const osProcessError = (reason: string): CouchError => new CouchError(500, 'os_process_error', reason);
+export const javascriptError = (error: string, reason: string): CouchError => new CouchError(500, error, reason);

@@ -6,12 +6,13 @@ import { nodeConfig } from './routes/config.js';
 import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
-import { allDocs } from './routes/listings.js';
+import { allDocs, designDocs } from './routes/listings.js';
+import { designInfo } from './routes/design-info.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
-import { designInfo, viewCleanup, viewCompact, viewQuery } from './routes/views.js';
+import { viewCleanup, viewCompact, viewQuery } from './routes/views.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
 const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
@@ -43,6 +44,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
 /** Endpoints below a database, by second path segment. */
 const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_all_docs', allDocs],
+  ['_design_docs', designDocs],
   ['_bulk_docs', bulkDocs],
   ['_security', security],
   ['_changes', changes],
@@ -57,7 +59,6 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
 /** Endpoints below a design document, by fourth path segment. */
 const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_view', viewQuery],
-  ['_info', designInfo],
 ]);
 
 /**
@@ -91,6 +92,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     if (request.segments.length > 2) return async () => { throw notFound('missing'); };
     return endpoint;
   }
+  if (second === '_design' && request.segments[3] === '_info' && request.segments.length === 4) return only(['GET'], designInfo);
   if (second.startsWith('_') && second !== '_design' && second !== '_local') {
     return async () => {
       throw notFound('missing');

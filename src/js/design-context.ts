@@ -4,6 +4,12 @@ import type { CallMode, FailureKind, Limits } from './protocol.js';
 
 /** Stack the functions of one design document may use (deep recursion fails that call only). */
 const MAX_STACK_BYTES = 512 * 1024;
+/**
+ * Time (ms) loading a design document or compiling its functions may take at least, whatever
+ * `os_process_timeout` says: set-up is ours, not the function's, and a loaded machine must not
+ * make a valid design document fail to load.
+ */
+const SETUP_MS = 5000;
 /** How often (ms) a long batch tells the main thread it is still alive. */
 const BEAT_MS = 500;
 
@@ -31,7 +37,7 @@ export class DesignContext {
     this.#runtime.setInterruptHandler(() => Date.now() > this.#deadline);
     this.#context = this.#runtime.newContext();
     try {
-      this.#deadline = Date.now() + limits.timeoutMs;
+      this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
       this.#context.unwrapResult(this.#context.evalCode(PRELUDE, 'prelude.js')).dispose();
       this.#call('__divan_load', ddoc);
       this.#run = this.#context.getProp(this.#context.global, '__divan_run');
@@ -66,7 +72,7 @@ export class DesignContext {
   load(args: string, path: string, mode: CallMode, limits: Limits): void {
     const vm = this.#context;
     const handles = [vm.newString(args), vm.newString(path), vm.newString(mode)];
-    this.#deadline = Date.now() + limits.timeoutMs;
+    this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
     try {
       vm.unwrapResult(vm.callFunction(this.#batch, vm.undefined, ...handles)).dispose();
     } finally {
@@ -107,7 +113,7 @@ export class DesignContext {
   /** The compile error of each path, null where the function compiles. */
   check(paths: readonly (readonly string[])[], limits: Limits): (string | null)[] {
     return paths.map((path) => {
-      this.#deadline = Date.now() + limits.timeoutMs;
+      this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
       try {
         const vm = this.#context;
         const text = vm.newString(JSON.stringify(path));

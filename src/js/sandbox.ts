@@ -95,7 +95,7 @@ export class JsSandbox {
     const limits = this.#settings.limits();
     const answer = await this.#pool.run({
       key,
-      timeoutMs: limits.timeoutMs * paths.length,
+      timeoutMs: Math.max(5000, limits.timeoutMs) * (paths.length + 1),
       make: (id, withDdoc) => ({ id, type: 'check', key, ...(withDdoc ? { ddoc: text } : {}), paths, limits }),
       failed: (reason) => ({ id: 0, type: 'errors', errors: paths.map(() => reason) }),
     });
@@ -133,7 +133,8 @@ export class JsSandbox {
     const args = JSON.stringify(chunk);
     const answer = await this.#pool.run({
       key,
-      timeoutMs: limits.timeoutMs,
+      // Loading the design document may come first (up to 5 s, design-context.ts).
+      timeoutMs: Math.max(5000, limits.timeoutMs),
       make: (id, withDdoc) => ({ id, type: 'call', key, ...(withDdoc ? { ddoc: text } : {}), path, mode, args, count: chunk.length, limits }),
       failed: (message) => ({ id: 0, type: 'results', results: JSON.stringify(chunk.map(() => [false, { divan_failure: 'crash', message }, []])) }),
     });

@@ -10,6 +10,7 @@ import { notFound } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
+import { NO_INDEX, type ViewIndexFigures } from '../js/design-info.js';
 import { updateIndex } from './indexer.js';
 import type { ViewArgs } from './query-args.js';
 import { checkArgs } from './view-ranges.js';
@@ -77,27 +78,11 @@ export class Views {
     );
   }
 
-  /** `view_index` of `GET /{db}/_design/{name}/_info`. */
-  async info(opened: OpenedDatabase, group: ViewGroup): Promise<JsonObject> {
-    const indexes = await opened.storage.views.list(opened.db);
-    const index = indexes.find((entry) => entry.signature === group.signature);
-    const dbSeq = (await opened.info())?.updateSeq ?? 0;
-    const seq = index?.updateSeq ?? 0;
-    const sequences = sequencesOf(await opened.info());
-    return {
-      signature: group.signature,
-      language: group.language,
-      sizes: { file: 0, external: 0, active: 0 },
-      update_seq: sequences.format(seq),
-      purge_seq: 0,
-      updater_running: false,
-      compact_running: false,
-      waiting_clients: 0,
-      waiting_commit: false,
-      collator_versions: [],
-      ...(index === undefined ? {} : { rows: index.rows }),
-      up_to_date: seq >= dbSeq,
-    } as JsonObject;
+  /** The figures `GET /{db}/_design/{name}/_info` reports of the group's index. */
+  async info(opened: OpenedDatabase, group: ViewGroup): Promise<ViewIndexFigures> {
+    const index = (await opened.storage.views.list(opened.db)).find((entry) => entry.signature === group.signature);
+    const pending = Math.max(0, ((await opened.info())?.updateSeq ?? 0) - (index?.updateSeq ?? 0));
+    return { ...NO_INDEX, updateSeq: index?.updateSeq ?? 0, updatesPending: { minimum: pending, preferred: pending, total: pending } };
   }
 
   /** `_view_cleanup`: drops the indexes no design document of the database uses any more. */

@@ -1,20 +1,13 @@
 /**
- * Views' part of the composition root (app.ts): the JavaScript sandbox that runs map and reduce
- * functions, and the view service the routes use.
+ * Views' part of the composition root (app.ts): the view service the routes use, running map and
+ * reduce functions in the data layer's JavaScript sandbox.
  */
-import type { Config } from '../config/config.js';
 import type { Json, JsonObject } from '../json/json.js';
-import { JsSandbox, type DesignDoc } from '../js/sandbox.js';
-import { sandboxSettings } from '../js/sandbox-settings.js';
+import type { DesignDoc, JsSandbox } from '../js/sandbox.js';
 import type { Logger } from '../log/logger.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
 import type { ViewFunctions } from '../views/view-functions.js';
 import { Views } from '../views/views.js';
-
-export interface ViewLayer {
-  sandbox: JsSandbox;
-  views: Views;
-}
 
 /** The sandbox as views see it (a design document read from storage always has `_id` and `_rev`). */
 function viewFunctions(sandbox: JsSandbox): ViewFunctions {
@@ -24,8 +17,6 @@ function viewFunctions(sandbox: JsSandbox): ViewFunctions {
   };
 }
 
-export function wireViews(config: Config, log: Logger, tasks: ActiveTasks): ViewLayer {
-  const sandbox = new JsSandbox(sandboxSettings(config, log));
-  const functions = viewFunctions(sandbox);
-  return { sandbox, views: new Views({ functions, tasks, log }) };
+export function wireViews(sandbox: JsSandbox, log: Logger, tasks: ActiveTasks): Views {
+  return new Views({ functions: viewFunctions(sandbox), tasks, log });
 }

@@ -59,8 +59,31 @@ function stringBounds(options: { startKey?: Json; endKey?: Json; descending: boo
   return { startKey: start.value, endKey: end.value, empty: start.empty || end.empty };
 }
 
+const DESIGN_FIRST = '_design/';
+/** Sorts right after every `_design/…` id (and is no id a document may have). */
+const DESIGN_AFTER = '_design0';
+
+/** `_design_docs`: the range, clamped to the ids that start with `_design/`. */
+function designRange(options: RangeOptions): RangeOptions {
+  const { startKey, endKey, descending } = options;
+  if (!descending) {
+    const endClamped = endKey === undefined || endKey >= DESIGN_AFTER;
+    return { ...options, startKey: startKey === undefined || startKey < DESIGN_FIRST ? DESIGN_FIRST : startKey, ...(endClamped ? { endKey: DESIGN_AFTER, inclusiveEnd: false } : {}) };
+  }
+  return { ...options, startKey: startKey === undefined || startKey > DESIGN_AFTER ? DESIGN_AFTER : startKey, endKey: endKey === undefined || endKey < DESIGN_FIRST ? DESIGN_FIRST : endKey };
+}
+
+/** `GET/POST /{db}/_design_docs`: `_all_docs` of the design documents only, with the same options. */
+export function designDocs(request: Request, services: Services): Promise<Reply> {
+  return listing(request, services, true);
+}
+
 /** `GET/POST /{db}/_all_docs`. */
-export async function allDocs(request: Request, services: Services): Promise<Reply> {
+export function allDocs(request: Request, services: Services): Promise<Reply> {
+  return listing(request, services, false);
+}
+
+async function listing(request: Request, services: Services, designOnly: boolean): Promise<Reply> {
   const opened = await openListing(request, services);
   const query = request.query;
   let keys = jsonParam(query, 'keys');
@@ -86,7 +109,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
     const ordered = descending ? [...keys].reverse() : keys;
     // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
-    const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') ? item : ''));
+    const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') && (!designOnly || item.startsWith(DESIGN_FIRST)) ? item : ''));
     const found = await opened.lookupDocuments(ids, includeDocs);
     const rows = await shown(found.map((summary, index) => (typeof ordered[index] === 'string' ? summary : undefined)));
     const listed = ordered.map((item, index) => rows[index] ?? { key: item, error: 'not_found' });
@@ -105,7 +128,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     skip,
     includeDocs,
   };
-  const result = await opened.listDocuments(options);
+  const result = await opened.listDocuments(designOnly ? designRange(options) : options);
   const body: JsonObject = {
     total_rows: result.totalRows,
     offset: result.offset,

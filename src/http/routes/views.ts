@@ -1,6 +1,6 @@
 /**
  * Map/reduce view endpoints (docs/views.md): `GET`/`POST /{db}/_design/{d}/_view/{v}`,
- * `POST …/_view/{v}/queries`, `GET /{db}/_design/{d}/_info`, `POST /{db}/_view_cleanup` and
+ * `POST …/_view/{v}/queries`, `POST /{db}/_view_cleanup` and
  * `POST /{db}/_compact/{d}`. Members read views; cleanup and compaction are for database admins.
  */
 import { badRequest, methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
@@ -58,14 +58,6 @@ export async function viewQuery(request: Request, services: Services): Promise<R
   }
   args = applyParams(args, queryParams(request), decode);
   return json(200, await services.views.query(opened, group, viewName!, args));
-}
-
-/** `GET /{db}/_design/{d}/_info`. */
-export async function designInfo(request: Request, services: Services): Promise<Reply> {
-  if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(['GET']);
-  if (request.segments.length > 4) throw notFound('missing');
-  const { opened, group } = await openView(request, services);
-  return json(200, { name: request.segments[2]!, view_index: await services.views.info(opened, group) });
 }
 
 /** `POST /{db}/_view_cleanup`: drops the indexes no design document uses (202, as CouchDB). */
