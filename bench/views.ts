@@ -25,7 +25,7 @@ const flag = (name: string): string | undefined => (argv.includes(name) ? argv[a
 const QUICK = argv.includes('--quick');
 const DOCS = Number(flag('--docs') ?? (QUICK ? 20_000 : 100_000));
 const DURATION = QUICK ? 3 : 10;
-const CONNECTIONS = 16;
+const CONNECTIONS = 8;
 
 interface Running {
   url: string;
@@ -73,11 +73,12 @@ async function build(url: string, auth: string, db: string): Promise<number> {
   return DOCS / ((performance.now() - started) / 1000);
 }
 
+/** Requests per second over DURATION (after a second of warm-up); non-2xx answers and errors fail the run. */
 async function rps(url: string, auth: string | undefined): Promise<number> {
-  const options = { url, connections: CONNECTIONS, headers: auth ? { authorization: auth } : {} };
+  const options = { url, connections: CONNECTIONS, timeout: 60, headers: auth ? { authorization: auth } : {} };
   await autocannon({ ...options, duration: 1 });
   const result = await autocannon({ ...options, duration: DURATION });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors (${result.timeouts} timeouts)`);
   return result.requests.average;
 }
 

@@ -79,7 +79,6 @@ export async function createApp(options: AppOptions): Promise<App> {
   const data = await wireData(config, log, backend, link);
   const identity = wireIdentity(config, log, admins, data, link);
   if (link) receiveClusterMessages(link, data, identity);
-  const views = wireViews(data.sandbox, log, data.databases.tasks);
 
   const services: Services = {
     config,
@@ -90,7 +89,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     changes: data.changes,
     tasks: data.databases.tasks,
-    views,
+    views: wireViews(data.sandbox, log, data.databases.tasks),
     sandbox: data.sandbox,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
