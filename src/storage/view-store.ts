@@ -138,3 +138,21 @@ export function aggregateOf(row: Record<string, unknown>): ViewAggregate {
   if (typeof row['key_json'] === 'string') result.key = JSON.parse(row['key_json']) as Json;
   return result;
 }
+
+/**
+ * Answers of the aggregate queries by index table, update sequence, SQL and parameters: an index
+ * that has not changed gives the same answer, so a repeated reduce costs no scan. Bounded.
+ */
+export class AggregateCache {
+  readonly #answers = new Map<string, ViewAggregate[]>();
+
+  async get(table: string, seq: number, sql: string, params: readonly unknown[], compute: () => Promise<ViewAggregate[]> | ViewAggregate[]): Promise<ViewAggregate[]> {
+    const key = `${table}\u0000${seq}\u0000${sql}\u0000${params.map((param) => (Buffer.isBuffer(param) ? param.toString('hex') : String(param))).join('\u0000')}`;
+    const known = this.#answers.get(key);
+    if (known !== undefined) return known;
+    const answer = await compute();
+    if (this.#answers.size >= 1000) this.#answers.delete(this.#answers.keys().next().value!);
+    this.#answers.set(key, answer);
+    return answer;
+  }
+}

@@ -13,7 +13,7 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
+import { AggregateCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import { inTransaction } from './postgres-connection.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
@@ -38,6 +38,7 @@ export async function dropViewIndexesOf(client: pg.ClientBase, dbId: number | st
 export class PostgresViewStore implements ViewStore {
   readonly #pool: pg.Pool;
   readonly #schema: string;
+  readonly #aggregates = new AggregateCache();
 
   constructor(pool: pg.Pool, schema: string) {
     this.#pool = pool;
@@ -77,6 +78,7 @@ export class PostgresViewStore implements ViewStore {
            key_json text NOT NULL, value text NOT NULL, num double precision, PRIMARY KEY (view, key, doc_id, n))`,
       );
       await client.query(`CREATE INDEX IF NOT EXISTS ${name}_docs ON ${name} (doc_id)`);
+      await client.query(`CREATE INDEX IF NOT EXISTS ${name}_sums ON ${name} (view, key) INCLUDE (num, doc_id)`);
       return Number(created.update_seq);
     });
   }
@@ -123,14 +125,16 @@ export class PostgresViewStore implements ViewStore {
   }
 
   async aggregate(db: string, signature: string, range: ViewRange, grouped = false): Promise<ViewAggregate[]> {
-    const name = await this.#table(db, signature);
+    const index = await this.#index(db, signature);
+    if (index === undefined) throw new Error(`no view index ${signature} in ${db}`);
+    const name = table(index.index_id);
     const params: unknown[] = [];
     const param = (value: unknown): string => (params.push(value), `$${params.length}`);
     const where = rangeConditions(range, param);
     const order = range.descending ? 'DESC' : 'ASC';
     const tail = grouped ? ` GROUP BY key ORDER BY key ${order} LIMIT ${range.limit === undefined ? 'ALL' : param(range.limit)} OFFSET ${param(range.skip)}` : '';
-    const { rows } = await this.#pool.query(`SELECT ${aggregateColumns(grouped, (e) => `coalesce(sum(${e}), 0)`)} FROM ${name} WHERE ${where}${tail}`, params);
-    return (rows as Record<string, unknown>[]).map(aggregateOf);
+    const sql = `SELECT ${aggregateColumns(grouped, (e) => `coalesce(sum(${e}), 0)`)} FROM ${name} WHERE ${where}${tail}`;
+    return this.#aggregates.get(name, Number(index.update_seq), sql, params, async () => ((await this.#pool.query(sql, params)).rows as Record<string, unknown>[]).map(aggregateOf));
   }
 
   async list(db: string): Promise<ViewIndexInfo[]> {

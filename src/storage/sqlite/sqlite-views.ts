@@ -1,7 +1,8 @@
 /**
  * The SQLite view store: a `view_indexes` catalog row per (database, signature) and a
  * `view_rows_{index_id}` table per index, clustered on (view, key, doc_id, n) (WITHOUT ROWID), so a
- * range is one index scan. Writes share the storage's write queue (group commit).
+ * range is one index scan; a narrow index on (view, key, num) answers `offset` counts and the
+ * aggregates of the built-in reduces without reading the keys' and values' JSON. Writes share the storage's write queue (group commit).
  */
 import type {
   IndexedDocument,
@@ -11,7 +12,7 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
+import { AggregateCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 
@@ -37,6 +38,7 @@ export class SqliteViewStore implements ViewStore {
   readonly #statements = new Map<string, Statement>();
   readonly #locks = new Map<string, Promise<unknown>>();
   readonly #totals = new Map<string, { seq: number; rows: number }>();
+  readonly #aggregates = new AggregateCache();
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number) {
     this.#db = db;
@@ -74,7 +76,8 @@ export class SqliteViewStore implements ViewStore {
       this.#db.exec(
         `CREATE TABLE ${table(indexId)} (view INTEGER NOT NULL, key BLOB NOT NULL, doc_id TEXT NOT NULL, n INTEGER NOT NULL,
            key_json TEXT NOT NULL, value TEXT NOT NULL, num REAL, PRIMARY KEY (view, key, doc_id, n)) WITHOUT ROWID;
-         CREATE INDEX ${table(indexId)}_docs ON ${table(indexId)} (doc_id);`,
+         CREATE INDEX ${table(indexId)}_docs ON ${table(indexId)} (doc_id);
+         CREATE INDEX ${table(indexId)}_sums ON ${table(indexId)} (view, key, num);`,
       );
       return 0;
     });
@@ -125,14 +128,15 @@ export class SqliteViewStore implements ViewStore {
   }
 
   async aggregate(db: string, signature: string, range: ViewRange, grouped = false): Promise<ViewAggregate[]> {
-    const name = table(this.#existing(db, signature).index_id);
+    const index = this.#existing(db, signature);
+    const name = table(index.index_id);
     const params: unknown[] = [];
     const where = rangeConditions(range, (value) => (params.push(value), '?'));
     const order = range.descending ? 'DESC' : 'ASC';
     const tail = grouped ? ` GROUP BY key ORDER BY key ${order} LIMIT ? OFFSET ?` : '';
     if (grouped) params.push(range.limit ?? -1, range.skip);
-    const rows = this.#statement(`SELECT ${aggregateColumns(grouped, (e) => `total(${e})`)} FROM ${name} WHERE ${where}${tail}`).all(...params) as Record<string, unknown>[];
-    return rows.map(aggregateOf);
+    const sql = `SELECT ${aggregateColumns(grouped, (e) => `total(${e})`)} FROM ${name} WHERE ${where}${tail}`;
+    return this.#aggregates.get(name, index.update_seq, sql, params, () => (this.#statement(sql).all(...params) as Record<string, unknown>[]).map(aggregateOf));
   }
 
   async list(db: string): Promise<ViewIndexInfo[]> {
