@@ -140,13 +140,14 @@ export function aggregateOf(row: Record<string, unknown>): ViewAggregate {
 }
 
 /**
- * Answers of the aggregate queries by index table, update sequence, SQL and parameters: an index
- * that has not changed gives the same answer, so a repeated reduce costs no scan. Bounded.
+ * Answers of counting and aggregate queries by index table, update sequence, SQL and parameters: an
+ * index that has not changed gives the same answer, so a repeated reduce or `offset` costs no scan.
+ * Bounded (oldest first out).
  */
-export class AggregateCache {
-  readonly #answers = new Map<string, ViewAggregate[]>();
+export class AnswerCache<T> {
+  readonly #answers = new Map<string, T>();
 
-  async get(table: string, seq: number, sql: string, params: readonly unknown[], compute: () => Promise<ViewAggregate[]> | ViewAggregate[]): Promise<ViewAggregate[]> {
+  async get(table: string, seq: number, sql: string, params: readonly unknown[], compute: () => Promise<T> | T): Promise<T> {
     const key = `${table}\u0000${seq}\u0000${sql}\u0000${params.map((param) => (Buffer.isBuffer(param) ? param.toString('hex') : String(param))).join('\u0000')}`;
     const known = this.#answers.get(key);
     if (known !== undefined) return known;

@@ -13,7 +13,7 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { AggregateCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
+import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import { inTransaction } from './postgres-connection.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
@@ -38,7 +38,7 @@ export async function dropViewIndexesOf(client: pg.ClientBase, dbId: number | st
 export class PostgresViewStore implements ViewStore {
   readonly #pool: pg.Pool;
   readonly #schema: string;
-  readonly #aggregates = new AggregateCache();
+  readonly #aggregates = new AnswerCache<ViewAggregate[]>();
 
   constructor(pool: pg.Pool, schema: string) {
     this.#pool = pool;

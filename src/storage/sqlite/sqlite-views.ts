@@ -12,7 +12,7 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { AggregateCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
+import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 
@@ -38,7 +38,8 @@ export class SqliteViewStore implements ViewStore {
   readonly #statements = new Map<string, Statement>();
   readonly #locks = new Map<string, Promise<unknown>>();
   readonly #totals = new Map<string, { seq: number; rows: number }>();
-  readonly #aggregates = new AggregateCache();
+  readonly #aggregates = new AnswerCache<ViewAggregate[]>();
+  readonly #offsets = new AnswerCache<number>();
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number) {
     this.#db = db;
@@ -118,11 +119,12 @@ export class SqliteViewStore implements ViewStore {
     const raw = this.#statement(sql).all(...params, range.limit ?? -1, range.skip) as { key: Buffer; key_json: string; doc_id: string; value: string }[];
     const countParams: unknown[] = [];
     const before = beforeStart(range, (value) => (countParams.push(value), '?'));
-    const offset = this.#statement(`SELECT count(*) AS c FROM ${name} WHERE ${before}`).get(...countParams) as { c: number };
+    const countSql = `SELECT count(*) AS c FROM ${name} WHERE ${before}`;
+    const rowsBefore = await this.#offsets.get(name, index.update_seq, countSql, countParams, () => (this.#statement(countSql).get(...countParams) as { c: number }).c);
     const total = { c: this.#totalRows(name, index.update_seq, range.view) };
     return {
       totalRows: total.c,
-      offset: offset.c + range.skip,
+      offset: rowsBefore + range.skip,
       rows: raw.map((row) => ({ key: JSON.parse(row.key_json), id: row.doc_id, value: JSON.parse(row.value), encoded: row.key })),
     };
   }
