@@ -12,6 +12,7 @@ import { Listeners } from './http/server.js';
 import type { Services } from './http/services.js';
 import { wireData } from './wiring/data-layer.js';
 import { receiveClusterMessages, wireIdentity } from './wiring/identity.js';
+import { wireViews } from './wiring/views.js';
 import { Logger } from './log/logger.js';
 import { Metrics } from './metrics/metrics.js';
 import type { Storage } from './storage/storage.js';
@@ -51,20 +52,20 @@ export interface App {
   close(): Promise<void>;
 }
 
-function ensureWritableDirectory(dir: string): void {
+function ensureWritableDirectory(dir: string): string {
   try {
     mkdirSync(dir, { recursive: true });
     accessSync(dir, fsConstants.W_OK);
   } catch (error) {
     throw new StartupError(`data directory ${dir} is not writable: ${(error as Error).message}`);
   }
+  return dir;
 }
 
 /** The composition root: config, storage, users, authentication and HTTP, wired once. */
 export async function createApp(options: AppOptions): Promise<App> {
   const log = options.log ?? new Logger('info');
-  const dataDir = resolve(options.dataDir);
-  ensureWritableDirectory(dataDir);
+  const dataDir = ensureWritableDirectory(resolve(options.dataDir));
   const env = options.env ?? {};
   const config = await loadConfig(options, dataDir, log);
   followPbkdf2QueueSettings(config);
@@ -90,6 +91,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     changes: data.changes,
     tasks: data.databases.tasks,
     metrics,
+    views: wireViews(data.sandbox, log, data.databases.tasks),
     sandbox: data.sandbox,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),

@@ -16,20 +16,29 @@ function rank(value: Json): number {
   return Array.isArray(value) ? 5 : 6;
 }
 
+type StringOrder = (a: string, b: string) => number;
+
+const byCodePoint: StringOrder = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Compares two JSON values in CouchDB's collation (strings by code point). */
 export function compareJson(a: Json, b: Json): number {
+  return compareJsonWith(byCodePoint, a, b);
+}
+
+/**
+ * Compares two JSON values in CouchDB's collation with strings (and object member names) in the given
+ * order: by code point for selectors, by ICU (`Intl.Collator`) to check the view key encoding.
+ */
+export function compareJsonWith(strings: StringOrder, a: Json, b: Json): number {
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra - rb;
   if (typeof a === 'number') return a - (b as number);
-  if (typeof a === 'string') {
-    const sb = b as string;
-    return a < sb ? -1 : a > sb ? 1 : 0;
-  }
+  if (typeof a === 'string') return strings(a, b as string);
   if (Array.isArray(a)) {
     const other = b as Json[];
     for (let i = 0; i < Math.min(a.length, other.length); i++) {
-      const order = compareJson(a[i]!, other[i]!);
+      const order = compareJsonWith(strings, a[i]!, other[i]!);
       if (order !== 0) return order;
     }
     return a.length - other.length;
@@ -40,8 +49,9 @@ export function compareJson(a: Json, b: Json): number {
     for (let i = 0; i < Math.min(ea.length, eb.length); i++) {
       const [ka, va] = ea[i]!;
       const [kb, vb] = eb[i]!;
-      if (ka !== kb) return ka < kb ? -1 : 1;
-      const order = compareJson(va, vb);
+      const names = strings(ka, kb);
+      if (names !== 0) return names;
+      const order = compareJsonWith(strings, va, vb);
       if (order !== 0) return order;
     }
     return ea.length - eb.length;

@@ -18,6 +18,7 @@ import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, 
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
+import { viewCleanup, viewCompact, viewQuery } from './routes/views.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
 const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
@@ -68,6 +69,12 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_purge', purge],
   ['_purged_infos_limit', purgedInfosLimit],
   ['_purged_infos', only(['GET'], purgedInfos)],
+  ['_view_cleanup', viewCleanup],
+]);
+
+/** Endpoints below a design document, by fourth path segment. */
+const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['_view', viewQuery],
 ]);
 
 /**
@@ -95,6 +102,9 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   if (second === undefined) return database;
   // `_index` has sub-paths (`_bulk_delete`, `{ddoc}/json/{name}`).
   if (second === '_index') return mangoIndex;
+  const designEndpoint = second === '_design' && request.segments.length > 3 ? DESIGN_ENDPOINTS.get(request.segments[3]!) : undefined;
+  if (designEndpoint) return designEndpoint;
+  if (second === '_compact' && request.segments.length > 2) return viewCompact;
   const endpoint = DATABASE_ENDPOINTS.get(second);
   if (endpoint && request.segments.length === 2) return endpoint;
   if (second === '_design' && request.segments[3] === '_info' && request.segments.length === 4) return only(['GET'], designInfo);

@@ -8,6 +8,7 @@ import type { Admins } from '../users/admins.js';
 import type { PasswordAuthenticator } from '../users/password-authenticator.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
+import type { Views } from '../views/views.js';
 import type { JsSandbox } from '../js/sandbox.js';
 import type { Reply } from './reply.js';
 import type { Request } from './request.js';
@@ -27,6 +28,8 @@ export interface Services {
   readonly tasks: ActiveTasks;
   /** This node's counters and latencies (`_stats`, `_prometheus`). */
   readonly metrics: Metrics;
+  /** Map/reduce views (src/views/). */
+  readonly views: Views;
   /** Design-document JavaScript (filter functions). */
   readonly sandbox: JsSandbox;
   /** The Divan release, for `vendor.version`. */

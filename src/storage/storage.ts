@@ -14,12 +14,14 @@ import type { PurgeRequest } from './purge-plan.js';
 import type { AttachmentStore } from './attachment-store.js';
 import type { RevisionTree } from './revision-tree.js';
 import type { IndexStore } from './index-store.js';
+import type { ViewStore } from './view-store.js';
 
 export type { AttachmentStore, ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
 export type { IndexedDocument, IndexPosition, IndexScan, IndexStore, IndexUpdate } from './index-store.js';
 export type { PurgeRequest } from './purge-plan.js';
+export type * from './view-store.js';
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
 export type SecurityObject = JsonObject;
@@ -112,6 +114,8 @@ export interface Storage {
   readonly readCache?: HitCounts;
   /** Attachment data; revision bodies name it by digest (attachment-store.ts). */
   readonly attachments: AttachmentStore;
+  /** Map/reduce view indexes (view-store.ts); dropped with their database. */
+  readonly views: ViewStore;
 
   /** Closes connections after pending writes have been committed. */
   close(): Promise<void>;

@@ -20,8 +20,24 @@ export type Filter =
   | { kind: 'doc_ids'; ids: string[] }
   | { kind: 'design' }
   | { kind: 'selector'; selector: Selector }
+  /** `_view`: the documents the view's map function emits anything for. */
+  | { kind: 'view'; matches: (docs: JsonObject[]) => Promise<boolean[]> }
   /** `filter=ddoc/name`: the design document's JavaScript function, called with each document and `req`. */
   | { kind: 'function'; ddoc: DesignDoc; name: string; req: JsonObject; sandbox: JsSandbox; log: Logger };
+
+/** Whether the filter looks at document bodies (then they are read with the changes). */
+export const filterReadsDocs = (filter: Filter): boolean => filter.kind === 'selector' || filter.kind === 'view' || filter.kind === 'function';
+
+/** The `_view` filter's map function, `view=ddoc/name` (looked up by requireNamedFunction before). */
+function viewFilter(request: Request, services: Services, opened: OpenedDatabase): Filter {
+  const [ddoc, name] = (request.query.get('view') ?? '').split('/').filter(Boolean);
+  if (ddoc === undefined || name === undefined) throw badRequest('`view` must be of the form `designname/viewname`');
+  let group: ReturnType<Services['views']['group']> | undefined;
+  return {
+    kind: 'view',
+    matches: async (docs) => services.views.emitting(opened, await (group ??= services.views.group(opened, ddoc)), name, docs),
+  };
+}
 
 /** A named filter function found by `requireNamedFunction`, with the `req` it gets. */
 export interface NamedFilter {
@@ -109,7 +125,7 @@ function docIds(value: Json | undefined): string[] {
   return value as string[];
 }
 
-function parseFilter(request: Request, body: JsonObject, named: NamedFilter | undefined): Filter {
+function parseFilter(request: Request, body: JsonObject, named: NamedFilter | undefined, views: () => Filter): Filter {
   const name = request.query.get('filter') ?? '';
   switch (name) {
     case '':
@@ -134,7 +150,7 @@ function parseFilter(request: Request, body: JsonObject, named: NamedFilter | un
       return { kind: 'design' };
     case '_view':
       if ((request.query.get('view') ?? '') === '') throw badRequest('`view` filter parameter is not provided.');
-      throw badRequest('Divan does not run view functions: the `_view` filter is not supported.');
+      return views();
     default:
       if (name.startsWith('_')) throw badRequest('unknown builtin filter name');
       if (name.split('/').filter(Boolean).length !== 2 || named === undefined) throw badRequest('`filter` must be of the form `designname/filtername`');
@@ -206,7 +222,7 @@ export function parseArgs(
     limit: nonNegativeIntegerParam(query, 'limit'),
     since: feed === 'normal' && descending ? 0 : at.sequences.parse(sinceValue, at.updateSeq),
     sequences: at.sequences,
-    filter: parseFilter(request, body, at.named),
+    filter: parseFilter(request, body, at.named, () => viewFilter(request, services, opened)),
     heartbeatMs,
     idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,
     deadline: Math.min(started + changesTimeout, expiry ?? Number.POSITIVE_INFINITY),

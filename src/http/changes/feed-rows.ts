@@ -2,7 +2,7 @@ import type { ChangeRow } from '../../databases/types.js';
 import { matchesSelector } from '../../documents/selector.js';
 import type { Json, JsonObject } from '../../json/json.js';
 import { LoopTurns } from '../event-loop.js';
-import type { FeedArgs } from './feed-args.js';
+import { filterReadsDocs, type FeedArgs } from './feed-args.js';
 
 /** Rows read from storage per query; live feeds stream them batch by batch. */
 const BATCH = 1000;
@@ -79,6 +79,10 @@ export async function filterRows(args: FeedArgs, rows: ChangeRow[], turns: LoopT
 async function passingRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
   const filter = args.filter;
   if (filter.kind === 'design') rows = rows.filter((row) => row.id.startsWith('_design/'));
+  if (filter.kind === 'view') {
+    const passing = await filter.matches(rows.map((change) => fullDocument({ ...change, conflicts: undefined })));
+    rows = rows.filter((_, i) => passing[i]);
+  }
   if (filter.kind !== 'selector' && filter.kind !== 'function') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));
   const docs = await leafDocuments(args, rows, filter.kind === 'function');
   const passes = filter.kind === 'function' ? await functionPasses(filter, docs) : undefined;
@@ -112,11 +116,10 @@ export async function scan(args: FeedArgs, from: number, max: number | undefined
     const wanted = max === undefined ? BATCH : Math.min(BATCH, max - entries.length);
     if (wanted <= 0) return { entries, last: cursor, exhausted: false };
     const unfiltered = args.filter.kind === 'none' || args.filter.kind === 'doc_ids';
-    const needsBodies = args.filter.kind === 'selector' || args.filter.kind === 'function';
     const rows = await args.opened.changes({
       since: cursor,
       limit: unfiltered ? wanted : BATCH,
-      includeDocs: args.includeDocs || needsBodies,
+      includeDocs: args.includeDocs || filterReadsDocs(args.filter),
       allLeaves: args.allLeaves,
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,

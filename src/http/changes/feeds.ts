@@ -2,7 +2,7 @@ import { isCouchError } from '../../errors/couch-error.js';
 import { json, type Reply, type ReplyStream } from '../reply.js';
 import { LoopTurns } from '../event-loop.js';
 import type { Services } from '../services.js';
-import type { Feed, FeedArgs } from './feed-args.js';
+import { filterReadsDocs, type Feed, type FeedArgs } from './feed-args.js';
 import { filterRows, pendingAfter, scan, type Scan } from './feed-rows.js';
 import { writerFor, type FeedWriter } from './feed-writers.js';
 
@@ -39,7 +39,7 @@ export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Rep
     const rows = await args.opened.changes({
       descending: true,
       limit: args.filter.kind === 'none' || args.filter.kind === 'doc_ids' ? args.limit : undefined,
-      includeDocs: args.includeDocs || args.filter.kind === 'selector',
+      includeDocs: args.includeDocs || filterReadsDocs(args.filter),
       allLeaves: args.allLeaves,
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,

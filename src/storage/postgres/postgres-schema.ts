@@ -142,6 +142,20 @@ CREATE TABLE attachment_refs (
 );
 `,
   },
+  {
+    version: 6,
+    description: 'map/reduce view indexes',
+    // Each index has a view_rows_{index_id} table of its own, created with the index (postgres-views.ts).
+    sql: `
+CREATE TABLE view_indexes (
+  index_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  db_id bigint NOT NULL,
+  signature text COLLATE "C" NOT NULL,
+  update_seq bigint NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

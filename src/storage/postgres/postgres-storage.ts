@@ -32,6 +32,7 @@ import * as rangeQueries from './postgres-range-queries.js';
 import { executeBatch, type WriteJob } from './postgres-write-jobs.js';
 import { WriteLanes } from './postgres-write-queue.js';
 import { PostgresIndexStore } from './postgres-index-store.js';
+import { PostgresViewStore } from './postgres-views.js';
 
 export interface PostgresStorageOptions {
   /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */
@@ -57,6 +58,7 @@ export class PostgresStorage implements Storage {
   readonly #lanes: WriteLanes<WriteJob>;
   readonly #pingTimeoutMs: number;
   readonly indexes: PostgresIndexStore;
+  readonly views: PostgresViewStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -68,6 +70,7 @@ export class PostgresStorage implements Storage {
     this.#lanes = new WriteLanes(pool, executeBatch);
     this.indexes = new PostgresIndexStore(pool, () => this.#checkOpen());
     this.attachments = new PostgresAttachments(pool);
+    this.views = new PostgresViewStore(pool, schema);
   }
 
   /** Transactions committed since opening; concurrent writes to one database share one. */

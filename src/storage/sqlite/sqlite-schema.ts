@@ -106,6 +106,17 @@ CREATE TABLE attachment_refs (
   PRIMARY KEY (doc_pk, rev, digest)
 );
 `,
+  // 6: map/reduce view indexes, one per (database, design-document signature); each has a
+  // view_rows_{index_id} table of its own, created with the index (sqlite-views.ts).
+  `
+CREATE TABLE view_indexes (
+  index_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  db_id INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  update_seq INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
 ];
 
 /** The latest schema version this code knows. */

@@ -28,6 +28,7 @@ import { SqlitePurges } from './sqlite-purge.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 import { SqliteIndexStore } from './sqlite-index-store.js';
 import { deleteAttachmentsOfDatabase, dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
+import { dropViewIndexesOf, SqliteViewStore } from './sqlite-views.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -38,6 +39,7 @@ export class SqliteStorage implements Storage {
   readonly #ranges: RangeQueries;
   readonly indexes: SqliteIndexStore;
   readonly attachments: SqliteAttachments;
+  readonly views: SqliteViewStore;
   #closed = false;
   /** Database name → internal id and parsed `_security`, read on nearly every request. */
   readonly #idCache = new Map<string, number>();
@@ -56,6 +58,7 @@ export class SqliteStorage implements Storage {
     this.#ranges = new RangeQueries(this.#db);
     this.indexes = new SqliteIndexStore(this.#db, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
     this.attachments = new SqliteAttachments(this.#st, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
+    this.views = new SqliteViewStore(this.#db, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
   }
 
   /** Transactions committed since opening; concurrent writes share one (group commit). */
@@ -93,6 +96,7 @@ export class SqliteStorage implements Storage {
       this.#st.deleteIndexRowsOfDatabase.run(dbId);
       this.#st.deleteIndexesOfDatabase.run(dbId);
       this.#purges.deleteOfDatabase(dbId);
+      dropViewIndexesOf(this.#db, dbId);
       this.#st.deleteDatabase.run(dbId);
       return true;
     });

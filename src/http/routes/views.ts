@@ -1,0 +1,85 @@
+/**
+ * Map/reduce view endpoints (docs/views.md): `GET`/`POST /{db}/_design/{d}/_view/{v}`,
+ * `POST …/_view/{v}/queries`, `POST /{db}/_view_cleanup` and
+ * `POST /{db}/_compact/{d}`. Members read views; cleanup and compaction are for database admins.
+ */
+import { badRequest, methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
+import { requireDbAdmin } from '../../identity/authorization.js';
+import type { Json, JsonObject } from '../../json/json.js';
+import { applyParams, defaultArgs, type Param, type ViewArgs } from '../../views/query-args.js';
+import { bodyObject } from '../../views/views.js';
+import { readBulkJson } from '../bulk-body.js';
+import { databaseName } from '../document-path.js';
+import { json, type Reply } from '../reply.js';
+import { parseJsonText, type Request } from '../request.js';
+import type { Services } from '../services.js';
+
+const decode = (text: string): Json => parseJsonText(text) as Json;
+
+const queryParams = (request: Request): Param[] => [...request.query.entries()].map(([name, value]) => ({ name, value, decoded: false }));
+
+const bodyParams = (body: JsonObject): Param[] => Object.entries(body).map(([name, value]) => ({ name, value, decoded: true }));
+
+async function openView(request: Request, services: Services) {
+  const opened = await services.databases.open(databaseName(request), request.userCtx);
+  const group = await services.views.group(opened, request.segments[2]!);
+  return { opened, group };
+}
+
+/** `GET|POST /{db}/_design/{d}/_view/{v}` and `POST …/_view/{v}/queries`. */
+export async function viewQuery(request: Request, services: Services): Promise<Reply> {
+  const [, , , , viewName, last, ...rest] = request.segments as string[];
+  if (rest.length > 0 || (last !== undefined && last !== 'queries')) throw notFound('missing');
+  const multi = last === 'queries';
+  if (multi ? request.method !== 'POST' : !['GET', 'HEAD', 'POST'].includes(request.method)) throw methodNotAllowed(multi ? ['POST'] : ['GET', 'HEAD', 'POST']);
+  let body: JsonObject | undefined;
+  if (request.method === 'POST') {
+    const read = (await readBulkJson(request, services.config)) as Json;
+    if (!bodyObject(read)) throw requestBodyNotObject();
+    body = read;
+  }
+  const { opened, group } = await openView(request, services);
+  const queries = body?.['queries'];
+  if (multi || queries !== undefined) {
+    if (body?.['keys'] !== undefined) throw badRequest('`keys` and `queries` are mutually exclusive');
+    if (!Array.isArray(queries)) throw badRequest('`queries` member must be an array.');
+    const results: JsonObject[] = [];
+    for (const query of queries) {
+      if (!bodyObject(query)) throw badRequest('Each query must be a JSON object.');
+      const args = applyParams(applyParams(defaultArgs(), queryParams(request), decode), bodyParams(query), decode);
+      results.push(await services.views.query(opened, group, viewName!, args));
+    }
+    return json(200, { results });
+  }
+  let args: ViewArgs = defaultArgs();
+  if (body !== undefined) {
+    if (body['keys'] === undefined) throw badRequest('POST body must contain `keys` or `queries` field');
+    args = applyParams(args, bodyParams(body), decode);
+  }
+  args = applyParams(args, queryParams(request), decode);
+  return json(200, await services.views.query(opened, group, viewName!, args));
+}
+
+/** `POST /{db}/_view_cleanup`: drops the indexes no design document uses (202, as CouchDB). */
+export async function viewCleanup(request: Request, services: Services): Promise<Reply> {
+  if (request.method !== 'POST') throw methodNotAllowed(['POST']);
+  const opened = await services.databases.open(databaseName(request), request.userCtx);
+  requireDbAdmin(request.userCtx, opened.security);
+  await request.discardBody();
+  await services.views.cleanup(opened);
+  return json(202, { ok: true });
+}
+
+/**
+ * `POST /{db}/_compact/{d}`: a view index here has no append-only file to rewrite (storage reclaims
+ * deleted rows itself), so compaction has nothing to do; answered 202 as CouchDB does.
+ */
+export async function viewCompact(request: Request, services: Services): Promise<Reply> {
+  if (request.method !== 'POST') throw methodNotAllowed(['POST']);
+  if (request.segments.length > 3) throw notFound('missing');
+  const opened = await services.databases.open(databaseName(request), request.userCtx);
+  requireDbAdmin(request.userCtx, opened.security);
+  await request.discardBody();
+  await services.views.group(opened, request.segments[2]!);
+  return json(202, { ok: true });
+}

@@ -1,0 +1,179 @@
+/**
+ * The PostgreSQL view store: a `view_indexes` catalog row per (database, signature) and a
+ * `view_rows_{index_id}` table per index with a B-tree on (view, key, doc_id, n): `key` is `bytea`
+ * (compared byte by byte, as the encoding needs), `doc_id` is COLLATE "C". Nodes sharing the schema
+ * share the indexes; one node at a time updates an index (an advisory lock on its name).
+ */
+import type pg from 'pg';
+import type {
+  MappedDocument,
+  ViewAggregate,
+  ViewIndexInfo,
+  ViewRange,
+  ViewRowsResult,
+  ViewStore,
+} from '../view-store.js';
+import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
+import { inTransaction } from './postgres-connection.js';
+
+/** Advisory-lock class of view index updates ('VIEW' in ASCII). */
+export const VIEW_LOCK_CLASS = 0x56494557;
+/** Advisory-lock class of view index creation ('VNEW'): taken inside an update, so never the update's. */
+const CREATE_LOCK_CLASS = 0x564e4557;
+
+interface IndexRow {
+  index_id: string;
+  signature: string;
+  update_seq: number;
+}
+
+const table = (indexId: string | number): string => `view_rows_${indexId}`;
+
+/** Drops the view tables of a database (inside the caller's transaction). */
+export async function dropViewIndexesOf(client: pg.ClientBase, dbId: number | string): Promise<void> {
+  const { rows } = await client.query<{ index_id: string }>('DELETE FROM view_indexes WHERE db_id = $1 RETURNING index_id', [dbId]);
+  for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}`);
+}
+
+export class PostgresViewStore implements ViewStore {
+  readonly #pool: pg.Pool;
+  readonly #schema: string;
+  readonly #aggregates = new AnswerCache<ViewAggregate[]>();
+
+  constructor(pool: pg.Pool, schema: string) {
+    this.#pool = pool;
+    this.#schema = schema;
+  }
+
+  async #index(db: string, signature: string): Promise<IndexRow | undefined> {
+    const { rows } = await this.#pool.query<IndexRow>(
+      `SELECT v.index_id, v.signature, v.update_seq FROM view_indexes v JOIN databases d ON d.db_id = v.db_id
+       WHERE d.name = $1 AND v.signature = $2`,
+      [db, signature],
+    );
+    return rows[0];
+  }
+
+  async #table(db: string, signature: string): Promise<string> {
+    const index = await this.#index(db, signature);
+    if (index === undefined) throw new Error(`no view index ${signature} in ${db}`);
+    return table(index.index_id);
+  }
+
+  async open(db: string, signature: string): Promise<number> {
+    const known = await this.#index(db, signature);
+    if (known !== undefined) return Number(known.update_seq);
+    return inTransaction(this.#pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [CREATE_LOCK_CLASS, JSON.stringify([this.#schema, db, signature])]);
+      const { rows } = await client.query<{ index_id: string; update_seq: number }>(
+        `INSERT INTO view_indexes (db_id, signature) SELECT db_id, $2 FROM databases WHERE name = $1
+         ON CONFLICT (db_id, signature) DO UPDATE SET signature = EXCLUDED.signature RETURNING index_id, update_seq`,
+        [db, signature],
+      );
+      const created = rows[0];
+      if (created === undefined) throw new Error(`no database ${db}`);
+      const name = table(created.index_id);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${name} (view integer NOT NULL, key bytea NOT NULL, doc_id text COLLATE "C" NOT NULL, n integer NOT NULL,
+           key_json text NOT NULL, value text NOT NULL, num double precision, PRIMARY KEY (view, key, doc_id, n))`,
+      );
+      await client.query(`CREATE INDEX IF NOT EXISTS ${name}_docs ON ${name} (doc_id)`);
+      await client.query(`CREATE INDEX IF NOT EXISTS ${name}_sums ON ${name} (view, key) INCLUDE (num, doc_id)`);
+      return Number(created.update_seq);
+    });
+  }
+
+  async update(db: string, signature: string, documents: readonly MappedDocument[], updateSeq: number): Promise<void> {
+    const name = await this.#table(db, signature);
+    const columns: unknown[][] = [[], [], [], [], [], [], []];
+    for (const document of documents) {
+      document.rows.forEach((row, n) => {
+        [row.view, row.key, document.id, n, row.keyJson, row.valueJson, row.num].forEach((value, i) => columns[i]!.push(value));
+      });
+    }
+    await inTransaction(this.#pool, async (client) => {
+      await client.query(`DELETE FROM ${name} WHERE doc_id = ANY($1::text[])`, [documents.map((document) => document.id)]);
+      await client.query(
+        `INSERT INTO ${name} (view, key, doc_id, n, key_json, value, num)
+         SELECT * FROM unnest($1::int4[], $2::bytea[], $3::text[], $4::int4[], $5::text[], $6::text[], $7::float8[])`,
+        columns,
+      );
+      await client.query(`UPDATE view_indexes SET update_seq = $2 WHERE index_id = $1`, [name.slice('view_rows_'.length), updateSeq]);
+    });
+  }
+
+  async rows(db: string, signature: string, range: ViewRange): Promise<ViewRowsResult> {
+    const name = await this.#table(db, signature);
+    const params: unknown[] = [];
+    const param = (value: unknown): string => (params.push(value), `$${params.length}`);
+    const where = rangeConditions(range, param);
+    const order = range.descending ? 'DESC' : 'ASC';
+    const limit = range.limit === undefined ? 'ALL' : param(range.limit);
+    const sql = `SELECT key, key_json, doc_id, value FROM ${name} WHERE ${where} ORDER BY view ${order}, key ${order}, doc_id ${order}, n ${order} LIMIT ${limit} OFFSET ${param(range.skip)}`;
+    const countParams: unknown[] = [];
+    const before = beforeStart(range, (value) => (countParams.push(value), `$${countParams.length}`));
+    const [raw, offset, total] = await Promise.all([
+      this.#pool.query<{ key: Buffer; key_json: string; doc_id: string; value: string }>(sql, params),
+      this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${name} WHERE ${before}`, countParams),
+      this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${name} WHERE view = $1`, [range.view]),
+    ]);
+    return {
+      totalRows: Number(total.rows[0]!.c),
+      offset: Number(offset.rows[0]!.c) + range.skip,
+      rows: raw.rows.map((row) => ({ key: JSON.parse(row.key_json), id: row.doc_id, value: JSON.parse(row.value), encoded: row.key })),
+    };
+  }
+
+  async aggregate(db: string, signature: string, range: ViewRange, grouped = false): Promise<ViewAggregate[]> {
+    const index = await this.#index(db, signature);
+    if (index === undefined) throw new Error(`no view index ${signature} in ${db}`);
+    const name = table(index.index_id);
+    const params: unknown[] = [];
+    const param = (value: unknown): string => (params.push(value), `$${params.length}`);
+    const where = rangeConditions(range, param);
+    const order = range.descending ? 'DESC' : 'ASC';
+    const tail = grouped ? ` GROUP BY key ORDER BY key ${order} LIMIT ${range.limit === undefined ? 'ALL' : param(range.limit)} OFFSET ${param(range.skip)}` : '';
+    const sql = `SELECT ${aggregateColumns(grouped, (e) => `coalesce(sum(${e}), 0)`)} FROM ${name} WHERE ${where}${tail}`;
+    return this.#aggregates.get(name, Number(index.update_seq), sql, params, async () => ((await this.#pool.query(sql, params)).rows as Record<string, unknown>[]).map(aggregateOf));
+  }
+
+  async list(db: string): Promise<ViewIndexInfo[]> {
+    const { rows } = await this.#pool.query<IndexRow>(
+      `SELECT v.index_id, v.signature, v.update_seq FROM view_indexes v JOIN databases d ON d.db_id = v.db_id WHERE d.name = $1 ORDER BY v.signature`,
+      [db],
+    );
+    return Promise.all(
+      rows.map(async (index) => {
+        const { rows: counted } = await this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${table(index.index_id)}`);
+        return { signature: index.signature, updateSeq: Number(index.update_seq), rows: Number(counted[0]!.c) };
+      }),
+    );
+  }
+
+  async drop(db: string, signatures: readonly string[]): Promise<number> {
+    return inTransaction(this.#pool, async (client) => {
+      const { rows } = await client.query<{ index_id: string }>(
+        `DELETE FROM view_indexes v USING databases d WHERE d.db_id = v.db_id AND d.name = $1 AND v.signature = ANY($2::text[]) RETURNING v.index_id`,
+        [db, signatures],
+      );
+      for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}`);
+      return rows.length;
+    });
+  }
+
+  async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    const key = [VIEW_LOCK_CLASS, JSON.stringify([this.#schema, db, signature])];
+    let broken = false;
+    try {
+      await client.query('SELECT pg_advisory_lock($1::int4, hashtext($2))', key);
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1::int4, hashtext($2))', key).catch(() => (broken = true));
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Brings a view index up to its database's update sequence: reads the changes since the sequence
+ * the index reached, runs every map function of the group on the changed documents (not design
+ * documents; a deleted document just loses its rows) and stores each document's new rows in place
+ * of its old ones, one batch per transaction, so an interrupted build resumes where it stopped. One
+ * updater per index at a time (`ViewStore.exclusive`: on PostgreSQL across nodes; whoever waited
+ * finds the index already up to date). A map function that throws skips that document (logged).
+ */
+import type { Json, JsonObject } from '../json/json.js';
+import type { Logger } from '../log/logger.js';
+import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
+import type { ActiveTasks, TaskHandle } from '../tasks/active-tasks.js';
+import { encodeKey } from './view-keys.js';
+import type { ViewGroup } from './view-group.js';
+import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
+
+/** Changes read, mapped and stored per transaction. */
+export const INDEX_BATCH = 1000;
+/** Builds with more changes than this show in `_active_tasks`. */
+const TASK_THRESHOLD = INDEX_BATCH;
+
+export interface IndexerContext {
+  storage: Storage;
+  functions: ViewFunctions;
+  tasks: ActiveTasks;
+  log: Logger;
+}
+
+function encodedRow(view: number, key: Json, value: Json): EncodedRow {
+  return { view, key: encodeKey(key), keyJson: JSON.stringify(key), valueJson: JSON.stringify(value), num: typeof value === 'number' ? value : null };
+}
+
+/** Rows of one document from each map function's outcome; a failed map adds none. */
+function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGroup, docId: string, log: Logger): EncodedRow[] {
+  const rows: EncodedRow[] = [];
+  outcomes.forEach((outcome, view) => {
+    if (!outcome.ok) {
+      log.warning(`view ${db}/${group.id}/${group.maps[view]!.view}: map function failed (${outcome.kind}) on document ${JSON.stringify(docId)}: ${JSON.stringify(outcome.error)}`);
+      return;
+    }
+    const pairs = Array.isArray(outcome.value) ? outcome.value : [];
+    for (const pair of pairs) if (Array.isArray(pair)) rows.push(encodedRow(view, pair[0] ?? null, pair[1] ?? null));
+  });
+  return rows;
+}
+
+async function indexBatch(context: IndexerContext, db: string, group: ViewGroup, changes: readonly ChangeRow[]): Promise<MappedDocument[]> {
+  const mapped = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
+  const docs: JsonObject[] = mapped.map((change) => ({ _id: change.id, _rev: change.changes[0]!, ...change.body }));
+  const perMap = await Promise.all(group.maps.map((map) => (docs.length === 0 ? [] : context.functions.map(group.doc, ['views', map.view, 'map'], docs))));
+  const rowsById = new Map<string, EncodedRow[]>();
+  mapped.forEach((change, i) => rowsById.set(change.id, rowsOf(perMap.map((outcomes) => outcomes[i]!), db, group, change.id, context.log)));
+  return changes.map((change) => ({ id: change.id, rows: rowsById.get(change.id) ?? [] }));
+}
+
+/** Updates the index of `group` to the database's current sequence; answers the sequence reached. */
+export async function updateIndex(context: IndexerContext, db: string, group: ViewGroup): Promise<number> {
+  const { storage } = context;
+  return storage.views.exclusive(db, group.signature, async () => {
+    let seq = await storage.views.open(db, group.signature);
+    const target = (await storage.databaseInfo(db))?.updateSeq ?? 0;
+    if (seq >= target) return seq;
+    const total = target - seq;
+    let task: TaskHandle | undefined;
+    if (total > TASK_THRESHOLD) {
+      task = context.tasks.begin({ type: 'indexer', database: db, design_document: group.id, progress: 0, changes_done: 0, total_changes: total });
+    }
+    let done = 0;
+    try {
+      for (;;) {
+        const changes = await storage.changes(db, { since: seq, limit: INDEX_BATCH, includeDocs: true });
+        if (changes.length === 0) break;
+        const indexed = await indexBatch(context, db, group, changes);
+        seq = changes[changes.length - 1]!.seq;
+        await storage.views.update(db, group.signature, indexed, seq);
+        done += changes.length;
+        task?.update({ changes_done: done, progress: Math.min(100, Math.floor((done * 100) / total)) });
+        if (changes.length < INDEX_BATCH) break;
+      }
+    } finally {
+      task?.finish();
+    }
+    return seq;
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * Order-preserving encoding of view keys: the bytes of two encoded keys compare (memcmp, as SQLite
+ * compares BLOBs and PostgreSQL `bytea`) as CouchDB's `couch_ejson_compare` compares the keys:
+ * null < false < true < numbers < strings (ICU root collation) < arrays < objects, arrays and
+ * objects member by member, a prefix before what extends it. Keys ICU holds equal ("c" and
+ * "c\u200B") encode equal, as CouchDB groups and ranges them together.
+ */
+import type { Json, JsonObject } from '../json/json.js';
+import { collationWeights, supplementaryPrimary, type Weights } from './collation-weights.js';
+
+const END = 0x00;
+const LEVEL = 0x01;
+const NULL = 0x01;
+const FALSE = 0x02;
+const TRUE = 0x03;
+const NUMBER = 0x04;
+const STRING = 0x05;
+const ARRAY = 0x06;
+const OBJECT = 0x07;
+/** Weight digits avoid 0 (END) and 1 (LEVEL), so a shorter level sorts before a longer one. */
+const DIGIT_BASE = 254;
+
+class ByteWriter {
+  bytes = Buffer.allocUnsafe(64);
+  length = 0;
+
+  push(byte: number): void {
+    if (this.length === this.bytes.length) this.#grow(1);
+    this.bytes[this.length++] = byte;
+  }
+
+  pushDouble(value: number): void {
+    this.#grow(8);
+    this.bytes.writeDoubleBE(value === 0 ? 0 : value, this.length);
+    // Positive: set the sign bit; negative: flip every bit. Then bytes compare as the numbers do.
+    if (this.bytes[this.length]! & 0x80) for (let i = 0; i < 8; i++) this.bytes[this.length + i] = ~this.bytes[this.length + i]! & 0xff;
+    else this.bytes[this.length] = this.bytes[this.length]! | 0x80;
+    this.length += 8;
+  }
+
+  weight(value: number, digits: 2 | 3): void {
+    if (digits === 3) this.push(2 + Math.floor(value / (DIGIT_BASE * DIGIT_BASE)));
+    this.push(2 + (Math.floor(value / DIGIT_BASE) % DIGIT_BASE));
+    this.push(2 + (value % DIGIT_BASE));
+  }
+
+  #grow(extra: number): void {
+    if (this.length + extra <= this.bytes.length) return;
+    const larger = Buffer.allocUnsafe(Math.max(this.bytes.length * 2, this.length + extra));
+    this.bytes.copy(larger, 0, 0, this.length);
+    this.bytes = larger;
+  }
+}
+
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\u0000-\u007f]*$/;
+
+function writeString(out: ByteWriter, text: string, weights: Weights): void {
+  const normalized = ASCII.test(text) ? text : text.normalize('NFD');
+  const codes: number[] = [];
+  for (const char of normalized) codes.push(char.codePointAt(0)!);
+  out.push(STRING);
+  for (const code of codes) {
+    if (code >= 0x10000) {
+      const [placed, self] = supplementaryPrimary(weights, code);
+      out.weight(placed, 3);
+      out.weight(self, 3);
+    } else if (weights.primary[code]! > 0) out.weight(weights.primary[code]!, 3);
+  }
+  out.push(LEVEL);
+  for (const code of codes) {
+    const secondary = code < 0x10000 ? weights.secondary[code]! : 1;
+    if (secondary > 0) out.weight(secondary, 2);
+  }
+  out.push(LEVEL);
+  for (const code of codes) {
+    const tertiary = code < 0x10000 ? weights.tertiary[code]! : 1;
+    if (tertiary > 0) out.weight(tertiary, 2);
+  }
+  out.push(END);
+}
+
+function write(out: ByteWriter, value: Json, weights: Weights): void {
+  if (value === null) out.push(NULL);
+  else if (value === false) out.push(FALSE);
+  else if (value === true) out.push(TRUE);
+  else if (typeof value === 'number') {
+    out.push(NUMBER);
+    out.pushDouble(value);
+  } else if (typeof value === 'string') writeString(out, value, weights);
+  else if (Array.isArray(value)) {
+    out.push(ARRAY);
+    for (const item of value) write(out, item, weights);
+    out.push(END);
+  } else {
+    out.push(OBJECT);
+    for (const [name, member] of Object.entries(value as JsonObject)) {
+      writeString(out, name, weights);
+      write(out, member, weights);
+    }
+    out.push(END);
+  }
+}
+
+/** The sort key of a JSON key. */
+export function encodeKey(key: Json): Buffer {
+  const out = new ByteWriter();
+  write(out, key, collationWeights());
+  return out.bytes.subarray(0, out.length);
+}
+
+/** Compares two JSON keys in CouchDB's view collation. */
+export function compareKeys(a: Json, b: Json): number {
+  return Buffer.compare(encodeKey(a), encodeKey(b));
+}
+
+/** A key above every JSON key (CouchDB's `{<<255,255,255,255>>}`), for open-ended ranges. */
+export const KEY_MAX = Buffer.from([0xff]);
+/** A key below every JSON key. */
+export const KEY_MIN = Buffer.from([]);

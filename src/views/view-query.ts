@@ -1,0 +1,64 @@
+/**
+ * Answers a view query from the index: map rows (with `total_rows`, `offset`, linked or own
+ * documents) or reduced groups (view-reduce.ts). Storage does the range scans.
+ */
+import type { Json, JsonObject } from '../json/json.js';
+import type { Storage, ViewRowsResult } from '../storage/storage.js';
+import { isObject } from '../documents/document-json.js';
+import type { CheckedArgs } from './view-ranges.js';
+import { rangesOf } from './view-ranges.js';
+
+/** A document to show with a row: its id, and the revision a linked `{_id, _rev}` value names. */
+export interface DocumentRef {
+  id: string;
+  rev?: string;
+}
+
+/** Reads documents as the caller may see them; null for a missing or deleted one. */
+export type DocumentReader = (refs: readonly DocumentRef[], conflicts: boolean) => Promise<(JsonObject | null)[]>;
+
+export interface IndexAt {
+  storage: Storage;
+  db: string;
+  signature: string;
+  view: number;
+}
+
+/** The rows of every range, with skip and limit over all of them. */
+export async function scan(index: IndexAt, args: CheckedArgs, page: boolean): Promise<ViewRowsResult> {
+  const ranges = rangesOf(args, index.view);
+  const skip = page ? args.skip : 0;
+  const limit = page ? args.limit : undefined;
+  if (ranges.length === 1) return index.storage.views.rows(index.db, index.signature, { ...ranges[0]!, skip, limit });
+  const result: ViewRowsResult = { totalRows: 0, offset: 0, rows: [] };
+  const wanted = limit === undefined ? Infinity : skip + limit;
+  for (const [i, range] of ranges.entries()) {
+    if (result.rows.length >= wanted) break;
+    const part = await index.storage.views.rows(index.db, index.signature, { ...range, limit: wanted === Infinity ? undefined : wanted - result.rows.length });
+    if (i === 0) result.offset = part.offset;
+    result.totalRows = part.totalRows;
+    result.rows.push(...part.rows);
+  }
+  if (ranges.length === 0) result.totalRows = (await index.storage.views.rows(index.db, index.signature, { view: index.view, inclusiveEnd: true, descending: false, skip: 0, limit: 0 })).totalRows;
+  result.rows = result.rows.slice(skip, limit === undefined ? undefined : skip + limit);
+  return result;
+}
+
+/** A value `{_id}` (with an optional `_rev`) links the row to that document, as CouchDB's include_docs. */
+function refOf(id: string, value: Json): DocumentRef {
+  if (isObject(value) && typeof value['_id'] === 'string') {
+    return typeof value['_rev'] === 'string' ? { id: value['_id'], rev: value['_rev'] } : { id: value['_id'] };
+  }
+  return { id };
+}
+
+/** `{total_rows, offset, rows}` of a map query. */
+export async function mapQuery(index: IndexAt, args: CheckedArgs, read: DocumentReader): Promise<JsonObject> {
+  const result = await scan(index, args, true);
+  const rows: JsonObject[] = result.rows.map((row) => ({ id: row.id, key: row.key, value: row.value }));
+  if (args.includeDocs) {
+    const docs = await read(result.rows.map((row) => refOf(row.id, row.value)), args.conflicts === true);
+    rows.forEach((row, i) => (row['doc'] = docs[i] ?? null));
+  }
+  return { total_rows: result.totalRows, offset: result.offset, rows };
+}

@@ -1,0 +1,65 @@
+/**
+ * Checks a view query's options against the view (`couch_mrview_util:validate_args`, same texts)
+ * and turns its keys into the encoded ranges storage scans: one range, or one per key of `keys`.
+ */
+import { queryParseError } from '../errors/query-errors.js';
+import type { Json } from '../json/json.js';
+import type { ViewRange } from '../storage/storage.js';
+import type { ViewArgs } from './query-args.js';
+import { encodeKey } from './view-keys.js';
+
+/** `exact`: group=true; a number: group by that many members of array keys (0: one group). */
+export type GroupLevel = number | 'exact';
+
+export interface CheckedArgs extends ViewArgs {
+  /** Whether the query reduces (the view has a reduce function and `reduce` is not false). */
+  reducing: boolean;
+  groupLevel: number;
+  level: GroupLevel;
+}
+
+function groupLevelOf(args: ViewArgs): GroupLevel {
+  if (args.group === undefined || args.group === false) {
+    if (args.group === false && args.groupLevel !== undefined && args.groupLevel > 0) {
+      throw queryParseError("Can't specify group=false and group_level>0 at the same time");
+    }
+    return args.groupLevel ?? 0;
+  }
+  return args.groupLevel ?? 'exact';
+}
+
+function sameKeys(keys: Json[], args: ViewArgs): boolean {
+  if (keys.length === 0 || (args.startKey === undefined && args.endKey === undefined)) return true;
+  const only = JSON.stringify(keys[0]);
+  return keys.length === 1 && JSON.stringify(args.startKey) === only && JSON.stringify(args.endKey) === only;
+}
+
+/** CouchDB's checks, in its order; `hasReduce`: the view has a reduce function. */
+export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
+  const level = groupLevelOf(args);
+  if (!hasReduce && args.reduce === true) throw queryParseError('Reduce is invalid for map-only views.');
+  const reducing = hasReduce && args.reduce !== false;
+  if (reducing && level !== 'exact' && args.keys !== undefined) throw queryParseError('Multi-key fetches for reduce views must use `group=true`');
+  if (args.keys !== undefined && !Array.isArray(args.keys)) throw queryParseError('`keys` must be an array of strings.');
+  if (args.keys !== undefined && !sameKeys(args.keys, args)) throw queryParseError('`keys` is incompatible with `key`, `start_key` and `end_key`');
+  if (!reducing && level !== 0) throw queryParseError('Invalid use of grouping on a map view.');
+  if (reducing && args.includeDocs) throw queryParseError('`include_docs` is invalid for reduce');
+  if (reducing && args.conflicts !== undefined) throw queryParseError('`conflicts` is invalid for reduce views.');
+  return { ...args, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
+}
+
+/** The ranges to scan, in answer order: one per key of `keys`, else one. */
+export function rangesOf(args: CheckedArgs, view: number): ViewRange[] {
+  const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
+  if (args.keys !== undefined) {
+    return args.keys.map((key) => ({ ...base, startKey: encodeKey(key), endKey: encodeKey(key), inclusiveEnd: true }));
+  }
+  return [
+    {
+      ...base,
+      startKey: args.startKey === undefined ? undefined : encodeKey(args.startKey),
+      endKey: args.endKey === undefined ? undefined : encodeKey(args.endKey),
+      inclusiveEnd: args.inclusiveEnd,
+    },
+  ];
+}

@@ -1,0 +1,127 @@
+/**
+ * Reduced view queries: the rows of the range grouped by key (exact, by a prefix of array keys, or
+ * all in one group), each group reduced at query time, built-ins natively (without group, `_count`,
+ * `_sum` and `_stats` of numbers are single SQL aggregates) and JavaScript reduces in the sandbox,
+ * in chunks whose results are then rereduced, as CouchDB reduces B-tree nodes.
+ */
+import { CouchError } from '../errors/couch-error.js';
+import type { Json, JsonObject } from '../json/json.js';
+import type { Logger } from '../log/logger.js';
+import type { ViewAggregate, ViewRow } from '../storage/storage.js';
+import { builtinOf, builtinReduce } from './builtin-reduces.js';
+import { encodeKey } from './view-keys.js';
+import type { CheckedArgs } from './view-ranges.js';
+import { rangesOf } from './view-ranges.js';
+import { scan, type IndexAt } from './view-query.js';
+import type { ViewFunctions } from './view-functions.js';
+
+/** Rows per reduce call; bigger groups are reduced per chunk and the results rereduced. */
+export const REDUCE_CHUNK = 1000;
+
+export interface Reducer {
+  source: string;
+  /** The design document and the view name, for JavaScript reduces. */
+  ddoc: JsonObject;
+  view: string;
+  functions: ViewFunctions;
+  log: Logger;
+}
+
+interface Group {
+  key: Json;
+  rows: ViewRow[];
+}
+
+function groupKey(key: Json, level: CheckedArgs['level']): Json {
+  if (level === 'exact') return key;
+  if (level === 0) return null;
+  return Array.isArray(key) ? key.slice(0, level) : key;
+}
+
+function groupsOf(rows: readonly ViewRow[], args: CheckedArgs): Group[] {
+  const groups: Group[] = [];
+  let last: Buffer | undefined;
+  for (const row of rows) {
+    const key = groupKey(row.key, args.level);
+    const encoded = args.level === 'exact' ? row.encoded : encodeKey(key);
+    if (last !== undefined && last.equals(encoded)) groups[groups.length - 1]!.rows.push(row);
+    else groups.push({ key, rows: [row] });
+    last = encoded;
+  }
+  return groups;
+}
+
+function failure(outcome: { kind: string; error: Json }): CouchError {
+  const error = outcome.error;
+  const reason = typeof error === 'string' ? error : JSON.stringify(error);
+  return new CouchError(500, outcome.kind === 'compile' ? 'compilation_error' : `reduce_${outcome.kind}_error`, reason);
+}
+
+/** Calls the JavaScript reduce once per argument list; a reduce that throws gives null (logged), as couchjs. */
+async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<Json[]> {
+  const outcomes = await reducer.functions.call(reducer.ddoc, ['views', reducer.view, 'reduce'], argLists);
+  return outcomes.map((outcome) => {
+    if (outcome.ok) return outcome.value;
+    if (outcome.kind !== 'thrown') throw failure(outcome);
+    reducer.log.warning(`view ${String(reducer.ddoc['_id'])}/${reducer.view}: reduce function raised ${JSON.stringify(outcome.error)}`);
+    return null;
+  });
+}
+
+/** Reduces every group with a JavaScript function: chunks first, then a rereduce per chunked group. */
+async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise<Json[]> {
+  const calls: Json[][] = [];
+  const owners: number[] = [];
+  groups.forEach((group, g) => {
+    for (let i = 0; i < group.rows.length; i += REDUCE_CHUNK) {
+      const chunk = group.rows.slice(i, i + REDUCE_CHUNK);
+      calls.push([chunk.map((row) => [row.key, row.id]), chunk.map((row) => row.value), false]);
+      owners.push(g);
+    }
+  });
+  const partial = calls.length === 0 ? [] : await callReduce(reducer, calls);
+  const perGroup: Json[][] = groups.map(() => []);
+  partial.forEach((value, i) => perGroup[owners[i]!]!.push(value));
+  const rereduced = perGroup.map((values, g) => ({ values, g })).filter(({ values }) => values.length > 1);
+  const finals = perGroup.map((values) => values[0] ?? null);
+  if (rereduced.length > 0) {
+    const values = await callReduce(reducer, rereduced.map(({ values: parts }) => [null, parts, true]));
+    rereduced.forEach(({ g }, i) => (finals[g] = values[i]!));
+  }
+  return finals;
+}
+
+function builtinValue(builtin: string, totals: ViewAggregate): Json {
+  if (builtin === '_count') return totals.count;
+  if (builtin === '_sum') return totals.sum;
+  return { sum: totals.sum, count: totals.count, min: totals.min, max: totals.max, sumsqr: totals.sumsqr };
+}
+
+/**
+ * `_count`, and `_sum`/`_stats` of numbers, without group or with group=true, as SQL aggregates
+ * (one per distinct encoded key); undefined when the values or the grouping need the rows.
+ */
+async function aggregated(index: IndexAt, args: CheckedArgs, builtin: string | undefined): Promise<JsonObject[] | undefined> {
+  if ((args.level !== 0 && args.level !== 'exact') || args.keys !== undefined || (builtin !== '_count' && builtin !== '_sum' && builtin !== '_stats')) return undefined;
+  const grouped = args.level === 'exact';
+  const range = { ...rangesOf(args, index.view)[0]!, skip: grouped ? args.skip : 0, limit: grouped ? args.limit : undefined };
+  const groups = (await index.storage.views.aggregate(index.db, index.signature, range, grouped)).filter((totals) => totals.count > 0);
+  if (builtin !== '_count' && groups.some((totals) => totals.numbers !== totals.count)) return undefined;
+  const rows = groups.map((totals) => ({ key: grouped ? totals.key! : null, value: builtinValue(builtin, totals) }));
+  return grouped ? rows : rows.slice(args.skip, args.skip + (args.limit ?? Number.MAX_SAFE_INTEGER));
+}
+
+/** `{rows}` of a reduced query. */
+export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Reducer): Promise<JsonObject> {
+  const builtin = builtinOf(reducer.source);
+  const quick = await aggregated(index, args, builtin);
+  const limit = args.limit ?? Number.MAX_SAFE_INTEGER;
+  if (quick !== undefined) return { rows: quick };
+  // With `keys`, each key is its own range: a group never spans two of them.
+  const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
+  const groups: Group[] = [];
+  for (const query of queries) groups.push(...groupsOf((await scan(index, query, false)).rows, args));
+  const selected = groups.slice(args.skip, args.skip + limit);
+  const values = builtin !== undefined ? selected.map((group) => builtinReduce(builtin, group.rows.map((row) => row.encoded), group.rows.map((row) => row.value))) : await reduceWithJs(reducer, selected);
+  return { rows: selected.map((group, i) => ({ key: group.key, value: values[i]! })) };
+}

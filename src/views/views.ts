@@ -1,0 +1,111 @@
+/**
+ * Map/reduce views of a database (docs/views.md): reads the design document, brings its index up
+ * to date as `update` asks (`true` before answering, `lazy` after, `false` never), then answers
+ * from the index. Also `_info`'s `view_index`, `_view_cleanup` and the `_view` filter of `_changes`.
+ */
+import { sequencesOf } from '../databases/sequences.js';
+import type { OpenedDatabase } from '../databases/opened-database.js';
+import { isObject } from '../documents/document-json.js';
+import { notFound } from '../errors/catalog.js';
+import type { Json, JsonObject } from '../json/json.js';
+import type { Logger } from '../log/logger.js';
+import type { ActiveTasks } from '../tasks/active-tasks.js';
+import { NO_INDEX, type ViewIndexFigures } from '../js/design-info.js';
+import { updateIndex } from './indexer.js';
+import type { ViewArgs } from './query-args.js';
+import { checkArgs } from './view-ranges.js';
+import { viewGroupOf, type ViewGroup } from './view-group.js';
+import { mapQuery, type DocumentRef } from './view-query.js';
+import { reduceQuery } from './view-reduce.js';
+import type { ViewFunctions } from './view-functions.js';
+
+export interface ViewsSettings {
+  /** The JavaScript sandbox that runs map and reduce functions. */
+  functions: ViewFunctions;
+  tasks: ActiveTasks;
+  log: Logger;
+}
+
+export class Views {
+  readonly #settings: ViewsSettings;
+
+  constructor(settings: ViewsSettings) {
+    this.#settings = settings;
+  }
+
+  /** The view group of `_design/{name}`: 404 `missing`/`deleted` as for the document itself. */
+  async group(opened: OpenedDatabase, name: string): Promise<ViewGroup> {
+    const { doc } = await opened.readDocument(`_design/${name}`, undefined, {});
+    return viewGroupOf(doc);
+  }
+
+  /** Brings the group's index up to date; answers the sequence it reached. */
+  async refresh(opened: OpenedDatabase, group: ViewGroup): Promise<number> {
+    return updateIndex({ storage: opened.storage, functions: this.#settings.functions, tasks: this.#settings.tasks, log: this.#settings.log }, opened.db, group);
+  }
+
+  /** One query of one view: `{total_rows, offset, rows}` or `{rows}` when it reduces. */
+  async query(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs): Promise<JsonObject> {
+    const view = group.views.get(viewName);
+    if (view === undefined) throw notFound('missing_named_view');
+    const checked = checkArgs(args, view.reduce !== undefined);
+    let seq: number;
+    if (args.update === 'true') seq = await this.refresh(opened, group);
+    else seq = await opened.storage.views.open(opened.db, group.signature);
+    const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map };
+    const body = checked.reducing
+      ? await reduceQuery(index, checked, { source: view.reduce!, ddoc: group.doc, view: viewName, functions: this.#settings.functions, log: this.#settings.log })
+      : await mapQuery(index, checked, (refs, conflicts) => this.#documents(opened, refs, conflicts));
+    if (args.updateSeq) body['update_seq'] = sequencesOf(await opened.info()).format(seq);
+    if (args.update === 'lazy') {
+      this.refresh(opened, group).catch((error: unknown) => this.#settings.log.warning(`view ${opened.db}/${group.id}: update after the query failed: ${String(error)}`));
+    }
+    return body;
+  }
+
+  /** Documents for `include_docs` as the caller may see them; null for missing or deleted ones. */
+  async #documents(opened: OpenedDatabase, refs: readonly DocumentRef[], conflicts: boolean): Promise<(JsonObject | null)[]> {
+    return Promise.all(
+      refs.map(async (ref) => {
+        try {
+          const { doc } = await opened.readDocument(ref.id, ref.rev, { conflicts });
+          return doc['_deleted'] === true ? null : doc;
+        } catch (error) {
+          if (error instanceof Error && 'status' in error && error.status === 404) return null;
+          throw error;
+        }
+      }),
+    );
+  }
+
+  /** The figures `GET /{db}/_design/{name}/_info` reports of the group's index. */
+  async info(opened: OpenedDatabase, group: ViewGroup): Promise<ViewIndexFigures> {
+    const index = (await opened.storage.views.list(opened.db)).find((entry) => entry.signature === group.signature);
+    const pending = Math.max(0, ((await opened.info())?.updateSeq ?? 0) - (index?.updateSeq ?? 0));
+    return { ...NO_INDEX, updateSeq: index?.updateSeq ?? 0, updatesPending: { minimum: pending, preferred: pending, total: pending } };
+  }
+
+  /** `_view_cleanup`: drops the indexes no design document of the database uses any more. */
+  async cleanup(opened: OpenedDatabase): Promise<number> {
+    const used = new Set<string>();
+    const designs = await opened.listDocuments({ startKey: '_design/', endKey: '_design0', includeDocs: true });
+    for (const summary of designs.rows) {
+      if (summary.body === undefined || summary.deleted) continue;
+      used.add(viewGroupOf({ _id: summary.id, ...summary.body } as JsonObject).signature);
+    }
+    const unused = (await opened.storage.views.list(opened.db)).map((index) => index.signature).filter((signature) => !used.has(signature));
+    return unused.length === 0 ? 0 : opened.storage.views.drop(opened.db, unused);
+  }
+
+  /** The `_view` filter of `_changes`: the documents the view's map function emits anything for. */
+  async emitting(opened: OpenedDatabase, group: ViewGroup, viewName: string, docs: readonly JsonObject[]): Promise<boolean[]> {
+    if (!group.views.has(viewName)) throw notFound('missing json key: ' + viewName);
+    const outcomes = await this.#settings.functions.map(group.doc, ['views', viewName, 'map'], docs);
+    return outcomes.map((outcome) => outcome.ok && Array.isArray(outcome.value) && outcome.value.length > 0);
+  }
+}
+
+/** Whether a JSON value is a POST body object (for the routes). */
+export function bodyObject(value: Json | undefined): value is JsonObject {
+  return isObject(value ?? null);
+}
