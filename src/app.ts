@@ -12,6 +12,7 @@ import { Listeners } from './http/server.js';
 import type { Services } from './http/services.js';
 import { wireData } from './wiring/data-layer.js';
 import { receiveClusterMessages, wireIdentity } from './wiring/identity.js';
+import { wireReplication } from './wiring/replication.js';
 import { Logger } from './log/logger.js';
 import type { Storage } from './storage/storage.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
@@ -78,6 +79,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const data = await wireData(config, log, backend, link);
   const identity = wireIdentity(config, log, admins, data, link);
   if (link) receiveClusterMessages(link, data, identity);
+  const replication = await wireReplication(config, log, data, VERSION);
 
   const services: Services = {
     config,
@@ -91,6 +93,8 @@ export async function createApp(options: AppOptions): Promise<App> {
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
+    replicator: replication.replicator,
+    replicatorDocs: replication.docs,
   };
   const listeners = new Listeners(createPipeline(services), {
     timeouts: () => ({
@@ -110,6 +114,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       // Open feeds write their last line and end, so draining does not wait for them.
       data.changes.close();
+      replication.close();
       await listeners.drain(10000);
       await admins.settled();
       await identity.upgrader.settled();

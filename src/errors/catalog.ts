@@ -81,3 +81,6 @@ export const serviceUnavailable = (reason: string): CouchError =>
   new CouchError(503, 'service_unavailable', reason);
 export const passwordHashingBusy = (): CouchError =>
   new CouchError(503, 'service_unavailable', 'Too many password checks are waiting. Try again shortly.', { 'Retry-After': '1' });
+
+/** An error of a replication (`POST /_replicate`), with CouchDB's status, error and reason. */
+export const replicationError = (status: number, error: string, reason: string): CouchError => new CouchError(status, error, reason);

@@ -9,6 +9,7 @@ import { changes } from './routes/changes.js';
 import { allDocs } from './routes/listings.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
+import { replicate, scheduler } from './routes/replicate.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
 
@@ -37,6 +38,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_membership', only(['GET'], membership)],
   ['_active_tasks', only(['GET'], activeTasks)],
   ['_session', session],
+  ['_replicate', replicate],
 ]);
 
 /** Endpoints below a database, by second path segment. */
@@ -63,6 +65,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     const endpoint = extraServerEndpoints.get(first) ?? SERVER_ENDPOINTS.get(first);
     if (endpoint && request.segments.length === 1) return endpoint;
     if (first === '_node' && request.segments[2] === '_config') return nodeConfig;
+    if (first === '_scheduler' && second !== undefined) return scheduler;
     // `/_utils` and every file below it (the browser login page).
     if (first === '_utils') return utils;
     if (!isSystemDatabase(first)) {

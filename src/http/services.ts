@@ -7,6 +7,8 @@ import type { CookieService } from '../auth/cookie/cookie-service.js';
 import type { Admins } from '../users/admins.js';
 import type { PasswordAuthenticator } from '../users/password-authenticator.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
+import type { Replicator } from '../replicator/replicator.js';
+import type { ReplicatorDocs } from '../replicator/replicator-docs.js';
 import type { Reply } from './reply.js';
 import type { Request } from './request.js';
 
@@ -23,6 +25,10 @@ export interface Services {
   readonly changes: ChangeNotifier;
   /** This node's long-running work, for `GET /_active_tasks`. */
   readonly tasks: ActiveTasks;
+  /** Replication jobs: `_replicate` and `_scheduler` (src/replicator/). */
+  readonly replicator: Replicator;
+  /** The jobs of `_replicator` documents, for `_scheduler/docs`. */
+  readonly replicatorDocs: ReplicatorDocs;
   /** The Divan release, for `vendor.version`. */
   readonly version: string;
   /** The node's name, for `/_membership` and `/_node/{name}`. */
