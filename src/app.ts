@@ -114,7 +114,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     async close() {
       // Open feeds write their last line and end, so draining does not wait for them.
       data.changes.close();
-      replication.close();
+      await replication.close();
       await listeners.drain(10000);
       await admins.settled();
       await identity.upgrader.settled();

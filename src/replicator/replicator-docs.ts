@@ -11,10 +11,11 @@ import type { ChangeNotifier } from '../databases/change-notifier.js';
 import { writeDocument } from '../databases/document-writes.js';
 import { defaultSecurity } from '../databases/security.js';
 import { isCouchError } from '../errors/couch-error.js';
-import type { JsonObject } from '../json/json.js';
+import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import { infoOf, reasonOf, type Job } from './scheduler.js';
 import type { Replicator } from './replicator.js';
+import { LEASE_MS, Leases } from './leases.js';
 
 export const REPLICATOR_DB = '_replicator';
 
@@ -29,6 +30,10 @@ interface Tracked {
   key: string;
   /** A document that cannot run (malformed): why, for `_scheduler/docs`. */
   error?: string;
+  /** The node running this document's job (several nodes on one PostgreSQL store). */
+  elsewhere?: string;
+  /** A document whose job ended (`completed`, `failed`), as its `_replication_*` fields say. */
+  ended?: { state: string; id: Json | undefined; info: Json | undefined };
 }
 
 export class ReplicatorDocs {
@@ -40,11 +45,14 @@ export class ReplicatorDocs {
   #unsubscribe: (() => void) | undefined;
   #reading: Promise<void> = Promise.resolve();
   #again = false;
+  readonly #leases: Leases;
+  #timer: NodeJS.Timeout | undefined;
 
-  constructor(databases: Databases, replicator: Replicator, log: Logger) {
+  constructor(databases: Databases, replicator: Replicator, log: Logger, node: string) {
     this.#databases = databases;
     this.#replicator = replicator;
     this.#log = log;
+    this.#leases = new Leases(databases, REPLICATOR_DB, node);
   }
 
   /** Creates `_replicator` when missing, runs its documents' jobs and follows its changes. */
@@ -53,10 +61,16 @@ export class ReplicatorDocs {
     this.#unsubscribe = changes.subscribe(REPLICATOR_DB, () => this.#read());
     this.#read();
     await this.#reading;
+    this.#timer = setInterval(() => this.#queue(() => this.#tend()), LEASE_MS / 3);
+    this.#timer.unref();
   }
 
-  stop(): void {
+  /** Stops following the database and gives this node's leases up. */
+  async stop(): Promise<void> {
     this.#unsubscribe?.();
+    clearInterval(this.#timer);
+    await this.#reading;
+    for (const docId of this.#leases.held()) await this.#leases.release(docId).catch(() => undefined);
   }
 
   tracked(): ReadonlyMap<string, Tracked> {
@@ -66,15 +80,18 @@ export class ReplicatorDocs {
   /** Reads the changes since the last read; a wake-up during a read reads once more afterwards. */
   #read(): void {
     this.#again = true;
-    this.#reading = this.#reading.then(async () => {
+    this.#queue(async () => {
       while (this.#again) {
         this.#again = false;
-        try {
-          await this.#readChanges();
-        } catch (error) {
-          this.#log.warning(`replicator: reading ${REPLICATOR_DB}: ${(error as Error).message}`);
-        }
+        await this.#readChanges();
       }
+    });
+  }
+
+  /** Runs `work` after what is already queued, so documents are reconciled one at a time. */
+  #queue(work: () => Promise<void>): void {
+    this.#reading = this.#reading.then(work).catch((error: unknown) => {
+      this.#log.warning(`replicator: reading ${REPLICATOR_DB}: ${(error as Error).message}`);
     });
   }
 
@@ -93,25 +110,36 @@ export class ReplicatorDocs {
   async #reconcile(docId: string, doc: JsonObject | undefined): Promise<void> {
     const tracked = this.#docs.get(docId);
     if (doc === undefined) {
-      if (tracked?.jobId) this.#replicator.scheduler.remove(tracked.jobId);
+      await this.#drop(docId, tracked);
       this.#docs.delete(docId);
       return;
     }
     const key = specKey(doc);
     if (tracked && tracked.key === key) return;
-    if (tracked?.jobId) this.#replicator.scheduler.remove(tracked.jobId);
+    await this.#drop(docId, tracked);
     const state = doc['_replication_state'];
     if (typeof state === 'string' && ENDED.has(state)) {
-      this.#docs.set(docId, { key });
+      const reason = doc['_replication_state_reason'];
+      const info = state === 'failed' ? { error: reason ?? null } : doc['_replication_stats'];
+      this.#docs.set(docId, { key, ended: { state, id: doc['_replication_id'], info } });
       return;
     }
+    await this.#run(docId, doc, key);
+  }
+
+  /** Starts the document's job where this node holds (or takes) its lease. */
+  async #run(docId: string, doc: JsonObject, key: string): Promise<void> {
     try {
       const spec = this.#replicator.parse(doc);
       const { id, baseId } = await this.#replicator.idOf(spec);
+      const holder = await this.#leases.claim(docId);
+      if (holder) {
+        this.#docs.set(docId, { key, elsewhere: holder.node });
+        return;
+      }
       const owner = doc['owner'];
-      const user = typeof owner === 'string' ? owner : null;
       this.#docs.set(docId, { key, jobId: id });
-      if (!this.#replicator.scheduler.get(id)) this.#replicator.scheduler.add(id, baseId, spec, { db: REPLICATOR_DB, docId, user });
+      if (!this.#replicator.scheduler.get(id)) this.#replicator.scheduler.add(id, baseId, spec, { db: REPLICATOR_DB, docId, user: typeof owner === 'string' ? owner : null });
     } catch (error) {
       const reason = reasonOf(error);
       this.#docs.set(docId, { key, error: reason });
@@ -119,15 +147,43 @@ export class ReplicatorDocs {
     }
   }
 
+  async #drop(docId: string, tracked: Tracked | undefined): Promise<void> {
+    if (tracked?.jobId) this.#replicator.scheduler.remove(tracked.jobId);
+    await this.#leases.release(docId);
+  }
+
+  /** Renews this node's leases (a lost one stops its job) and takes over expired ones. */
+  async #tend(): Promise<void> {
+    for (const [docId, tracked] of [...this.#docs]) {
+      if (tracked.jobId === undefined && tracked.elsewhere === undefined) continue;
+      const holder = await this.#leases.claim(docId);
+      if (holder && tracked.jobId !== undefined) {
+        this.#replicator.scheduler.remove(tracked.jobId);
+        this.#docs.set(docId, { key: tracked.key, elsewhere: holder.node });
+      } else if (!holder && tracked.elsewhere !== undefined) {
+        this.#docs.delete(docId);
+        const doc = await this.#databases.current(REPLICATOR_DB, docId);
+        if (doc) await this.#reconcile(docId, doc);
+      }
+    }
+  }
+
   /** Writes a document job's end into its document. */
   async jobChanged(job: Job): Promise<void> {
     if (job.origin.db !== REPLICATOR_DB || job.origin.docId === undefined) return;
-    if (job.state === 'completed') {
-      const stats = infoOf(job);
-      await this.#writeState(job.origin.docId, { _replication_state: 'completed', _replication_stats: stats, _replication_id: job.id });
-    } else if (job.state === 'failed') {
-      await this.#writeState(job.origin.docId, { _replication_state: 'failed', _replication_state_reason: job.lastError ?? 'failed', _replication_id: job.id });
+    if (job.state !== 'completed' && job.state !== 'failed') return;
+    const info = infoOf(job);
+    const tracked = this.#docs.get(job.origin.docId);
+    if (tracked?.jobId === job.id) {
+      delete tracked.jobId;
+      tracked.ended = { state: job.state, id: job.id, info };
     }
+    const fields: JsonObject =
+      job.state === 'completed'
+        ? { _replication_state: 'completed', _replication_stats: info, _replication_id: job.id }
+        : { _replication_state: 'failed', _replication_state_reason: job.lastError ?? 'failed', _replication_id: job.id };
+    await this.#writeState(job.origin.docId, fields);
+    await this.#leases.release(job.origin.docId);
   }
 
   async #writeState(docId: string, fields: JsonObject): Promise<void> {

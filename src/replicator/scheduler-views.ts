@@ -33,17 +33,17 @@ export function docView(docs: ReplicatorDocs, scheduler: Scheduler, docId: strin
   const tracked = docs.tracked().get(docId);
   if (!tracked) return undefined;
   const job = tracked.jobId ? scheduler.get(tracked.jobId) : undefined;
-  const state = tracked.error ? 'failed' : (job?.state ?? 'completed');
+  const state = tracked.error ? 'failed' : tracked.elsewhere !== undefined ? 'running' : (job?.state ?? tracked.ended?.state ?? 'completed');
   return {
     database: '_replicator',
     doc_id: docId,
-    id: tracked.jobId ?? null,
-    node,
+    id: tracked.jobId ?? tracked.ended?.id ?? null,
+    node: tracked.elsewhere ?? node,
     source: job?.spec.source.url ?? null,
     target: job?.spec.target.url ?? null,
     state,
-    info: tracked.error ? { error: tracked.error } : job ? infoOf(job) : null,
-    error_count: job?.errorCount ?? (tracked.error ? 1 : 0),
+    info: tracked.error ? { error: tracked.error } : job ? infoOf(job) : (tracked.ended?.info ?? null),
+    error_count: job?.errorCount ?? (tracked.error || state === 'failed' ? 1 : 0),
     last_updated: iso(job?.lastUpdated ?? new Date()),
     start_time: job ? iso(job.startTime) : null,
   };

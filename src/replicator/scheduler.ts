@@ -154,7 +154,7 @@ export class Scheduler {
     job.state = state;
     this.#event(job, state === 'completed' ? 'finished' : 'crashed', job.lastError);
     this.#settings.onStateChange?.(job);
-    if (!job.origin.db) this.#jobs.delete(job.id);
+    this.#jobs.delete(job.id);
     job.onEnd?.(error);
   }
 

@@ -25,6 +25,8 @@ export interface DataLayer {
   userStore: UserStore;
   changes: ChangeNotifier;
   perUser: PerUserDatabases;
+  /** For capabilities wired later (the replicator) to add their databases' rules. */
+  hooks: HookRegistry;
 }
 
 /**
@@ -49,5 +51,5 @@ export async function wireData(config: Config, log: Logger, backend: Storage, li
   hooks.register({ name: 'live _changes feeds', appliesTo: () => true, afterWrite: (written) => changes.changed(written.db) });
   hooks.register(perUser.hooks());
   await databases.ensure(users.name, defaultSecurity('admin_only'));
-  return { backend, databases, users, userStore, changes, perUser };
+  return { backend, databases, users, userStore, changes, perUser, hooks };
 }

@@ -4,14 +4,15 @@
  */
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
-import { ReplicatorDocs } from '../replicator/replicator-docs.js';
+import { REPLICATOR_DB, ReplicatorDocs } from '../replicator/replicator-docs.js';
+import { replicatorHooks } from '../replicator/replicator-hooks.js';
 import { Replicator } from '../replicator/replicator.js';
 import type { DataLayer } from './data-layer.js';
 
 export interface Replication {
   replicator: Replicator;
   docs: ReplicatorDocs;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export async function wireReplication(config: Config, log: Logger, data: DataLayer, version: string): Promise<Replication> {
@@ -23,14 +24,15 @@ export async function wireReplication(config: Config, log: Logger, data: DataLay
     version,
     onStateChange: (job) => void docs?.jobChanged(job),
   });
-  docs = new ReplicatorDocs(data.databases, replicator, log);
+  data.hooks.register(replicatorHooks(REPLICATOR_DB, (doc) => void replicator.parse(doc)));
+  docs = new ReplicatorDocs(data.databases, replicator, log, config.getString('divan', 'node_name'));
   await docs.start(data.changes);
   return {
     replicator,
     docs,
-    close() {
-      docs!.stop();
+    async close() {
       replicator.close();
+      await docs!.stop();
     },
   };
 }
