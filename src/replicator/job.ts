@@ -95,7 +95,9 @@ export class ReplicationRun {
     this.#report();
     const revs = { source: sourceLog?.['_rev'] as string | undefined, target: targetLog?.['_rev'] as string | undefined };
     let record: JsonObject | undefined;
-    const checkpoint = async (): Promise<void> => {
+    let writing: Promise<void> = Promise.resolve();
+    const checkpoint = (): Promise<void> => (writing = writing.then(write));
+    const write = async (): Promise<void> => {
       if (!this.spec.useCheckpoints || this.progress.throughSeq === this.progress.checkpointedSeq) return;
       record = checkpointRecord(session, this.progress.throughSeq, this.progress.stats, history);
       revs.source = await source.putLocal(logId, { ...record, ...(revs.source ? { _rev: revs.source } : {}) });
@@ -103,7 +105,14 @@ export class ReplicationRun {
       this.progress.checkpointedSeq = this.progress.throughSeq;
       this.#report();
     };
-    const changed = await this.#follow(source, target, checkpoint);
+    // As CouchDB's job timer: a checkpoint every interval, also while a long poll waits.
+    const timer = setInterval(() => void checkpoint().catch((error: unknown) => this.#context.log.warning(`replicator: checkpoint of ${this.baseId}: ${(error as Error).message}`)), this.spec.checkpointIntervalMs);
+    let changed: boolean;
+    try {
+      changed = await this.#follow(source, target);
+    } finally {
+      clearInterval(timer);
+    }
     if (this.stopped) return { ok: true };
     await checkpoint();
     if (!changed || record === undefined) {
@@ -113,13 +122,12 @@ export class ReplicationRun {
     return { ok: true, ...record };
   }
 
-  /** Reads and copies pages of changes; answers whether any change was seen. */
-  async #follow(source: RemoteDb, target: RemoteDb, checkpoint: () => Promise<void>): Promise<boolean> {
-    const { workerBatchSize, workerProcesses, continuous, checkpointIntervalMs } = this.spec;
+  /** Reads and copies pages of changes (checkpoints are the timer's); answers whether any change was seen. */
+  async #follow(source: RemoteDb, target: RemoteDb): Promise<boolean> {
+    const { workerBatchSize, workerProcesses, continuous } = this.spec;
     const pageSize = workerBatchSize * workerProcesses;
     const ends = { source, target, useBulkGet: this.spec.useBulkGet, winningRevsOnly: this.spec.winningRevsOnly, log: this.#context.log };
     let changed = false;
-    let lastCheckpoint = Date.now();
     while (!this.stopped) {
       const page = await source.changes(this.progress.throughSeq, pageSize, this.spec.filter, continuous ? { timeoutMs: LONGPOLL_TIMEOUT_MS } : undefined);
       if (this.stopped) break;
@@ -132,10 +140,6 @@ export class ReplicationRun {
       this.progress.changesPending = continuous && page.results.length < pageSize ? 0 : this.progress.changesPending;
       this.#report();
       if (!continuous && page.results.length < pageSize) break;
-      if (Date.now() - lastCheckpoint >= checkpointIntervalMs) {
-        await checkpoint();
-        lastCheckpoint = Date.now();
-      }
     }
     return changed;
   }
