@@ -96,14 +96,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     replicator: replication.replicator,
     replicatorDocs: replication.docs,
   };
-  const listeners = new Listeners(createPipeline(services), {
-    timeouts: () => ({
-      headersTimeout: config.getInteger('divan', 'headers_timeout'),
-      requestTimeout: config.getInteger('divan', 'request_timeout'),
-      keepAliveTimeout: config.getInteger('divan', 'keepalive_timeout'),
-    }),
-    tlsFiles: () => ({ certFile: config.getString('ssl', 'cert_file'), keyFile: config.getString('ssl', 'key_file') }),
-  });
+  const listeners = listenersOf(config, services);
   return {
     config,
     storage: backend,
@@ -112,17 +105,28 @@ export async function createApp(options: AppOptions): Promise<App> {
     listen: (port, bind) => listeners.listen(port, bind),
     listenTls: (port, bind) => listeners.listenTls(port, bind),
     async close() {
-      // Open feeds write their last line and end, so draining does not wait for them.
-      data.changes.close();
+      // Jobs stop first; open feeds write their last line and end, so draining does not wait for them.
       await replication.close();
+      data.changes.close();
       await listeners.drain(10000);
-      await admins.settled();
-      await identity.upgrader.settled();
+      await Promise.all([admins.settled(), identity.upgrader.settled()]);
       identity.jwt.close();
       await link?.close();
       await backend.close();
     },
   };
+}
+
+/** The HTTP and HTTPS listeners, their timeouts and TLS files read from the config when they start. */
+function listenersOf(config: Config, services: Services): Listeners {
+  return new Listeners(createPipeline(services), {
+    timeouts: () => ({
+      headersTimeout: config.getInteger('divan', 'headers_timeout'),
+      requestTimeout: config.getInteger('divan', 'request_timeout'),
+      keepAliveTimeout: config.getInteger('divan', 'keepalive_timeout'),
+    }),
+    tlsFiles: () => ({ certFile: config.getString('ssl', 'cert_file'), keyFile: config.getString('ssl', 'key_file') }),
+  });
 }
 
 async function loadConfig(options: AppOptions, dataDir: string, log: Logger): Promise<Config> {
