@@ -10,6 +10,7 @@ export const DEFAULTS = {
     uuid: '',
     default_security: 'admin_only',
     max_document_size: 8000000,
+    max_attachment_size: 1073741824,
     max_document_leaves: 1000,
     max_document_revisions: 10000,
     users_db_security_editable: 'false',

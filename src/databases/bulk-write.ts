@@ -5,6 +5,7 @@ import { isCouchError } from '../errors/couch-error.js';
 import { LoopTurns } from '../http/event-loop.js';
 import type { JsonObject } from '../json/json.js';
 import type { DocumentEdit, EditResult } from '../storage/storage.js';
+import { attachmentsOf, keepStubs, withStubs } from './attachment-writes.js';
 import { announceWritten, designRefusal, withGeneratedId } from './document-writes.js';
 import type { OpenedDatabase } from './opened-database.js';
 import { documentLimits, maxDocumentSize } from './settings.js';
@@ -39,15 +40,15 @@ async function slotOf(opened: OpenedDatabase, doc: unknown, newEdits: boolean, s
     return { id, error: refusalOf(error) };
   }
   const { edit, rev } = parsed;
-  if (JSON.stringify(edit.body).length > maxDocumentSize(opened.context.config)) return { id: edit.id, error: refusalOf(documentTooLarge()) };
   if (edit.id.startsWith('_local/')) return { id: edit.id, local: { body: edit.body, rev, deleted: edit.deleted } };
   let final = edit;
-  if (step) {
-    try {
-      final = toEdit(await step(candidate as JsonObject), { newEdits }).edit;
-    } catch (error) {
-      return { id: edit.id, error: refusalOf(error) };
-    }
+  try {
+    const stubs = await attachmentsOf(opened, edit, () => opened.storage.readDocument(opened.db, edit.id));
+    // The size limit is on the document's JSON, its attachments' data apart (as CouchDB).
+    if (JSON.stringify(edit.body).length > maxDocumentSize(opened.context.config)) return { id: edit.id, error: refusalOf(documentTooLarge()) };
+    if (step) final = keepStubs(toEdit(await step(withStubs(candidate as JsonObject, stubs)), { newEdits }).edit, stubs);
+  } catch (error) {
+    return { id: edit.id, error: refusalOf(error) };
   }
   const refusal = designRefusal(opened, final.id);
   return refusal ? { id: final.id, error: refusalOf(refusal) } : { id: final.id, edit: final };

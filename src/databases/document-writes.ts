@@ -5,6 +5,8 @@ import { CouchError } from '../errors/couch-error.js';
 import type { JsonObject } from '../json/json.js';
 import type { EditResult } from '../storage/storage.js';
 import type { OpenedDatabase } from './opened-database.js';
+import type { FollowsSource } from '../attachments/incoming.js';
+import { attachmentsOf, keepStubs, withStubs } from './attachment-writes.js';
 import { documentLimits } from './settings.js';
 import { requireNamedLeaf, updateSteps } from './update-steps.js';
 
@@ -16,6 +18,8 @@ export interface WriteOptions {
   newEdits: boolean;
   /** DELETE: a document that never existed is 404 rather than a conflict. */
   mustExist?: boolean;
+  /** The parts of a multipart/related body, for `follows: true` attachments. */
+  follows?: FollowsSource;
 }
 
 /** The revision a write stored; a refused one (a conflict, a document too large) is thrown. */
@@ -62,7 +66,10 @@ export async function writeDocument(opened: OpenedDatabase, body: unknown, optio
     const sent = Object.entries(body as JsonObject);
     const doc = Object.fromEntries([...sent, ['_id', edit.id], ...(rev === undefined ? [] : [['_rev', rev]])]) as JsonObject;
     if (newEdits) requireNamedLeaf(stored, doc);
-    final = toEdit(await steps.step(doc), { newEdits }).edit;
+    const stubs = await attachmentsOf(opened, edit, () => steps.stored(edit.id), options.follows);
+    final = keepStubs(toEdit(await steps.step(withStubs(doc, stubs)), { newEdits }).edit, stubs);
+  } else {
+    await attachmentsOf(opened, edit, () => steps.stored(edit.id), options.follows);
   }
   const refusal = designRefusal(opened, final.id);
   if (refusal) throw refusal;

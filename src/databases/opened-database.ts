@@ -23,6 +23,12 @@ import type {
 } from '../storage/storage.js';
 import { listConflicts } from '../storage/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
+import { inlineAttachments, sinceGeneration } from '../attachments/outgoing.js';
+
+/** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
+export interface AttachmentsWanted {
+  since?: readonly string[];
+}
 
 /** What every opened database shares: storage, settings and the hooks registered at composition. */
 export interface LayerContext {
@@ -94,7 +100,7 @@ export class OpenedDatabase {
     id: string,
     rev: string | undefined,
     render: RenderOptions,
-    read: { latest?: boolean } = {},
+    read: { latest?: boolean; attachments?: AttachmentsWanted } = {},
   ): Promise<{ rev: string; doc: JsonObject }> {
     this.requireReadAccess(id);
     const stored = await this.storage.readDocument(this.db, id, {
@@ -103,7 +109,13 @@ export class OpenedDatabase {
     });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
-    return { rev: stored.rev, doc: this.shown(stored, render) };
+    const doc = this.shown(stored, render);
+    return { rev: stored.rev, doc: read.attachments ? await this.withAttachmentData(stored, doc, read.attachments) : doc };
+  }
+
+  /** A shown revision with its attachments' data inlined (those newer than `atts_since`). */
+  withAttachmentData(stored: StoredRevision, doc: JsonObject, wanted: AttachmentsWanted): Promise<JsonObject> {
+    return inlineAttachments(this.storage.attachments, this.db, doc, sinceGeneration(stored, wanted.since));
   }
 
   /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */

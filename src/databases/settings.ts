@@ -6,6 +6,11 @@ export function maxDocumentSize(config: Config): number {
   return config.getInteger('couchdb', 'max_document_size');
 }
 
+/** `[couchdb] max_attachment_size`: the largest attachment accepted, in bytes. */
+export function maxAttachmentSize(config: Config): number {
+  return config.getInteger('couchdb', 'max_attachment_size');
+}
+
 /** `[chttpd_auth] authentication_db`: the users database logins read. */
 export function usersDbName(config: Config): string {
   return config.authString('authentication_db');

@@ -13,6 +13,7 @@ const ACCEPTED_SPECIAL = new Set([
   '_deleted_conflicts',
   '_local_seq',
   '_revs_info',
+  '_attachments',
 ]);
 /** Special members CouchDB keeps in the body as ordinary ones (`couch_doc:transfer_fields`). */
 const BODY_SPECIAL = new Set([
@@ -64,7 +65,6 @@ export function toEdit(value: unknown, options: { id?: string; rev?: string; new
   if (!isObject(value)) throw documentNotObject();
   for (const key of Object.keys(value)) {
     if (key.startsWith('_') && !ACCEPTED_SPECIAL.has(key) && !BODY_SPECIAL.has(key)) {
-      if (key === '_attachments') throw badRequest('Attachments are not supported by this server.');
       throw documentValidation(`Bad special document member: ${key}`);
     }
   }
@@ -83,7 +83,10 @@ export function toEdit(value: unknown, options: { id?: string; rev?: string; new
     rev = asked;
   }
   const deleted = value['_deleted'] === true;
-  const body = Object.fromEntries(Object.entries(value).filter(([key]) => !key.startsWith('_') || BODY_SPECIAL.has(key))) as JsonObject;
+  // `_attachments` goes along for the database layer to resolve into stubs (attachments/incoming.ts);
+  // `_local/` documents have none.
+  const keep = (key: string): boolean => !key.startsWith('_') || BODY_SPECIAL.has(key) || (key === '_attachments' && !id.startsWith('_local/'));
+  const body = Object.fromEntries(Object.entries(value).filter(([key]) => keep(key))) as JsonObject;
   const edit: DocumentEdit = { id, body, deleted };
   if (options.newEdits) {
     if (rev !== undefined) edit.baseRev = rev;

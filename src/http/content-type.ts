@@ -18,6 +18,7 @@
  * | GET, HEAD, DELETE, COPY, OPTIONS | anything                             | goes on (bodies are not read) |
  */
 import { jsonContentTypeRequired } from '../errors/catalog.js';
+import { attachmentPathOf } from './document-path.js';
 import type { Request } from './request.js';
 
 interface Exemption {
@@ -37,6 +38,11 @@ export const BODY_EXEMPTIONS: readonly Exemption[] = [
     method: 'PUT',
     matches: (segments) => segments[0] === '_node' && segments[2] === '_config',
     why: "server admins only; CouchDB takes any type here and documents `curl -X PUT … -d '\"value\"'`; a form cannot send PUT",
+  },
+  {
+    method: 'PUT',
+    matches: (segments) => attachmentPathOf(segments) !== undefined,
+    why: 'a standalone attachment is stored with the Content-Type it is sent with; a form cannot send PUT',
   },
 ];
 

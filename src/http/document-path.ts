@@ -25,6 +25,19 @@ export function documentIdOf(request: Request): string {
   return validateDocumentId(first);
 }
 
+/**
+ * `/{db}/{doc}/{name…}` and `/{db}/_design/{ddoc}/{name…}`: the document id and the attachment
+ * name (its segments joined by `/`); undefined for a document path. `_local` documents have none.
+ */
+export function attachmentPathOf(segments: readonly string[]): { id: string; name: string } | undefined {
+  const [, first, second] = segments;
+  if (first === '_local' || first === undefined) return undefined;
+  const idLength = first === '_design' ? 2 : 1;
+  if (segments.length <= idLength + 1) return undefined;
+  const name = segments.slice(idLength + 1).join('/');
+  return { id: idLength === 2 ? `${first}/${second}` : first, name };
+}
+
 /** Opens the database of a listing (`_all_docs`, `_changes`; GET, HEAD or POST) for the caller. */
 export async function openListing(request: Request, services: Services): Promise<OpenedDatabase> {
   const db = databaseName(request);

@@ -102,6 +102,18 @@ export class Request implements AuthRequest {
     return Buffer.concat(chunks, size);
   }
 
+  /**
+   * The body as a stream, for bodies that are never held whole (attachments). Refuses up front a
+   * body whose declared length passes `[chttpd] max_http_request_size`; the reader applies its own limit.
+   */
+  stream(): AsyncIterable<Buffer> {
+    if (this.#bodyRead) throw new Error('request body read twice');
+    this.#bodyRead = true;
+    const declared = Number(this.header('content-length') ?? NaN);
+    if (Number.isFinite(declared) && declared > this.#limits.maxRequestBytes) throw requestEntityTooLarge();
+    return this.raw;
+  }
+
   /** Parses the body as JSON once (last duplicate key wins, as CouchDB's decoder). */
   async json(maxBytes?: number): Promise<unknown> {
     const bytes = await this.body(maxBytes, maxBytes === undefined ? requestEntityTooLarge : documentTooLarge);

@@ -3,7 +3,9 @@ import { requireServerAdmin } from '../identity/authorization.js';
 import type { Request } from './request.js';
 import type { Endpoint } from './services.js';
 import { nodeConfig } from './routes/config.js';
+import { attachment } from './routes/attachments.js';
 import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
+import { attachmentPathOf } from './document-path.js';
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
 import { allDocs } from './routes/listings.js';
@@ -18,6 +20,7 @@ const database: Endpoint = (request, services) => (request.method === 'POST' ? p
 
 /** `GET /{db}/{id}?open_revs=…` reads revisions the replicator's way (replication.ts); `_local` documents have none. */
 const document: Endpoint = (request, services) => {
+  if (attachmentPathOf(request.segments) !== undefined) return attachment(request, services);
   const readsRevisions = (request.method === 'GET' || request.method === 'HEAD') && request.query.has('open_revs') && request.segments[1] !== '_local';
   return (readsRevisions ? openRevs : oneDocument)(request, services);
 };

@@ -9,8 +9,10 @@
 
 import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
+import type { AttachmentStore } from './attachment-store.js';
 import type { RevisionTree } from './revision-tree.js';
 
+export type { AttachmentStore, ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from './revision-tree.js';
 
@@ -199,6 +201,8 @@ export interface LocalDocument {
 export interface Storage {
   /** `sqlite` or `postgres`: for logs and `GET /_up`. */
   readonly kind: string;
+  /** Attachment data; revision bodies name it by digest (attachment-store.ts). */
+  readonly attachments: AttachmentStore;
 
   /** Closes connections after pending writes have been committed. */
   close(): Promise<void>;
@@ -259,11 +263,17 @@ export interface Storage {
 
   /**
    * Reclaims the bodies of revisions that are no longer leaves (CouchDB's compaction), in slices of
-   * one transaction each so that writes and reads go on in between; leaves are never touched.
+   * one transaction each so that writes and reads go on in between; leaves are never touched. Then
+   * removes the attachment data no body has named for `UNREFERENCED_GRACE_MS`.
    * Resolves with the bytes reclaimed. Rejects with a not-found CouchError when the database does
    * not exist (or is deleted meanwhile).
    */
-  compact(db: string): Promise<number>;
+  compact(db: string, options?: CompactOptions): Promise<number>;
+}
+
+export interface CompactOptions {
+  /** How long unreferenced attachment data is kept (default `UNREFERENCED_GRACE_MS`). */
+  graceMs?: number;
 }
 
 /** Bodies reclaimed per transaction by `compact`. */

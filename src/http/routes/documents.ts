@@ -4,6 +4,8 @@ import { maxDocumentSize } from '../../databases/settings.js';
 import { toEdit } from '../../documents/document-json.js';
 import { badRequest, documentMissing, methodNotAllowed, revisionsDiffer } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
+import type { AttachmentsWanted } from '../../databases/opened-database.js';
+import { parseJsonText } from '../request.js';
 import { readBulkJson } from '../bulk-body.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { LoopTurns } from '../event-loop.js';
@@ -18,6 +20,17 @@ function revisionFrom(request: Request): string | undefined {
   const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
   if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
   return fromQuery ?? ifMatch;
+}
+
+/** `?attachments=true` and `atts_since=[…]` (which implies it, as in CouchDB). */
+function attachmentsWanted(request: Request): { attachments?: AttachmentsWanted } {
+  const since = request.query.get('atts_since');
+  if (since !== null) {
+    const revs = parseJsonText(since);
+    if (!Array.isArray(revs) || !revs.every((rev) => typeof rev === 'string')) throw badRequest('atts_since must be a JSON array of revisions');
+    return { attachments: { since: revs as string[] } };
+  }
+  return booleanParam(request.query, 'attachments') ? { attachments: {} } : {};
 }
 
 function written(request: Request, db: string, id: string, rev: string, status = 201): Reply {
@@ -44,7 +57,7 @@ export async function document(request: Request, services: Services): Promise<Re
           deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
           localSeq: meta || booleanParam(request.query, 'local_seq'),
         },
-        { latest: booleanParam(request.query, 'latest') },
+        { latest: booleanParam(request.query, 'latest'), ...attachmentsWanted(request) },
       );
       const etag = `"${rev}"`;
       if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };

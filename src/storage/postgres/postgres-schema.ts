@@ -77,6 +77,35 @@ CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE NOT leaf;
 ALTER TABLE databases ADD COLUMN compactable_size bigint NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 3,
+    description: 'attachment data in chunks, content-addressed per database, counted by the bodies naming it',
+    sql: `
+CREATE TABLE attachment_blobs (
+  blob_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  db_id bigint NOT NULL,
+  digest text COLLATE "C",
+  length bigint NOT NULL DEFAULT 0,
+  refs bigint NOT NULL DEFAULT 0,
+  created bigint NOT NULL
+);
+CREATE UNIQUE INDEX attachment_blobs_by_digest ON attachment_blobs (db_id, digest);
+CREATE INDEX unreferenced_blobs ON attachment_blobs (db_id, created) WHERE refs = 0;
+CREATE TABLE attachment_chunks (
+  blob_id bigint NOT NULL,
+  idx integer NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (blob_id, idx)
+);
+ALTER TABLE attachment_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
+CREATE TABLE attachment_refs (
+  doc_pk bigint NOT NULL,
+  rev text COLLATE "C" NOT NULL,
+  digest text COLLATE "C" NOT NULL,
+  PRIMARY KEY (doc_pk, rev, digest)
+);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

@@ -17,6 +17,7 @@
 import type pg from 'pg';
 import type {
   ChangeRow,
+  CompactOptions,
   ChangesOptions,
   DatabaseInfo,
   DocumentEdit,
@@ -35,6 +36,7 @@ import type {
   StoredRevision,
   WriteOptions,
 } from '../storage.js';
+import { PostgresAttachments, sweepUnreferenced } from './postgres-attachments.js';
 import { COMPACTION_SLICE, compactInSlices, DEFAULT_DOCUMENT_LIMITS, type ReclaimedSlice } from '../storage.js';
 import { databaseInfo, type DatabaseRow } from '../stored-rows.js';
 import { sliceEdits } from '../write-slices.js';
@@ -65,6 +67,7 @@ export class PostgresStorage implements Storage {
   /** The schema this storage uses. */
   readonly schema: string;
   readonly #pool: pg.Pool;
+  readonly attachments: PostgresAttachments;
   readonly #lanes: WriteLanes<WriteJob>;
   readonly #pingTimeoutMs: number;
   #closed = false;
@@ -76,6 +79,7 @@ export class PostgresStorage implements Storage {
     this.schema = schema;
     this.#pingTimeoutMs = pingTimeoutMs;
     this.#lanes = new WriteLanes(pool, executeBatch);
+    this.attachments = new PostgresAttachments(pool);
   }
 
   /** Transactions committed since opening; concurrent writes to one database share one. */
@@ -201,9 +205,11 @@ export class PostgresStorage implements Storage {
     return this.#write(db, { kind: 'local', id, rev, body: undefined });
   }
 
-  compact(db: string): Promise<number> {
+  async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per lane batch: the database row is locked for one slice at a time.
-    return compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
+    const bytes = await compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
+    await sweepUnreferenced(this.#pool, db, options.graceMs);
+    return bytes;
   }
 
   #checkOpen(): void {

@@ -13,6 +13,7 @@ import type { DocumentEdit, DocumentLimits, JsonObject, ReclaimedSlice, Security
 import { instanceStartTime } from '../stored-rows.js';
 import type { Outcome } from './postgres-write-queue.js';
 import { writeEdits } from './postgres-writer.js';
+import { deleteAttachmentsOfDatabase } from './postgres-attachments.js';
 
 /** A write, queued in the lane of its database name. */
 export type WriteJob =
@@ -134,6 +135,7 @@ async function deleteDatabase(database: LockedDatabase): Promise<boolean> {
   const dbId = await database.id();
   if (dbId === undefined) return false;
   const { client } = database;
+  await deleteAttachmentsOfDatabase(client, dbId);
   await client.query('DELETE FROM revision_bodies b USING documents d WHERE b.doc_pk = d.doc_pk AND d.db_id = $1', [dbId]);
   await client.query('DELETE FROM documents WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM local_documents WHERE db_id = $1', [dbId]);
@@ -157,11 +159,17 @@ async function putSecurity(database: LockedDatabase, security: SecurityObject): 
 async function reclaimSuperseded(database: LockedDatabase, limit: number): Promise<ReclaimedSlice> {
   const dbId = await database.id();
   if (dbId === undefined) throw databaseMissing();
+  // The reclaimed bodies no longer name their attachments: their counts go down in the same statement.
   const { rows } = await database.client.query<{ size: number }>(
-    `DELETE FROM revision_bodies b USING (
-       SELECT s.doc_pk, s.rev FROM revision_bodies s JOIN documents d ON d.doc_pk = s.doc_pk
-       WHERE NOT s.leaf AND d.db_id = $1 LIMIT $2) o
-     WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev RETURNING octet_length(b.body)::int8 AS size`,
+    `WITH gone AS (
+       DELETE FROM revision_bodies b USING (
+         SELECT s.doc_pk, s.rev FROM revision_bodies s JOIN documents d ON d.doc_pk = s.doc_pk
+         WHERE NOT s.leaf AND d.db_id = $1 LIMIT $2) o
+       WHERE b.doc_pk = o.doc_pk AND b.rev = o.rev RETURNING b.doc_pk, b.rev, octet_length(b.body)::int8 AS size),
+     refs AS (DELETE FROM attachment_refs r USING gone g WHERE r.doc_pk = g.doc_pk AND r.rev = g.rev RETURNING r.digest),
+     counted AS (SELECT digest, count(*) AS n FROM refs GROUP BY digest),
+     released AS (UPDATE attachment_blobs a SET refs = a.refs - c.n FROM counted c WHERE a.db_id = $1 AND a.digest = c.digest)
+     SELECT size FROM gone`,
     [dbId, limit],
   );
   const bytes = rows.reduce((sum, row) => sum + Number(row.size), 0);

@@ -6,7 +6,9 @@
  */
 import type { ClientBase } from 'pg';
 import { mergeBatch, type ChangedDocument, type MergedBatch, type QueuedEdit, type StoredDocument } from '../batch-merge.js';
+import { digestsOfBody } from '../attachment-store.js';
 import type { EditResult } from '../storage.js';
+import { countReferences } from './postgres-attachments.js';
 
 interface DocumentRow {
   doc_pk: number;
@@ -27,7 +29,7 @@ export async function writeEdits(client: ClientBase, dbId: number, edits: readon
   const superseded = await supersedeBodies(client, batch.obsolete);
   const firstSeq = await takeSequences(client, dbId, batch, superseded);
   const docPks = await upsertDocuments(client, dbId, batch.documents, firstSeq);
-  await insertBodies(client, batch.documents, docPks);
+  await insertBodies(client, dbId, batch.documents, docPks);
   return batch.results;
 }
 
@@ -93,7 +95,8 @@ async function upsertDocuments(client: ClientBase, dbId: number, changed: Change
 }
 
 /** The bodies of the batch's new revisions (leaves, and those the batch already superseded), in one statement. */
-async function insertBodies(client: ClientBase, changed: ChangedDocument[], docPks: Map<string, number>): Promise<void> {
+async function insertBodies(client: ClientBase, dbId: number, changed: ChangedDocument[], docPks: Map<string, number>): Promise<void> {
+  const refs: { docPk: number; rev: string; digest: string }[] = [];
   const bodyPks: number[] = [];
   const bodyRevs: string[] = [];
   const bodies: string[] = [];
@@ -106,6 +109,7 @@ async function insertBodies(client: ClientBase, changed: ChangedDocument[], docP
         bodyRevs.push(rev);
         bodies.push(body);
         leaves.push(leaf);
+        for (const digest of digestsOfBody(body)) refs.push({ docPk, rev, digest });
       }
     }
   }
@@ -114,4 +118,5 @@ async function insertBodies(client: ClientBase, changed: ChangedDocument[], docP
     'INSERT INTO revision_bodies (doc_pk, rev, body, leaf) SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::bool[])',
     [bodyPks, bodyRevs, bodies, leaves],
   );
+  await countReferences(client, dbId, refs);
 }

@@ -1,4 +1,5 @@
 import type { DatabaseRow } from '../stored-rows.js';
+import { prepareAttachmentStatements } from './sqlite-attachments.js';
 import type { Connection } from './sqlite-connection.js';
 
 export interface DocumentRow {
@@ -28,15 +29,13 @@ function prepareBodyStatements(db: Connection) {
         'UPDATE revision_bodies SET leaf = 0 WHERE doc_pk = ? AND rev = ? AND leaf = 1 RETURNING length(CAST(body AS BLOB))',
       )
       .pluck(),
-    /** One slice of compaction: up to `limit` superseded bodies of a database; answers their bytes. */
-    reclaimSuperseded: db
-      .prepare<[number, number], number>(
-        `DELETE FROM revision_bodies WHERE rowid IN (
-           SELECT b.rowid FROM revision_bodies b JOIN documents d ON d.doc_pk = b.doc_pk
-           WHERE b.leaf = 0 AND d.db_id = ? LIMIT ?)
-         RETURNING length(CAST(body AS BLOB))`,
-      )
-      .pluck(),
+    /** One slice of compaction: up to `limit` superseded bodies of a database; answers which, with their bytes. */
+    reclaimSuperseded: db.prepare<[number, number], { doc_pk: number; rev: string; size: number }>(
+      `DELETE FROM revision_bodies WHERE rowid IN (
+         SELECT b.rowid FROM revision_bodies b JOIN documents d ON d.doc_pk = b.doc_pk
+         WHERE b.leaf = 0 AND d.db_id = ? LIMIT ?)
+       RETURNING doc_pk, rev, length(CAST(body AS BLOB)) AS size`,
+    ),
     subtractCompactable: db.prepare<[number, number]>('UPDATE databases SET compactable_size = compactable_size - ? WHERE db_id = ?'),
   };
 }
@@ -82,6 +81,7 @@ export function prepareStatements(db: Connection) {
       'UPDATE documents SET tree = ?, winner = ?, deleted = ?, seq = ? WHERE doc_pk = ?',
     ),
     ...prepareBodyStatements(db),
+    ...prepareAttachmentStatements(db),
 
     local: db.prepare<[number, string], LocalRow>('SELECT rev, body FROM local_documents WHERE db_id = ? AND id = ?'),
     upsertLocal: db.prepare<[number, string, number, string]>(

@@ -9,6 +9,7 @@
 import { databaseMissing } from '../../errors/catalog.js';
 import type {
   ChangeRow,
+  CompactOptions,
   ChangesOptions,
   DatabaseInfo,
   DocumentEdit,
@@ -38,6 +39,7 @@ import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { WriteQueue } from './sqlite-write-queue.js';
+import { deleteAttachmentsOfDatabase, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -46,6 +48,7 @@ export class SqliteStorage implements Storage {
   readonly #st: Statements;
   readonly #queue: WriteQueue;
   readonly #ranges: RangeQueries;
+  readonly attachments: SqliteAttachments;
   #closed = false;
   /** Database name → internal id and parsed `_security`, read on nearly every request. */
   readonly #idCache = new Map<string, number>();
@@ -59,6 +62,7 @@ export class SqliteStorage implements Storage {
     this.#st = prepareStatements(this.#db);
     this.#queue = new WriteQueue(this.#db);
     this.#ranges = new RangeQueries(this.#db);
+    this.attachments = new SqliteAttachments(this.#st, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
   }
 
   /** Transactions committed since opening; concurrent writes share one (group commit). */
@@ -89,6 +93,7 @@ export class SqliteStorage implements Storage {
       this.#forget(name);
       const dbId = this.#st.databaseId.get(name);
       if (dbId === undefined) return false;
+      deleteAttachmentsOfDatabase(this.#st, dbId);
       this.#st.deleteBodiesOfDatabase.run(dbId);
       this.#st.deleteDocumentsOfDatabase.run(dbId);
       this.#st.deleteLocalsOfDatabase.run(dbId);
@@ -206,9 +211,11 @@ export class SqliteStorage implements Storage {
     return this.#writeLocal(db, id, rev, undefined);
   }
 
-  compact(db: string): Promise<number> {
+  async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per write batch: other requests' writes and reads run between two slices.
-    return compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
+    const bytes = await compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
+    await this.#queue.enqueue(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs));
+    return bytes;
   }
 
   /** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */

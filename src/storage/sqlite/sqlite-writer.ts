@@ -1,5 +1,6 @@
 import { mergeBatch, type QueuedEdit } from '../batch-merge.js';
 import type { EditResult, ReclaimedSlice } from '../storage.js';
+import { countReferences, releaseReferences } from './sqlite-attachments.js';
 import type { Statements } from './sqlite-statements.js';
 
 /**
@@ -31,8 +32,12 @@ export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedE
     } else {
       st.updateDocument.run(doc.treeJson, doc.winner, deleted, seq, docPk);
     }
-    for (const [rev, body] of doc.newBodies) st.insertBody.run(docPk, rev, body, 1);
-    for (const [rev, body] of doc.supersededBodies) st.insertBody.run(docPk, rev, body, 0);
+    for (const [bodies, leaf] of [[doc.newBodies, 1], [doc.supersededBodies, 0]] as const) {
+      for (const [rev, body] of bodies) {
+        st.insertBody.run(docPk, rev, body, leaf);
+        countReferences(st, dbId, docPk, rev, body);
+      }
+    }
   }
   return batch.results;
 }
@@ -44,8 +49,9 @@ export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedE
  * two slices, and an interrupted compaction merely leaves some bodies to the next one.
  */
 export function reclaimSuperseded(st: Statements, dbId: number, limit: number): ReclaimedSlice {
-  const sizes = st.reclaimSuperseded.all(dbId, limit);
-  const bytes = sizes.reduce((sum, size) => sum + size, 0);
-  if (sizes.length > 0) st.subtractCompactable.run(bytes, dbId);
-  return { bodies: sizes.length, bytes };
+  const reclaimed = st.reclaimSuperseded.all(dbId, limit);
+  const bytes = reclaimed.reduce((sum, row) => sum + row.size, 0);
+  if (reclaimed.length > 0) st.subtractCompactable.run(bytes, dbId);
+  releaseReferences(st, dbId, reclaimed);
+  return { bodies: reclaimed.length, bytes };
 }

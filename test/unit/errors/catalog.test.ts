@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import ts from 'typescript';
+import * as attachmentErrors from '../../../src/errors/attachment-errors.js';
 import * as catalog from '../../../src/errors/catalog.js';
 import * as jwtErrors from '../../../src/errors/jwt-errors.js';
 import * as queryErrors from '../../../src/errors/query-errors.js';
@@ -11,7 +12,7 @@ import { CouchError } from '../../../src/errors/couch-error.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
 const DOC = readFileSync(join(ROOT, 'docs', 'errors.md'), 'utf8');
-const CATALOG_MODULES = { catalog, jwtErrors, queryErrors };
+const CATALOG_MODULES = { catalog, attachmentErrors, jwtErrors, queryErrors };
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -1,0 +1,129 @@
+/**
+ * The `_attachments` of a document on its way in, turned into the stubs a revision body keeps:
+ * inline base64 `data` and `follows` parts are streamed into the attachment store, `stub: true`
+ * entries are taken from the revision being edited (new_edits=true) or from the nearest stored
+ * ancestor of the replicated path (new_edits=false), as CouchDB does. A stub is only ever resolved
+ * by name against a revision of the same document, never by a digest the client names, so nobody
+ * reaches data through a document they could not read.
+ */
+import { isObject } from '../documents/document-json.js';
+import { isStorableText } from '../json/json.js';
+import type { JsonObject } from '../json/json.js';
+import {
+  attachmentNameNotUtf8,
+  attachmentNameUnderscore,
+  attachmentNotObject,
+  attachmentTooLarge,
+  followsWithoutParts,
+  invalidAttachmentData,
+  missingStub,
+  previousRevisionMissing,
+} from '../errors/attachment-errors.js';
+import type { DocumentEdit, Storage, StoredRevision } from '../storage/storage.js';
+
+/** A stub as stored in a revision body, in CouchDB's member order. */
+export interface StoredStub {
+  content_type: string;
+  revpos: number;
+  digest: string;
+  length: number;
+  stub: true;
+}
+
+/** Where the bytes of `follows: true` attachments come from (a multipart/related body). */
+export type FollowsSource = (name: string) => Promise<AsyncIterable<Buffer> | undefined>;
+
+export interface IncomingContext {
+  storage: Storage;
+  db: string;
+  maxAttachmentSize: number;
+  /** The stored winner (deleted too) when already read, for the generation of a recreated document. */
+  winner?: StoredRevision;
+  follows?: FollowsSource;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** CouchDB's attachment name rules: UTF-8, no leading `_`. */
+export function validateAttachmentName(name: string): string {
+  if (!isStorableText(name)) throw attachmentNameNotUtf8();
+  if (name.startsWith('_')) throw attachmentNameUnderscore(name);
+  return name;
+}
+
+function generation(rev: string): number {
+  return Number.parseInt(rev, 10);
+}
+
+/** The generation the edit's new revision will have. */
+function newGeneration(edit: DocumentEdit, winner: StoredRevision | undefined): number {
+  if (edit.revPath !== undefined) return generation(edit.revPath[0]!);
+  if (edit.baseRev !== undefined) return generation(edit.baseRev) + 1;
+  return winner?.deleted ? generation(winner.rev) + 1 : 1;
+}
+
+/** The stored revision stubs are taken from: the edited one, or the nearest stored ancestor. */
+async function stubSource(context: IncomingContext, edit: DocumentEdit): Promise<StoredRevision | undefined> {
+  const candidates = edit.revPath !== undefined ? edit.revPath.slice(1) : edit.baseRev !== undefined ? [edit.baseRev] : [];
+  for (const rev of candidates) {
+    const found = await context.storage.readDocument(context.db, edit.id, { rev });
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function oneChunk(bytes: Buffer): AsyncIterable<Buffer> {
+  return (async function* () {
+    yield bytes;
+  })();
+}
+
+async function saved(context: IncomingContext, name: string, source: AsyncIterable<Buffer>, contentType: string, revpos: number): Promise<StoredStub> {
+  const { digest, length } = await context.storage.attachments.save(context.db, source, context.maxAttachmentSize, () => attachmentTooLarge(name));
+  return { content_type: contentType, revpos, digest, length, stub: true };
+}
+
+/**
+ * Resolves `edit.body._attachments` into stored stubs (an empty result drops the member): the
+ * edit's body is changed in place and the stubs are answered. A deletion keeps no attachments.
+ */
+export async function resolveAttachments(context: IncomingContext, edit: DocumentEdit): Promise<Record<string, StoredStub>> {
+  const raw = edit.body['_attachments'];
+  delete edit.body['_attachments'];
+  const resolved: Record<string, StoredStub> = {};
+  if (raw === undefined || raw === null || edit.deleted) return resolved;
+  if (!isObject(raw)) throw attachmentNotObject();
+  const revpos = newGeneration(edit, context.winner);
+  let source: Promise<StoredRevision | undefined> | undefined;
+  for (const [name, value] of Object.entries(raw)) {
+    validateAttachmentName(name);
+    if (!isObject(value)) throw attachmentNotObject();
+    const contentType = typeof value['content_type'] === 'string' ? value['content_type'] : 'application/octet-stream';
+    if (value['stub'] === true) {
+      source ??= stubSource(context, edit);
+      const from = await source;
+      if (from === undefined) throw previousRevisionMissing(edit.id);
+      const stub = storedStubs(from.body)[name];
+      if (stub === undefined) throw missingStub(edit.id, name);
+      resolved[name] = stub;
+    } else if (typeof value['data'] === 'string') {
+      const text = value['data'].replace(/\s+/g, '');
+      if (!BASE64.test(text) || text.length % 4 === 1) throw invalidAttachmentData(name);
+      resolved[name] = await saved(context, name, oneChunk(Buffer.from(text, 'base64')), contentType, revpos);
+    } else if (value['follows'] === true) {
+      const part = await context.follows?.(name);
+      if (part === undefined) throw followsWithoutParts();
+      resolved[name] = await saved(context, name, part, contentType, revpos);
+    } else {
+      throw invalidAttachmentData(name);
+    }
+  }
+  if (Object.keys(resolved).length > 0) edit.body['_attachments'] = resolved as unknown as JsonObject;
+  return resolved;
+}
+
+/** The stubs a stored body names (`{}` when none). */
+export function storedStubs(body: JsonObject): Record<string, StoredStub> {
+  const atts = body['_attachments'];
+  return isObject(atts) ? (atts as unknown as Record<string, StoredStub>) : {};
+}

@@ -1,0 +1,48 @@
+/**
+ * Attachments on the way out as JSON: `?attachments=true` replaces the stubs of a rendered document
+ * by base64 `data` (CouchDB's member order: content_type, revpos, digest, data), except, with
+ * `atts_since`, those the client already has: revpos at or below the newest of the named
+ * revisions that is an ancestor of the document's.
+ */
+import { isObject } from '../documents/document-json.js';
+import type { JsonObject } from '../json/json.js';
+import type { AttachmentStore } from '../storage/attachment-store.js';
+import type { StoredRevision } from '../storage/storage.js';
+
+/** The generation below which attachments are left as stubs (0: none). */
+export function sinceGeneration(stored: StoredRevision, attsSince: readonly string[] | undefined): number {
+  let since = 0;
+  for (const rev of attsSince ?? []) {
+    const dash = rev.indexOf('-');
+    const generation = Number.parseInt(rev.slice(0, dash), 10);
+    const position = stored.revisionStart - generation;
+    if (position >= 0 && stored.revisionPath[position] === rev.slice(dash + 1)) since = Math.max(since, generation);
+  }
+  return since;
+}
+
+async function base64Of(chunks: AsyncIterable<Buffer>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of chunks) parts.push(chunk);
+  return Buffer.concat(parts).toString('base64');
+}
+
+/** The document with the data of its attachments newer than `since` inlined. */
+export async function inlineAttachments(store: AttachmentStore, db: string, doc: JsonObject, since: number): Promise<JsonObject> {
+  const atts = doc['_attachments'];
+  if (!isObject(atts)) return doc;
+  const inlined: JsonObject = {};
+  for (const [name, stub] of Object.entries(atts)) {
+    if (!isObject(stub) || typeof stub['digest'] !== 'string' || Number(stub['revpos']) <= since) {
+      inlined[name] = stub;
+      continue;
+    }
+    const data = await store.read(db, stub['digest']);
+    if (data === undefined) {
+      inlined[name] = stub;
+      continue;
+    }
+    inlined[name] = { content_type: stub['content_type'] ?? 'application/octet-stream', revpos: stub['revpos'] ?? 0, digest: stub['digest'], data: await base64Of(data) };
+  }
+  return { ...doc, _attachments: inlined };
+}

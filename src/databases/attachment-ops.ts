@@ -1,0 +1,97 @@
+/**
+ * Standalone attachments (`/{db}/{doc}/{name}`): a read through the same access rules and
+ * `afterDocRead` view as the document that holds it; a write or delete is a new revision of that
+ * document written through `writeDocument`, so every hook (and the design-document rule) applies.
+ */
+import { storedStubs, validateAttachmentName, type StoredStub } from '../attachments/incoming.js';
+import { parseRev } from '../documents/document-json.js';
+import { attachmentMissing } from '../errors/attachment-errors.js';
+import { conflict, documentDeleted, documentMissing } from '../errors/catalog.js';
+import type { JsonObject } from '../json/json.js';
+import type { ByteRange, StoredRevision } from '../storage/storage.js';
+import { writeDocument } from './document-writes.js';
+import type { OpenedDatabase } from './opened-database.js';
+
+export interface OpenedAttachment {
+  /** The revision of the document it was read from. */
+  rev: string;
+  stub: StoredStub;
+  /** The bytes, or a range of them, a chunk at a time. */
+  read(range?: ByteRange): Promise<AsyncIterable<Buffer>>;
+}
+
+/** One attachment of a document revision (default: the winner) as the caller may see it. */
+export async function openAttachment(opened: OpenedDatabase, id: string, name: string, rev: string | undefined): Promise<OpenedAttachment> {
+  opened.requireReadAccess(id);
+  const stored = await opened.storage.readDocument(opened.db, id, rev === undefined ? {} : { rev: parseRev(rev) });
+  if (!stored) throw documentMissing();
+  if (stored.deleted && rev === undefined) throw documentDeleted();
+  const shown = opened.shown(stored, {});
+  const stub = storedStubs(shown)[name];
+  if (stub === undefined) throw attachmentMissing();
+  return {
+    rev: stored.rev,
+    stub,
+    read: async (range) => {
+      const data = await opened.storage.attachments.read(opened.db, stub.digest, range);
+      if (data === undefined) throw attachmentMissing();
+      return data;
+    },
+  };
+}
+
+/** The revision a standalone write edits: the named one, or none for a new (or deleted) document. */
+async function editedRevision(opened: OpenedDatabase, id: string, rev: string | undefined): Promise<StoredRevision | undefined> {
+  if (rev === undefined) {
+    const winner = await opened.storage.readDocument(opened.db, id);
+    // As CouchDB: a live document is edited only by naming its revision.
+    if (winner && !winner.deleted) throw conflict();
+    return undefined;
+  }
+  const stored = await opened.storage.readDocument(opened.db, id, { rev: parseRev(rev) });
+  if (!stored) throw conflict();
+  return stored;
+}
+
+/** The document to write: the edited revision's body with its attachments as stubs, changed by `change`. */
+function editedDocument(id: string, rev: string | undefined, base: StoredRevision | undefined, change: (atts: Record<string, JsonObject>) => void): JsonObject {
+  const body: JsonObject = base && !base.deleted ? { ...base.body } : {};
+  const atts: Record<string, JsonObject> = { ...(storedStubs(body) as unknown as Record<string, JsonObject>) };
+  delete body['_attachments'];
+  change(atts);
+  return { _id: id, ...(rev === undefined ? {} : { _rev: rev }), ...body, ...(Object.keys(atts).length > 0 ? { _attachments: atts } : {}) };
+}
+
+/** `PUT /{db}/{doc}/{name}`: the body becomes the attachment, streamed into storage. */
+export async function putAttachment(
+  opened: OpenedDatabase,
+  target: { id: string; name: string; rev: string | undefined },
+  contentType: string,
+  source: AsyncIterable<Buffer>,
+): Promise<{ id: string; rev: string }> {
+  const { id, name, rev } = target;
+  validateAttachmentName(name);
+  const base = await editedRevision(opened, id, rev);
+  const doc = editedDocument(id, rev, base, (atts) => {
+    atts[name] = { content_type: contentType, follows: true };
+  });
+  let used = false;
+  const follows = async (asked: string): Promise<AsyncIterable<Buffer> | undefined> => {
+    if (asked !== name || used) return undefined;
+    used = true;
+    return source;
+  };
+  return writeDocument(opened, doc, { id, newEdits: true, follows });
+}
+
+/** `DELETE /{db}/{doc}/{name}?rev=`: a new revision without the attachment. */
+export async function deleteAttachment(opened: OpenedDatabase, id: string, name: string, rev: string | undefined): Promise<{ id: string; rev: string }> {
+  if (rev === undefined) throw conflict();
+  const base = await editedRevision(opened, id, rev);
+  if (!base || base.deleted) throw documentMissing();
+  const doc = editedDocument(id, rev, base, (atts) => {
+    if (!(name in atts)) throw attachmentMissing();
+    delete atts[name];
+  });
+  return writeDocument(opened, doc, { id, newEdits: true });
+}

@@ -1,0 +1,14 @@
+import { CouchError } from './couch-error.js';
+
+/** CouchDB's answers about attachments (`couch_doc`, `couch_att`, `chttpd_db`). */
+export const missingStub = (id: string, name: string): CouchError => new CouchError(412, 'missing_stub', `Invalid attachment stub in ${id} for ${name}`);
+export const previousRevisionMissing = (id: string): CouchError => new CouchError(412, 'missing_stub', `Previous revision missing for document ${id}`);
+export const attachmentTooLarge = (name: string): CouchError => new CouchError(413, 'attachment_too_large', name);
+export const invalidAttachmentData = (name: string): CouchError => new CouchError(400, 'bad_request', `Invalid attachment data for ${name}`);
+export const attachmentNameUnderscore = (name: string): CouchError =>
+  new CouchError(400, 'bad_request', `Attachment name '${name}' starts with prohibited character '_'`);
+export const attachmentNameNotUtf8 = (): CouchError => new CouchError(400, 'bad_request', 'Attachment name is not UTF-8 encoded');
+export const attachmentNotObject = (): CouchError => new CouchError(400, 'bad_request', 'Attachments must be a JSON object of objects');
+export const attachmentMissing = (): CouchError => new CouchError(404, 'not_found', 'Document is missing attachment');
+export const rangeNotSatisfiable = (): CouchError => new CouchError(416, 'requested_range_not_satisfiable', 'Requested range not satisfiable');
+export const followsWithoutParts = (): CouchError => new CouchError(400, 'bad_request', 'An attachment says follows but the request has no part for it.');

@@ -1,0 +1,85 @@
+import { deleteAttachment, openAttachment, putAttachment, type OpenedAttachment } from '../../databases/attachment-ops.js';
+import { validateDocumentId } from '../../documents/document-json.js';
+import { rangeNotSatisfiable } from '../../errors/attachment-errors.js';
+import { methodNotAllowed, notFound, revisionsDiffer } from '../../errors/catalog.js';
+import { attachmentPathOf, databaseName } from '../document-path.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+import { absoluteUrl, documentPath } from '../urls.js';
+
+function revisionFrom(request: Request): string | undefined {
+  const fromQuery = request.query.get('rev') ?? undefined;
+  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
+  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
+  return fromQuery ?? ifMatch;
+}
+
+/** One `bytes=` range of `length` bytes: undefined for none (or several: the whole body is answered). */
+export function parseRange(header: string | undefined, length: number): { start: number; end: number } | undefined {
+  if (header === undefined) return undefined;
+  const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
+  if (!match) return undefined;
+  const [, from, to] = match;
+  if (from === '' && to === '') return undefined;
+  let start: number;
+  let end: number;
+  if (from === '') {
+    start = Math.max(0, length - Number(to));
+    end = length - 1;
+  } else {
+    start = Number(from);
+    end = to === '' ? length - 1 : Math.min(Number(to), length - 1);
+  }
+  if (start > end || start >= length) throw rangeNotSatisfiable();
+  return { start, end };
+}
+
+function readReply(request: Request, attachment: OpenedAttachment): Reply {
+  const { stub } = attachment;
+  const etag = `"${stub.digest.replace(/^md5-/, '')}"`;
+  const headers: Record<string, string> = { 'Content-Type': stub.content_type, ETag: etag, 'Accept-Ranges': 'bytes' };
+  if (request.header('if-none-match') === etag) return { status: 304, headers };
+  const range = request.method === 'GET' ? parseRange(request.header('range'), stub.length) : undefined;
+  if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${stub.length}`;
+  headers['Content-Length'] = String(range ? range.end - range.start + 1 : stub.length);
+  return {
+    status: range ? 206 : 200,
+    headers,
+    stream: async (out) => {
+      for await (const chunk of await attachment.read(range)) {
+        if (out.signal.aborted) return;
+        await out.write(chunk);
+      }
+    },
+  };
+}
+
+/** `/{db}/{doc}/{name}` and `/{db}/_design/{ddoc}/{name}`: one attachment. */
+export async function attachment(request: Request, services: Services): Promise<Reply> {
+  const db = databaseName(request);
+  const path = attachmentPathOf(request.segments);
+  if (path === undefined) throw notFound('missing');
+  const id = validateDocumentId(path.id);
+  const opened = await services.databases.openForDocument(db, request.userCtx, id);
+  const rev = revisionFrom(request);
+  switch (request.method) {
+    case 'GET':
+    case 'HEAD':
+      return readReply(request, await openAttachment(opened, id, path.name, rev));
+    case 'PUT': {
+      const contentType = request.header('content-type') ?? 'application/octet-stream';
+      const result = await putAttachment(opened, { id, name: path.name, rev }, contentType, request.stream());
+      return written(request, db, result, path.name, 201);
+    }
+    case 'DELETE':
+      return written(request, db, await deleteAttachment(opened, id, path.name, rev), path.name, 200);
+    default:
+      throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
+  }
+}
+
+function written(request: Request, db: string, result: { id: string; rev: string }, name: string, status: number): Reply {
+  const location = `${documentPath(db, result.id)}/${name.split('/').map(encodeURIComponent).join('/')}`;
+  return json(status, { ok: true, ...result }, { ETag: `"${result.rev}"`, Location: absoluteUrl(request, location) });
+}

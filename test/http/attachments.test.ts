@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { startServer, type TestServer } from '../support/server.js';
+
+const md5 = (bytes: Buffer): string => `md5-${createHash('md5').update(bytes).digest('base64')}`;
+
+describe('attachments', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ ini: '[couchdb]\nmax_attachment_size = 300000\n' });
+    await server.admin('/att', { method: 'PUT' });
+  });
+  after(async () => server.close());
+
+  test('inline base64 on PUT is stored as a stub with content_type, revpos, digest, length', async () => {
+    const bytes = Buffer.from('hello, attachments');
+    const put = await server.admin('/att/inline', { method: 'PUT', body: { a: 1, _attachments: { 'hi.txt': { content_type: 'text/plain', data: bytes.toString('base64') } } } });
+    assert.equal(put.status, 201);
+    const doc = await server.admin('/att/inline');
+    assert.deepEqual(doc.body._attachments, { 'hi.txt': { content_type: 'text/plain', revpos: 1, digest: md5(bytes), length: bytes.length, stub: true } });
+    const withData = await server.admin('/att/inline?attachments=true');
+    assert.deepEqual(withData.body._attachments['hi.txt'], { content_type: 'text/plain', revpos: 1, digest: md5(bytes), data: bytes.toString('base64') });
+    const raw = await server.admin('/att/inline/hi.txt');
+    assert.equal(raw.status, 200);
+    assert.equal(raw.headers['content-type'], 'text/plain');
+    assert.equal(raw.text, 'hello, attachments');
+    assert.equal(raw.headers['etag'], `"${md5(bytes).slice(4)}"`);
+    assert.equal((await server.admin('/att/inline/hi.txt', { headers: { 'If-None-Match': raw.headers['etag'] as string } })).status, 304);
+  });
+
+  test('stubs are kept across updates when sent, dropped when left out; a stub naming nothing is 412', async () => {
+    const first = await server.admin('/att/keep', { method: 'PUT', body: { _attachments: { a: { content_type: 'text/plain', data: Buffer.from('A').toString('base64') }, b: { content_type: 'text/plain', data: 'Qg==' } } } });
+    const second = await server.admin('/att/keep', { method: 'PUT', body: { _rev: first.body.rev, v: 2, _attachments: { a: { stub: true }, c: { content_type: 'image/png', data: 'Qw==' } } } });
+    assert.equal(second.status, 201);
+    const doc = (await server.admin('/att/keep')).body;
+    assert.deepEqual(Object.keys(doc._attachments).sort(), ['a', 'c']);
+    assert.equal(doc._attachments.a.revpos, 1);
+    assert.equal(doc._attachments.c.revpos, 2);
+    assert.equal((await server.admin('/att/keep/a')).text, 'A');
+    assert.equal((await server.admin('/att/keep/b')).status, 404);
+    assert.equal((await server.admin(`/att/keep/b?rev=${first.body.rev}`)).text, 'B', 'the older revision still has it');
+    const missing = await server.admin('/att/keep', { method: 'PUT', body: { _rev: second.body.rev, _attachments: { zz: { stub: true } } } });
+    assert.equal(missing.status, 412);
+    assert.deepEqual(missing.body, { error: 'missing_stub', reason: 'Invalid attachment stub in keep for zz' });
+    const dropped = await server.admin('/att/keep', { method: 'PUT', body: { _rev: second.body.rev } });
+    assert.equal(dropped.status, 201);
+    assert.equal((await server.admin('/att/keep')).body._attachments, undefined);
+  });
+
+  test('standalone PUT, GET, HEAD, DELETE with rev and If-Match; names with / and unicode', async () => {
+    const bytes = randomBytes(70_000);
+    const put = await server.admin(`/att/alone/dir/${encodeURIComponent('ünï x.bin')}`, { method: 'PUT', body: bytes, headers: { 'Content-Type': 'application/x-thing' } });
+    assert.equal(put.status, 201);
+    assert.equal(put.body.id, 'alone');
+    const get = await rawGet(server, `/att/alone/dir/${encodeURIComponent('ünï x.bin')}`);
+    assert.equal(get.status, 200);
+    assert.ok(get.body.equals(bytes));
+    assert.equal(get.headers['content-length'], String(bytes.length));
+    const head = await server.admin(`/att/alone/dir/${encodeURIComponent('ünï x.bin')}`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+    const doc = (await server.admin('/att/alone')).body;
+    assert.equal(doc._attachments['dir/ünï x.bin'].content_type, 'application/x-thing');
+    const noRev = await server.admin('/att/alone/other', { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain' } });
+    assert.equal(noRev.status, 409);
+    const second = await server.admin('/att/alone/other', { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain', 'If-Match': `"${put.body.rev}"` } });
+    assert.equal(second.status, 201);
+    const del = await server.admin(`/att/alone/dir/${encodeURIComponent('ünï x.bin')}?rev=${second.body.rev}`, { method: 'DELETE' });
+    assert.equal(del.status, 200);
+    assert.deepEqual(Object.keys((await server.admin('/att/alone')).body._attachments), ['other']);
+    assert.equal((await server.admin(`/att/alone/nothing?rev=${del.body.rev}`, { method: 'DELETE' })).status, 404);
+  });
+
+  test('Range requests answer 206 with Content-Range; an unsatisfiable one 416', async () => {
+    const bytes = randomBytes(600_000).subarray(0, 290_000);
+    const put = await server.admin('/att/ranged/r', { method: 'PUT', body: bytes, headers: { 'Content-Type': 'application/octet-stream' } });
+    assert.equal(put.status, 201);
+    const part = await rawGet(server, '/att/ranged/r', { Range: 'bytes=262140-262150' });
+    assert.equal(part.status, 206);
+    assert.equal(part.headers['content-range'], `bytes 262140-262150/${bytes.length}`);
+    assert.ok(part.body.equals(bytes.subarray(262140, 262151)));
+    const tail = await rawGet(server, '/att/ranged/r', { Range: 'bytes=-5' });
+    assert.ok(tail.body.equals(bytes.subarray(bytes.length - 5)));
+    assert.equal((await rawGet(server, '/att/ranged/r', { Range: `bytes=${bytes.length + 10}-` })).status, 416);
+  });
+
+  test('max_attachment_size answers 413 attachment_too_large, inline and standalone', async () => {
+    const big = Buffer.alloc(300_001, 7);
+    const inline = await server.admin('/att/big', { method: 'PUT', body: { _attachments: { b: { content_type: 'x/y', data: big.toString('base64') } } } });
+    assert.equal(inline.status, 413);
+    assert.deepEqual(inline.body, { error: 'attachment_too_large', reason: 'b' });
+    const alone = await server.admin('/att/big2/b', { method: 'PUT', body: big, headers: { 'Content-Type': 'x/y' } });
+    assert.equal(alone.status, 413);
+    assert.equal((await server.admin('/att/big2')).status, 404);
+  });
+
+  test('_bulk_docs with inline data, and new_edits=false with stubs of an ancestor', async () => {
+    const rows = await server.admin('/att/_bulk_docs', { method: 'POST', body: { docs: [{ _id: 'b1', _attachments: { f: { content_type: 'text/plain', data: 'Zm9v' } } }, { _id: 'b2' }] } });
+    assert.equal(rows.status, 201);
+    assert.ok(rows.body.every((row: { ok?: boolean }) => row.ok));
+    const rev1 = rows.body[0].rev as string;
+    const replicated = await server.admin('/att/_bulk_docs', {
+      method: 'POST',
+      body: { new_edits: false, docs: [{ _id: 'b1', _rev: '2-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', _revisions: { start: 2, ids: ['aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', rev1.slice(2)] }, _attachments: { f: { stub: true, revpos: 1 }, g: { content_type: 'text/plain', data: 'YmFy' } } }] },
+    });
+    assert.equal(replicated.status, 201);
+    const doc = (await server.admin('/att/b1?attachments=true')).body;
+    assert.equal(doc._rev, '2-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa');
+    assert.equal(Buffer.from(doc._attachments.f.data, 'base64').toString(), 'foo');
+    assert.equal(Buffer.from(doc._attachments.g.data, 'base64').toString(), 'bar');
+    assert.equal(doc._attachments.g.revpos, 2);
+    const since = (await server.admin(`/att/b1?atts_since=${encodeURIComponent(JSON.stringify([rev1]))}`)).body;
+    assert.equal(since._attachments.f.stub, true, 'the client has revision 1 and so f');
+    assert.equal(typeof since._attachments.g.data, 'string');
+  });
+
+  test('design-document attachments need a database admin', async () => {
+    await server.admin('/_users/org.couchdb.user:member', { method: 'PUT', body: { name: 'member', password: 'pw', roles: [], type: 'user' } });
+    await server.admin('/att/_security', { method: 'PUT', body: { members: { names: ['member'] }, admins: {} } });
+    const refused = await server.request('/att/_design/app/logo.txt', { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain' }, auth: ['member', 'pw'] });
+    assert.equal(refused.status, 401);
+    const byAdmin = await server.admin('/att/_design/app/logo.txt', { method: 'PUT', body: 'logo', headers: { 'Content-Type': 'text/plain' } });
+    assert.equal(byAdmin.status, 201);
+    assert.equal((await server.request('/att/_design/app/logo.txt', { auth: ['member', 'pw'] })).text, 'logo');
+    const outsider = await server.request('/att/inline/hi.txt');
+    assert.equal(outsider.status, 401);
+  });
+});
+
+async function rawGet(server: TestServer, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  const res = await fetch(`${server.url}${path}`, { headers: { Authorization: `Basic ${Buffer.from('root:r00t-pass').toString('base64')}`, ...headers } });
+  return { status: res.status, headers: Object.fromEntries(res.headers.entries()), body: Buffer.from(await res.arrayBuffer()) };
+}
