@@ -35,7 +35,10 @@ export async function copyBatch(ends: BatchEnds, changes: readonly ChangeEntry[]
   const revs = revisionsOf(changes, ends.winningRevsOnly);
   stats.missing_checked += Object.values(revs).reduce((sum, list) => sum + list.length, 0);
   const diff = await ends.target.revsDiff(revs);
-  const wanted = Object.entries(diff).flatMap(([id, entry]) => (entry.missing ?? []).map((rev) => ({ id, rev })));
+  // Attachments the target has in an ancestor come back as stubs (`atts_since`, as CouchDB's replicator asks).
+  const wanted = Object.entries(diff).flatMap(([id, entry]) =>
+    (entry.missing ?? []).map((rev) => ({ id, rev, ...(entry.possible_ancestors?.length ? { atts_since: entry.possible_ancestors } : {}) })),
+  );
   stats.missing_found += wanted.length;
   if (wanted.length === 0) return;
   const fetched = await ends.source.fetch(wanted, ends.useBulkGet);

@@ -96,13 +96,16 @@ export class ReplicationRun {
     const revs = { source: sourceLog?.['_rev'] as string | undefined, target: targetLog?.['_rev'] as string | undefined };
     let record: JsonObject | undefined;
     let writing: Promise<void> = Promise.resolve();
-    const checkpoint = (): Promise<void> => (writing = writing.then(write));
+    // A failed checkpoint (logged by the timer, thrown at the end) does not block the next one.
+    const checkpoint = (): Promise<void> => (writing = writing.catch(() => undefined).then(write));
     const write = async (): Promise<void> => {
       if (!this.spec.useCheckpoints || this.progress.throughSeq === this.progress.checkpointedSeq) return;
-      record = checkpointRecord(session, this.progress.throughSeq, this.progress.stats, history);
+      // The position of this record: pages copied while it is written are the next checkpoint's.
+      const seq = this.progress.throughSeq;
+      record = checkpointRecord(session, seq, this.progress.stats, history);
       revs.source = await source.putLocal(logId, { ...record, ...(revs.source ? { _rev: revs.source } : {}) });
       revs.target = await target.putLocal(logId, { ...record, ...(revs.target ? { _rev: revs.target } : {}) });
-      this.progress.checkpointedSeq = this.progress.throughSeq;
+      this.progress.checkpointedSeq = seq;
       this.#report();
     };
     // As CouchDB's job timer: a checkpoint every interval, also while a long poll waits.

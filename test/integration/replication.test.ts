@@ -78,6 +78,24 @@ describe('replication between two Divan binaries (one-shot)', () => {
     assert.match(onSource.body.history[0].start_time, /^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
   });
 
+  test('attachments travel with their documents, byte for byte', async () => {
+    const bytes = Buffer.alloc(100 * 1024, 0);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) % 251;
+    const put = await a.call('/src/with-att', { method: 'PUT', body: { _attachments: { 'blob.bin': { content_type: 'application/octet-stream', data: bytes.toString('base64') } } } });
+    assert.equal(put.status, 201, JSON.stringify(put.body));
+    const run = await replicate({ source: a.dbUrl('src'), target: b.dbUrl('dst') });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const copied = await b.call('/dst/with-att?attachments=true');
+    assert.ok(Buffer.from(copied.body._attachments['blob.bin'].data, 'base64').equals(bytes), 'same bytes');
+    const [source, target] = await Promise.all([a.call('/src/with-att'), b.call('/dst/with-att')]);
+    assert.deepEqual(target.body._attachments, source.body._attachments, 'same digest, length, revpos');
+    // A new revision that keeps the attachment: the target already has it, the document still arrives.
+    await a.call('/src/with-att', { method: 'PUT', body: { ...source.body, note: 'edited' } });
+    const again = await replicate({ source: a.dbUrl('src'), target: b.dbUrl('dst') });
+    assert.equal(again.body.history[0].doc_write_failures, 0);
+    assert.equal((await b.call('/dst/with-att')).body.note, 'edited');
+  });
+
   test('doc_ids and selector replicate only what they name', async () => {
     const byIds = await replicate({ source: a.dbUrl('src'), target: b.dbUrl('ids'), create_target: true, doc_ids: ['d01', 'd02'] });
     assert.equal(byIds.status, 200, JSON.stringify(byIds.body));

@@ -6,7 +6,7 @@
  */
 import { revisionDiffs, revisionOf } from '../../databases/revisions.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
-import type { OpenedRevision } from '../../databases/types.js';
+import type { OpenedRevision, StoredRevision } from '../../databases/types.js';
 import { randomHex } from '../../crypto/crypto.js';
 import { isObject, validateDocumentId } from '../../documents/document-json.js';
 import { isCouchError } from '../../errors/couch-error.js';
@@ -84,7 +84,7 @@ function renderFlags(query: URLSearchParams): { revs: boolean; conflicts: boolea
 
 const NOT_ACCEPTABLE_IN_BULK_GET = ['open_revs', 'new_edits', 'w', 'rev', 'atts_since'];
 
-type BulkGetItem = { id: Json; error: JsonObject } | { id: string; revs: 'all' | string[]; rev: string };
+type BulkGetItem = { id: Json; error: JsonObject } | { id: string; revs: 'all' | string[]; rev: string; attsSince?: string[] };
 const errorOf = (id: Json, rev: Json, error: string, reason: string): JsonObject => ({ error: { id, rev, error, reason } });
 
 function bulkGetItem(spec: Json): BulkGetItem {
@@ -98,28 +98,42 @@ function bulkGetItem(spec: Json): BulkGetItem {
     return { id, error: errorOf(id, null, error.error, error.reason) };
   }
   const rev = spec['rev'];
-  if (rev === undefined || rev === null) return { id: id as string, revs: 'all', rev: 'undefined' };
+  const since = spec['atts_since'];
+  const attsSince = Array.isArray(since) ? { attsSince: since.filter((item): item is string => typeof item === 'string') } : {};
+  if (rev === undefined || rev === null) return { id: id as string, revs: 'all', rev: 'undefined', ...attsSince };
   const asked = revisionOf(rev);
   if (asked === undefined) return { id: id as string, error: errorOf(id, rev, 'bad_request', invalidRevFormat().reason) };
-  return { id: id as string, revs: [asked], rev: asked };
+  return { id: id as string, revs: [asked], rev: asked, ...attsSince };
 }
 
-function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: OpenedRevision[], flags: ReturnType<typeof renderFlags>): JsonObject {
+/**
+ * A revision as the caller may see it; with `attachments=true` its attachments' data inline,
+ * except those the reader already has in one of `since` (CouchDB's `atts_since`, which replicators send).
+ */
+async function shownRevision(opened: OpenedDatabase, stored: StoredRevision, flags: ReturnType<typeof renderFlags>, attachments: boolean, since?: string[]): Promise<JsonObject> {
+  const doc = opened.shown(stored, flags);
+  return attachments ? opened.withAttachmentData(stored, doc, since === undefined ? {} : { since }) : doc;
+}
+
+async function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: OpenedRevision[], flags: ReturnType<typeof renderFlags>, attachments: boolean): Promise<JsonObject> {
   if (!('revs' in item)) return { id: item.id, docs: [item.error] };
   if (found.length === 0) return { id: item.id, docs: [errorOf(item.id, item.rev, 'not_found', 'missing')] };
-  const docs = found.map((result): JsonObject => {
-    if ('missing' in result) return errorOf(item.id, result.missing, 'not_found', 'missing');
-    try {
-      return { ok: opened.shown(result.ok, flags) };
-    } catch (error) {
-      if (!isCouchError(error)) throw error;
-      return errorOf(item.id, result.ok.rev, error.error, error.reason);
-    }
-  });
+  const docs: JsonObject[] = [];
+  for (const result of found) docs.push(await bulkGetDoc(opened, item as Extract<BulkGetItem, { revs: unknown }>, result, flags, attachments));
   return { id: item.id, docs };
 }
 
-/** `POST /{db}/_bulk_get?revs=…&latest=…`: many `open_revs` in one request (JSON answer). */
+async function bulkGetDoc(opened: OpenedDatabase, item: Extract<BulkGetItem, { revs: unknown }>, result: OpenedRevision, flags: ReturnType<typeof renderFlags>, attachments: boolean): Promise<JsonObject> {
+  if ('missing' in result) return errorOf(item.id, result.missing, 'not_found', 'missing');
+  try {
+    return { ok: await shownRevision(opened, result.ok, flags, attachments, item.attsSince) };
+  } catch (error) {
+    if (!isCouchError(error)) throw error;
+    return errorOf(item.id, result.ok.rev, error.error, error.reason);
+  }
+}
+
+/** `POST /{db}/_bulk_get?revs=…&latest=…&attachments=…`: many `open_revs` in one request (JSON answer). */
 export async function bulkGet(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
@@ -134,8 +148,10 @@ export async function bulkGet(request: Request, services: Services): Promise<Rep
   const items = body['docs'].map(bulkGetItem);
   const queries = items.flatMap((item) => ('revs' in item ? [{ id: item.id, revs: item.revs, latest }] : []));
   const found = await opened.openRevisions(queries);
+  const attachments = booleanParam(request.query, 'attachments');
   let next = 0;
-  const results = items.map((item) => bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags));
+  const results: JsonObject[] = [];
+  for (const item of items) results.push(await bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags, attachments));
   return json(200, { results });
 }
 
@@ -175,7 +191,7 @@ function multipartReply(items: JsonObject[]): Reply {
   return { status: 200, body: Buffer.from(body, 'utf8'), headers: { 'Content-Type': `multipart/mixed; boundary="${boundary}"` } };
 }
 
-/** `GET /{db}/{id}?open_revs=all|[…]` (with `revs`, `latest`, `conflicts`). */
+/** `GET /{db}/{id}?open_revs=all|[…]` (with `revs`, `latest`, `conflicts`, `attachments`, `atts_since`). */
 export async function openRevs(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
   const id = documentIdOf(request);
@@ -184,14 +200,21 @@ export async function openRevs(request: Request, services: Services): Promise<Re
   const flags = renderFlags(request.query);
   const [results = []] = await opened.openRevisions([{ id, revs, latest: booleanParam(request.query, 'latest') }]);
   if (revs === 'all' && results.length === 0) throw documentMissing();
-  const items = results.map((result): JsonObject => {
-    if ('missing' in result) return { missing: result.missing };
+  const since = request.query.get('atts_since');
+  const attsSince = since === null ? undefined : askedRevisions(since);
+  const attachments = booleanParam(request.query, 'attachments') || attsSince !== undefined;
+  const items: JsonObject[] = [];
+  for (const result of results) {
+    if ('missing' in result) {
+      items.push({ missing: result.missing });
+      continue;
+    }
     try {
-      return { ok: opened.shown(result.ok, flags) };
+      items.push({ ok: await shownRevision(opened, result.ok, flags, attachments, attsSince === 'all' ? undefined : attsSince) });
     } catch (error) {
       if (!isCouchError(error) || error.status !== 404) throw error;
-      return { missing: result.ok.rev };
+      items.push({ missing: result.ok.rev });
     }
-  });
+  }
   return wantsMultipart(request.header('accept')) ? multipartReply(items) : json(200, items);
 }
