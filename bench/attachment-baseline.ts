@@ -26,7 +26,8 @@ const server = createServer((req, res) => {
       return;
     }
     const file = createWriteStream(join(dir, String(files++)), { autoClose: false });
-    file.on('finish', () => fsync(file.fd, () => close(file.fd, done)));
+    const fd = (): number => (file as unknown as { fd: number }).fd;
+    file.on('finish', () => fsync(fd(), () => close(fd(), done)));
     void pipeline(req, file, { end: false }).then(() => file.end(), () => res.destroy());
     return;
   }

@@ -95,31 +95,51 @@ export async function resolveAttachments(context: IncomingContext, edit: Documen
   if (!isObject(raw)) throw attachmentNotObject();
   const revpos = newGeneration(edit, context.winner);
   let source: Promise<StoredRevision | undefined> | undefined;
-  for (const [name, value] of Object.entries(raw)) {
-    validateAttachmentName(name);
-    if (!isObject(value)) throw attachmentNotObject();
-    const contentType = typeof value['content_type'] === 'string' ? value['content_type'] : 'application/octet-stream';
-    if (value['stub'] === true) {
-      source ??= stubSource(context, edit);
-      const from = await source;
-      if (from === undefined) throw previousRevisionMissing(edit.id);
-      const stub = storedStubs(from.body)[name];
-      if (stub === undefined) throw missingStub(edit.id, name);
-      resolved[name] = stub;
-    } else if (typeof value['data'] === 'string') {
-      const text = value['data'].replace(/\s+/g, '');
-      if (!BASE64.test(text) || text.length % 4 === 1) throw invalidAttachmentData(name);
-      resolved[name] = await saved(context, name, oneChunk(Buffer.from(text, 'base64')), contentType, revpos);
-    } else if (value['follows'] === true) {
-      const part = await context.follows?.(name);
-      if (part === undefined) throw followsWithoutParts();
-      resolved[name] = await saved(context, name, part, contentType, revpos);
-    } else {
-      throw invalidAttachmentData(name);
-    }
-  }
+  const fromStub = async (name: string): Promise<StoredStub> => {
+    source ??= stubSource(context, edit);
+    const from = await source;
+    if (from === undefined) throw previousRevisionMissing(edit.id);
+    const stub = storedStubs(from.body)[name];
+    if (stub === undefined) throw missingStub(edit.id, name);
+    return stub;
+  };
+  // Every entry is checked before any is saved, so no save is left running when one is refused.
+  const entries = Object.entries(raw).map(([name, value]) => checkedEntry(name, value));
+  // Inline data is saved concurrently (one transaction for a hundred small attachments); `follows`
+  // parts come one after the other from the request, so they are read in order.
+  let parts: Promise<unknown> = Promise.resolve();
+  const pending = entries.map(({ name, contentType, kind }): [string, Promise<StoredStub>] => {
+    if (kind === 'stub') return [name, fromStub(name)];
+    if (kind !== 'follows') return [name, saved(context, name, oneChunk(kind), contentType, revpos)];
+    const part = parts.then(async () => {
+      const body = await context.follows?.(name);
+      if (body === undefined) throw followsWithoutParts();
+      return saved(context, name, body, contentType, revpos);
+    });
+    parts = part.catch(() => undefined);
+    return [name, part];
+  });
+  const settled = await Promise.allSettled(pending.map(([, stub]) => stub));
+  const failed = settled.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  pending.forEach(([name], i) => (resolved[name] = (settled[i] as PromiseFulfilledResult<StoredStub>).value));
   if (Object.keys(resolved).length > 0) edit.body['_attachments'] = resolved as unknown as JsonObject;
   return resolved;
+}
+
+/** One `_attachments` entry, checked: a stub, a `follows` part, or decoded inline data. */
+function checkedEntry(name: string, value: unknown): { name: string; contentType: string; kind: 'stub' | 'follows' | Buffer } {
+  validateAttachmentName(name);
+  if (!isObject(value)) throw attachmentNotObject();
+  const contentType = typeof value['content_type'] === 'string' ? value['content_type'] : 'application/octet-stream';
+  if (value['stub'] === true) return { name, contentType, kind: 'stub' };
+  if (typeof value['data'] === 'string') {
+    const text = value['data'].replace(/\s+/g, '');
+    if (!BASE64.test(text) || text.length % 4 === 1) throw invalidAttachmentData(name);
+    return { name, contentType, kind: Buffer.from(text, 'base64') };
+  }
+  if (value['follows'] !== true) throw invalidAttachmentData(name);
+  return { name, contentType, kind: 'follows' };
 }
 
 /** The stubs a stored body names (`{}` when none). */

@@ -100,7 +100,7 @@ export class OpenedDatabase {
     id: string,
     rev: string | undefined,
     render: RenderOptions,
-    read: { latest?: boolean; attachments?: AttachmentsWanted } = {},
+    read: { latest?: boolean; attachments?: AttachmentsWanted | undefined } = {},
   ): Promise<{ rev: string; doc: JsonObject }> {
     this.requireReadAccess(id);
     const stored = await this.storage.readDocument(this.db, id, {
@@ -109,13 +109,26 @@ export class OpenedDatabase {
     });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
-    const doc = this.shown(stored, render);
-    return { rev: stored.rev, doc: read.attachments ? await this.withAttachmentData(stored, doc, read.attachments) : doc };
+    return { rev: stored.rev, doc: await this.shownWithAttachments(stored, render, read.attachments) };
   }
 
   /** A shown revision with its attachments' data inlined (those newer than `atts_since`). */
   withAttachmentData(stored: StoredRevision, doc: JsonObject, wanted: AttachmentsWanted): Promise<JsonObject> {
     return inlineAttachments(this.storage.attachments, this.db, doc, sinceGeneration(stored, wanted.since));
+  }
+
+  /** `shown`, with the attachments' data inlined when asked for. */
+  async shownWithAttachments(stored: StoredRevision, render: RenderOptions, wanted: AttachmentsWanted | undefined): Promise<JsonObject> {
+    const doc = this.shown(stored, render);
+    return wanted ? this.withAttachmentData(stored, doc, wanted) : doc;
+  }
+
+  /** Listing rows (`_all_docs`, `_changes` with `include_docs`): each row's `doc` with its attachments' data inline. */
+  async inlineListedDocs(rows: readonly (JsonObject | undefined)[]): Promise<void> {
+    for (const row of rows) {
+      const doc = row?.['doc'];
+      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = await inlineAttachments(this.storage.attachments, this.db, doc, 0);
+    }
   }
 
   /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */

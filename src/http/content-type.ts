@@ -23,7 +23,8 @@ import type { Request } from './request.js';
 
 interface Exemption {
   method: string;
-  matches(segments: readonly string[]): boolean;
+  /** `type`: the request's primary Content-Type, lower case. */
+  matches(segments: readonly string[], type: string): boolean;
   why: string;
 }
 
@@ -44,6 +45,11 @@ export const BODY_EXEMPTIONS: readonly Exemption[] = [
     matches: (segments) => attachmentPathOf(segments) !== undefined,
     why: 'a standalone attachment is stored with the Content-Type it is sent with; a form cannot send PUT',
   },
+  {
+    method: 'PUT',
+    matches: (segments, type) => type === 'multipart/related' && segments.length >= 2 && !segments[0]!.startsWith('_'),
+    why: "a document with its attachments as CouchDB's replicator sends it; a form cannot send PUT",
+  },
 ];
 
 const CHECKED_METHODS = new Set(['POST', 'PUT']);
@@ -51,8 +57,8 @@ const CHECKED_METHODS = new Set(['POST', 'PUT']);
 /** Throws 415 `bad_content_type` unless the request's body may go on (see the table above). */
 export function checkBodyContentType(request: Request): void {
   if (!CHECKED_METHODS.has(request.method)) return;
-  if (BODY_EXEMPTIONS.some((exemption) => exemption.method === request.method && exemption.matches(request.segments))) return;
   const type = request.contentType().toLowerCase();
+  if (BODY_EXEMPTIONS.some((exemption) => exemption.method === request.method && exemption.matches(request.segments, type))) return;
   if (type === 'application/json') return;
   if (type === '' && request.header('content-type') === undefined && !hasBody(request)) return;
   throw jsonContentTypeRequired();

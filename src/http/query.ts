@@ -1,3 +1,4 @@
+import { badRequest } from '../errors/catalog.js';
 import { invalidBooleanParameter, invalidPositiveInteger } from '../errors/query-errors.js';
 import type { Json } from '../storage/storage.js';
 import { parseJsonText } from './request.js';
@@ -27,4 +28,15 @@ export function jsonParam(query: URLSearchParams, ...names: string[]): Json | un
     return parseJsonText(value) as Json;
   }
   return undefined;
+}
+
+/** `?attachments=true` and `atts_since=[…]` (which implies it, as in CouchDB): undefined when neither. */
+export function attachmentsParam(query: URLSearchParams): { since?: string[] } | undefined {
+  const since = query.get('atts_since');
+  if (since !== null) {
+    const revs = parseJsonText(since);
+    if (!Array.isArray(revs) || !revs.every((rev) => typeof rev === 'string')) throw badRequest('atts_since must be a JSON array of revisions');
+    return { since: revs as string[] };
+  }
+  return booleanParam(query, 'attachments') ? {} : undefined;
 }

@@ -115,6 +115,45 @@ describe('attachments', () => {
     assert.equal(typeof since._attachments.g.data, 'string');
   });
 
+  test('open_revs and _bulk_get carry attachments with attachments=true, stubs otherwise', async () => {
+    const put = await server.admin('/att/revs', { method: 'PUT', body: { _attachments: { t: { content_type: 'text/plain', data: Buffer.from('open revs').toString('base64') } } } });
+    const open = await server.admin(`/att/revs?open_revs=all&attachments=true`, { headers: { Accept: 'application/json' } });
+    assert.equal(open.body[0].ok._attachments.t.data, Buffer.from('open revs').toString('base64'));
+    const mixed = await server.admin(`/att/revs?open_revs=${encodeURIComponent(JSON.stringify([put.body.rev]))}&attachments=true`, { headers: { Accept: 'multipart/mixed' } });
+    assert.match(String(mixed.headers['content-type']), /^multipart\/mixed/);
+    assert.ok(mixed.text.includes(Buffer.from('open revs').toString('base64')));
+    const bulk = await server.admin('/att/_bulk_get?attachments=true&revs=true', { method: 'POST', body: { docs: [{ id: 'revs' }] } });
+    assert.equal(bulk.body.results[0].docs[0].ok._attachments.t.data, Buffer.from('open revs').toString('base64'));
+    const stubs = await server.admin('/att/_bulk_get', { method: 'POST', body: { docs: [{ id: 'revs', rev: put.body.rev }] } });
+    assert.equal(stubs.body.results[0].docs[0].ok._attachments.t.stub, true);
+  });
+
+  test('multipart/related PUT with follows parts, as CouchDB replicates, new_edits=false with a stub', async () => {
+    const first = Buffer.from('first attachment');
+    const created = await server.admin('/att/multi', { method: 'PUT', body: { _attachments: { keep: { content_type: 'text/plain', data: first.toString('base64') } } } });
+    const bytes = randomBytes(100_000);
+    const doc = {
+      _id: 'multi',
+      _rev: '2-bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb',
+      _revisions: { start: 2, ids: ['bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', created.body.rev.slice(2)] },
+      _attachments: { keep: { content_type: 'text/plain', revpos: 1, digest: md5(first), length: first.length, stub: true }, 'new.bin': { content_type: 'application/octet-stream', revpos: 2, digest: md5(bytes), length: bytes.length, follows: true } },
+    };
+    const body = Buffer.concat([
+      Buffer.from(`--xyz\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(doc)}\r\n--xyz\r\nContent-Disposition: attachment; filename="new.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      bytes,
+      Buffer.from('\r\n--xyz--'),
+    ]);
+    const put = await server.admin('/att/multi?new_edits=false', { method: 'PUT', body, headers: { 'Content-Type': 'multipart/related; boundary="xyz"' } });
+    assert.equal(put.status, 201, put.text);
+    const stored = (await server.admin('/att/multi')).body;
+    assert.equal(stored._rev, doc._rev);
+    assert.equal(stored._attachments['new.bin'].digest, md5(bytes));
+    assert.equal(stored._attachments.keep.revpos, 1);
+    assert.ok((await rawGet(server, '/att/multi/new.bin')).body.equals(bytes));
+    const plain = await server.admin('/att/multi2', { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain' } });
+    assert.equal(plain.status, 415, 'other bodies than JSON and multipart/related are still refused');
+  });
+
   test('design-document attachments need a database admin', async () => {
     await server.admin('/_users/org.couchdb.user:member', { method: 'PUT', body: { name: 'member', password: 'pw', roles: [], type: 'user' } });
     await server.admin('/att/_security', { method: 'PUT', body: { members: { names: ['member'] }, admins: {} } });

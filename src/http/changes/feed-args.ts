@@ -25,6 +25,8 @@ export interface FeedArgs {
   feed: Feed;
   allLeaves: boolean;
   includeDocs: boolean;
+  /** With `include_docs`: the attachments' data inline (`attachments=true`). */
+  attachments: boolean;
   conflicts: boolean;
   descending: boolean;
   limit?: number;
@@ -178,6 +180,7 @@ export function parseArgs(request: Request, services: Services, opened: OpenedDa
     feed,
     allLeaves: style === 'all_docs',
     includeDocs: booleanParam(query, 'include_docs'),
+    attachments: booleanParam(query, 'attachments'),
     conflicts: booleanParam(query, 'conflicts'),
     descending: feed === 'normal' && descending,
     limit: nonNegativeIntegerParam(query, 'limit'),

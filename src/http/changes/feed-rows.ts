@@ -30,6 +30,12 @@ function fullDocument(change: ChangeRow): JsonObject {
  * the event loop a turn through `turns` (one per feed read, across its batches).
  */
 export async function filterRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
+  const passing = await passingRows(args, rows, turns);
+  if (args.includeDocs && args.attachments) await args.opened.inlineListedDocs(passing.map(({ entry }) => entry));
+  return passing;
+}
+
+async function passingRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
   const filter = args.filter;
   if (filter.kind === 'design') rows = rows.filter((row) => row.id.startsWith('_design/'));
   if (filter.kind !== 'selector') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));

@@ -2,14 +2,15 @@ import { bulkWrite } from '../../databases/bulk-write.js';
 import { deleteDocument, throwIfRefused, withGeneratedId, writeDocument } from '../../databases/document-writes.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { toEdit } from '../../documents/document-json.js';
-import { badRequest, documentMissing, methodNotAllowed, revisionsDiffer } from '../../errors/catalog.js';
+import { badRequest, documentMissing, documentTooLarge, methodNotAllowed, revisionsDiffer } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
-import type { AttachmentsWanted } from '../../databases/opened-database.js';
-import { parseJsonText } from '../request.js';
+import type { FollowsSource } from '../../attachments/incoming.js';
 import { readBulkJson } from '../bulk-body.js';
+import { boundaryOf, MultipartReader } from '../multipart.js';
+import { parseJsonBytes } from '../request.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { LoopTurns } from '../event-loop.js';
-import { booleanParam } from '../query.js';
+import { attachmentsParam, booleanParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -20,17 +21,6 @@ function revisionFrom(request: Request): string | undefined {
   const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
   if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
   return fromQuery ?? ifMatch;
-}
-
-/** `?attachments=true` and `atts_since=[…]` (which implies it, as in CouchDB). */
-function attachmentsWanted(request: Request): { attachments?: AttachmentsWanted } {
-  const since = request.query.get('atts_since');
-  if (since !== null) {
-    const revs = parseJsonText(since);
-    if (!Array.isArray(revs) || !revs.every((rev) => typeof rev === 'string')) throw badRequest('atts_since must be a JSON array of revisions');
-    return { attachments: { since: revs as string[] } };
-  }
-  return booleanParam(request.query, 'attachments') ? { attachments: {} } : {};
 }
 
 function written(request: Request, db: string, id: string, rev: string, status = 201): Reply {
@@ -57,7 +47,7 @@ export async function document(request: Request, services: Services): Promise<Re
           deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
           localSeq: meta || booleanParam(request.query, 'local_seq'),
         },
-        { latest: booleanParam(request.query, 'latest'), ...attachmentsWanted(request) },
+        { latest: booleanParam(request.query, 'latest'), attachments: attachmentsParam(request.query) },
       );
       const etag = `"${rev}"`;
       if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };
@@ -65,8 +55,9 @@ export async function document(request: Request, services: Services): Promise<Re
     }
     case 'PUT': {
       const newEdits = booleanParam(request.query, 'new_edits', true);
-      const body = await request.json(maxDocumentSize(services.config));
-      const result = await writeDocument(opened, body, { id, rev: revisionFrom(request), newEdits });
+      const related = await relatedParts(request, maxDocumentSize(services.config));
+      const body = related ? related.doc : await request.json(maxDocumentSize(services.config));
+      const result = await writeDocument(opened, body, { id, rev: revisionFrom(request), newEdits, ...(related ? { follows: related.follows } : {}) });
       return written(request, db, id, result.rev);
     }
     case 'DELETE': {
@@ -76,6 +67,30 @@ export async function document(request: Request, services: Services): Promise<Re
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
   }
+}
+
+/**
+ * A `multipart/related` PUT (CouchDB's replicator): the document as the first part, then one part
+ * per `follows: true` attachment, in the order they are named, each streamed into storage.
+ */
+async function relatedParts(request: Request, maxBytes: number): Promise<{ doc: unknown; follows: FollowsSource } | undefined> {
+  const type = request.header('content-type') ?? '';
+  if (request.contentType().toLowerCase() !== 'multipart/related') return undefined;
+  const boundary = boundaryOf(type);
+  if (boundary === undefined) throw badRequest('multipart/related needs a boundary.');
+  const reader = new MultipartReader(request.stream(), boundary);
+  const first = await reader.nextPart();
+  if (first === undefined) throw badRequest('multipart/related without a document part.');
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of first.body) {
+    size += chunk.length;
+    if (size > maxBytes) throw documentTooLarge();
+    parts.push(chunk);
+  }
+  const doc = parseJsonBytes(Buffer.concat(parts));
+  const follows: FollowsSource = async () => (await reader.nextPart())?.body;
+  return { doc, follows };
 }
 
 /** `POST /{db}`: a new document, with the client's `_id` or a generated one. */

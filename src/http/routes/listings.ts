@@ -77,6 +77,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     throw queryParseError('`keys` is incompatible with `key`, `start_key` and `end_key`');
   }
   const includeDocs = booleanParam(query, 'include_docs');
+  const withAttachments = includeDocs && booleanParam(query, 'attachments');
   const shown = documentShape(opened, includeDocs, includeDocs && booleanParam(query, 'conflicts'));
   const descending = booleanParam(query, 'descending');
   const limit = nonNegativeIntegerParam(query, 'limit');
@@ -89,6 +90,7 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') ? item : ''));
     const found = await opened.lookupDocuments(ids, includeDocs);
     const rows = await shown(found.map((summary, index) => (typeof ordered[index] === 'string' ? summary : undefined)));
+    if (withAttachments) await opened.inlineListedDocs(rows);
     const listed = ordered.map((item, index) => rows[index] ?? { key: item, error: 'not_found' });
     const info = await opened.info();
     const selected = listed.slice(skip, limit === undefined ? undefined : skip + limit);
@@ -106,11 +108,9 @@ export async function allDocs(request: Request, services: Services): Promise<Rep
     includeDocs,
   };
   const result = await opened.listDocuments(options);
-  const body: JsonObject = {
-    total_rows: result.totalRows,
-    offset: result.offset,
-    rows: (await shown(result.rows)).filter((entry): entry is JsonObject => entry !== undefined),
-  };
+  const rows = (await shown(result.rows)).filter((entry): entry is JsonObject => entry !== undefined);
+  if (withAttachments) await opened.inlineListedDocs(rows);
+  const body: JsonObject = { total_rows: result.totalRows, offset: result.offset, rows };
   if (booleanParam(query, 'update_seq')) {
     const info = await opened.info();
     body['update_seq'] = sequencesOf(info).format(info?.updateSeq ?? 0);

@@ -6,7 +6,7 @@
  */
 import { revisionDiffs, revisionOf } from '../../databases/revisions.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
-import type { OpenedRevision, StoredRevision } from '../../databases/types.js';
+import type { OpenedRevision } from '../../databases/types.js';
 import { randomHex } from '../../crypto/crypto.js';
 import { isObject, validateDocumentId } from '../../documents/document-json.js';
 import { isCouchError } from '../../errors/couch-error.js';
@@ -14,7 +14,7 @@ import { badRequest, documentMissing, invalidJson, invalidRevFormat, methodNotAl
 import type { Json, JsonObject } from '../../json/json.js';
 import { readBulkJson } from '../bulk-body.js';
 import { databaseName, documentIdOf } from '../document-path.js';
-import { booleanParam } from '../query.js';
+import { attachmentsParam, booleanParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -73,9 +73,10 @@ export async function ensureFullCommit(request: Request, services: Services): Pr
   return json(201, { ok: true, instance_start_time: info?.instanceStartTime ?? '0' });
 }
 
-function renderFlags(query: URLSearchParams): { revs: boolean; conflicts: boolean; deletedConflicts: boolean } {
+function renderFlags(query: URLSearchParams): { revs: boolean; conflicts: boolean; deletedConflicts: boolean; attachments: { since?: string[] } | undefined } {
   const meta = booleanParam(query, 'meta');
   return {
+    attachments: attachmentsParam(query),
     revs: booleanParam(query, 'revs'),
     conflicts: meta || booleanParam(query, 'conflicts'),
     deletedConflicts: meta || booleanParam(query, 'deleted_conflicts'),
@@ -98,6 +99,7 @@ function bulkGetItem(spec: Json): BulkGetItem {
     return { id, error: errorOf(id, null, error.error, error.reason) };
   }
   const rev = spec['rev'];
+  // A document's own `atts_since` (CouchDB's replicator sends the target's possible ancestors).
   const since = spec['atts_since'];
   const attsSince = Array.isArray(since) ? { attsSince: since.filter((item): item is string => typeof item === 'string') } : {};
   if (rev === undefined || rev === null) return { id: id as string, revs: 'all', rev: 'undefined', ...attsSince };
@@ -106,34 +108,29 @@ function bulkGetItem(spec: Json): BulkGetItem {
   return { id: id as string, revs: [asked], rev: asked, ...attsSince };
 }
 
-/**
- * A revision as the caller may see it; with `attachments=true` its attachments' data inline,
- * except those the reader already has in one of `since` (CouchDB's `atts_since`, which replicators send).
- */
-async function shownRevision(opened: OpenedDatabase, stored: StoredRevision, flags: ReturnType<typeof renderFlags>, attachments: boolean, since?: string[]): Promise<JsonObject> {
-  const doc = opened.shown(stored, flags);
-  return attachments ? opened.withAttachmentData(stored, doc, since === undefined ? {} : { since }) : doc;
-}
+type Flags = ReturnType<typeof renderFlags>;
 
-async function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: OpenedRevision[], flags: ReturnType<typeof renderFlags>, attachments: boolean): Promise<JsonObject> {
+async function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: OpenedRevision[], flags: Flags): Promise<JsonObject> {
   if (!('revs' in item)) return { id: item.id, docs: [item.error] };
   if (found.length === 0) return { id: item.id, docs: [errorOf(item.id, item.rev, 'not_found', 'missing')] };
   const docs: JsonObject[] = [];
-  for (const result of found) docs.push(await bulkGetDoc(opened, item as Extract<BulkGetItem, { revs: unknown }>, result, flags, attachments));
+  for (const result of found) {
+    if ('missing' in result) {
+      docs.push(errorOf(item.id, result.missing, 'not_found', 'missing'));
+      continue;
+    }
+    try {
+      const wanted = flags.attachments && item.attsSince ? { since: item.attsSince } : flags.attachments;
+      docs.push({ ok: await opened.shownWithAttachments(result.ok, flags, wanted) });
+    } catch (error) {
+      if (!isCouchError(error)) throw error;
+      docs.push(errorOf(item.id, result.ok.rev, error.error, error.reason));
+    }
+  }
   return { id: item.id, docs };
 }
 
-async function bulkGetDoc(opened: OpenedDatabase, item: Extract<BulkGetItem, { revs: unknown }>, result: OpenedRevision, flags: ReturnType<typeof renderFlags>, attachments: boolean): Promise<JsonObject> {
-  if ('missing' in result) return errorOf(item.id, result.missing, 'not_found', 'missing');
-  try {
-    return { ok: await shownRevision(opened, result.ok, flags, attachments, item.attsSince) };
-  } catch (error) {
-    if (!isCouchError(error)) throw error;
-    return errorOf(item.id, result.ok.rev, error.error, error.reason);
-  }
-}
-
-/** `POST /{db}/_bulk_get?revs=…&latest=…&attachments=…`: many `open_revs` in one request (JSON answer). */
+/** `POST /{db}/_bulk_get?revs=…&latest=…`: many `open_revs` in one request (JSON answer). */
 export async function bulkGet(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
@@ -148,10 +145,9 @@ export async function bulkGet(request: Request, services: Services): Promise<Rep
   const items = body['docs'].map(bulkGetItem);
   const queries = items.flatMap((item) => ('revs' in item ? [{ id: item.id, revs: item.revs, latest }] : []));
   const found = await opened.openRevisions(queries);
-  const attachments = booleanParam(request.query, 'attachments');
-  let next = 0;
   const results: JsonObject[] = [];
-  for (const item of items) results.push(await bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags, attachments));
+  let next = 0;
+  for (const item of items) results.push(await bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags));
   return json(200, { results });
 }
 
@@ -191,7 +187,7 @@ function multipartReply(items: JsonObject[]): Reply {
   return { status: 200, body: Buffer.from(body, 'utf8'), headers: { 'Content-Type': `multipart/mixed; boundary="${boundary}"` } };
 }
 
-/** `GET /{db}/{id}?open_revs=all|[…]` (with `revs`, `latest`, `conflicts`, `attachments`, `atts_since`). */
+/** `GET /{db}/{id}?open_revs=all|[…]` (with `revs`, `latest`, `conflicts`). */
 export async function openRevs(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
   const id = documentIdOf(request);
@@ -200,9 +196,6 @@ export async function openRevs(request: Request, services: Services): Promise<Re
   const flags = renderFlags(request.query);
   const [results = []] = await opened.openRevisions([{ id, revs, latest: booleanParam(request.query, 'latest') }]);
   if (revs === 'all' && results.length === 0) throw documentMissing();
-  const since = request.query.get('atts_since');
-  const attsSince = since === null ? undefined : askedRevisions(since);
-  const attachments = booleanParam(request.query, 'attachments') || attsSince !== undefined;
   const items: JsonObject[] = [];
   for (const result of results) {
     if ('missing' in result) {
@@ -210,7 +203,7 @@ export async function openRevs(request: Request, services: Services): Promise<Re
       continue;
     }
     try {
-      items.push({ ok: await shownRevision(opened, result.ok, flags, attachments, attsSince === 'all' ? undefined : attsSince) });
+      items.push({ ok: await opened.shownWithAttachments(result.ok, flags, flags.attachments) });
     } catch (error) {
       if (!isCouchError(error) || error.status !== 404) throw error;
       items.push({ missing: result.ok.rev });

@@ -1,7 +1,9 @@
 /**
- * Attachment data of the SQLite backend (see attachment-store.ts): chunks in `attachment_chunks`,
- * one `attachment_blobs` row per digest and database with the count of bodies naming it. Uploads
- * go through the write queue a few chunks per transaction; reads take one chunk per statement.
+ * Attachment data of the SQLite backend (see attachment-store.ts): chunks in the chunk file's
+ * `att.attachment_chunks` (sqlite-chunk-file.ts), one `attachment_blobs` row per digest and database
+ * with the count of bodies naming it. Uploads go through the write queue a few chunks per
+ * transaction; reads take one chunk per statement. A blob row is removed in one transaction and
+ * its chunks in a later one, never the other way round (the files commit separately).
  */
 import {
   chunksOf,
@@ -25,23 +27,20 @@ interface BlobRow {
 export function prepareAttachmentStatements(db: Connection) {
   return {
     insertBlob: db.prepare<[number, number]>('INSERT INTO attachment_blobs (db_id, created) VALUES (?, ?)'),
-    insertChunk: db.prepare<[number, number, Buffer]>('INSERT INTO attachment_chunks (blob_id, idx, data) VALUES (?, ?, ?)'),
+    insertChunk: db.prepare<[number, number, Buffer]>('INSERT INTO att.attachment_chunks (blob_id, idx, data) VALUES (?, ?, ?)'),
     blobByDigest: db.prepare<[number, string], BlobRow>('SELECT blob_id, length FROM attachment_blobs WHERE db_id = ? AND digest = ?'),
     dbOfBlob: db.prepare<[number], number>('SELECT db_id FROM attachment_blobs WHERE blob_id = ?').pluck(),
     nameBlob: db.prepare<[string, number, number]>('UPDATE attachment_blobs SET digest = ?, length = ? WHERE blob_id = ?'),
     deleteBlob: db.prepare<[number]>('DELETE FROM attachment_blobs WHERE blob_id = ?'),
-    deleteChunks: db.prepare<[number]>('DELETE FROM attachment_chunks WHERE blob_id = ?'),
-    chunk: db.prepare<[number, number], Buffer>('SELECT data FROM attachment_chunks WHERE blob_id = ? AND idx = ?').pluck(),
+    deleteChunks: db.prepare<[number]>('DELETE FROM att.attachment_chunks WHERE blob_id = ?'),
+    /** Chunks of blobs whose row is gone (removed, or a crash between the two files' commits). */
+    deleteUnreachableChunks: db.prepare<[]>('DELETE FROM att.attachment_chunks WHERE blob_id NOT IN (SELECT blob_id FROM main.attachment_blobs)'),
+    chunk: db.prepare<[number, number], Buffer>('SELECT data FROM att.attachment_chunks WHERE blob_id = ? AND idx = ?').pluck(),
     addRef: db.prepare<[number, string, string]>('INSERT OR IGNORE INTO attachment_refs (doc_pk, rev, digest) VALUES (?, ?, ?)'),
     countRef: db.prepare<[number, number, string]>('UPDATE attachment_blobs SET refs = refs + ? WHERE db_id = ? AND digest = ?'),
     dropRefs: db.prepare<[number, string], string>('DELETE FROM attachment_refs WHERE doc_pk = ? AND rev = ? RETURNING digest').pluck(),
-    unreferenced: db
-      .prepare<[number, number], number>('DELETE FROM attachment_blobs WHERE db_id = ? AND refs = 0 AND created < ? RETURNING blob_id')
-      .pluck(),
+    unreferenced: db.prepare<[number, number]>('DELETE FROM attachment_blobs WHERE db_id = ? AND refs = 0 AND created < ?'),
     deleteRefsOfDatabase: db.prepare<[number]>('DELETE FROM attachment_refs WHERE doc_pk IN (SELECT doc_pk FROM documents WHERE db_id = ?)'),
-    deleteChunksOfDatabase: db.prepare<[number]>(
-      'DELETE FROM attachment_chunks WHERE blob_id IN (SELECT blob_id FROM attachment_blobs WHERE db_id = ?)',
-    ),
     deleteBlobsOfDatabase: db.prepare<[number]>('DELETE FROM attachment_blobs WHERE db_id = ?'),
   };
 }
@@ -63,17 +62,19 @@ export function releaseReferences(st: AttachmentStatements, dbId: number, reclai
   }
 }
 
-/** Removes data no body has named for longer than the grace period; answers how many blobs. */
+/** Removes the rows of data no body has named for longer than the grace period (then `dropUnreachableChunks`). */
 export function sweepUnreferenced(st: AttachmentStatements, dbId: number, graceMs = UNREFERENCED_GRACE_MS): number {
-  const blobs = st.unreferenced.all(dbId, Date.now() - graceMs);
-  for (const blob of blobs) st.deleteChunks.run(blob);
-  return blobs.length;
+  return st.unreferenced.run(dbId, Date.now() - graceMs).changes;
 }
 
-/** Everything of a deleted database. */
+/** In a transaction after the one that removed blob rows: their chunks. */
+export function dropUnreachableChunks(st: AttachmentStatements): void {
+  st.deleteUnreachableChunks.run();
+}
+
+/** The rows of a deleted database's data (then `dropUnreachableChunks`). */
 export function deleteAttachmentsOfDatabase(st: AttachmentStatements, dbId: number): void {
   st.deleteRefsOfDatabase.run(dbId);
-  st.deleteChunksOfDatabase.run(dbId);
   st.deleteBlobsOfDatabase.run(dbId);
 }
 
@@ -91,13 +92,19 @@ export class SqliteAttachments implements AttachmentStore {
         queue.enqueue(() => {
           chunks.forEach((chunk, i) => st.insertChunk.run(blob, first + i, chunk));
         }),
-      finish: (blob, digest, length) =>
-        queue.enqueue(() => {
+      finish: async (blob, digest, length) => {
+        const duplicate = await queue.enqueue(() => {
           const dbId = st.dbOfBlob.get(blob)!;
-          if (st.blobByDigest.get(dbId, digest) !== undefined) this.#drop(blob);
-          else st.nameBlob.run(digest, length, blob);
-        }),
-      abandon: (blob) => queue.enqueue(() => this.#drop(blob)),
+          if (st.blobByDigest.get(dbId, digest) === undefined) return void st.nameBlob.run(digest, length, blob);
+          st.deleteBlob.run(blob);
+          return true;
+        });
+        if (duplicate) await queue.enqueue(() => st.deleteChunks.run(blob));
+      },
+      abandon: async (blob) => {
+        await queue.enqueue(() => st.deleteBlob.run(blob));
+        await queue.enqueue(() => st.deleteChunks.run(blob));
+      },
     };
   }
 
@@ -113,10 +120,5 @@ export class SqliteAttachments implements AttachmentStore {
     const blob = this.#st.blobByDigest.get(this.#databaseId(db), digest);
     if (blob === undefined) return undefined;
     return chunksOf(blob.length, range, async (index) => this.#st.chunk.get(blob.blob_id, index));
-  }
-
-  #drop(blob: number): void {
-    this.#st.deleteChunks.run(blob);
-    this.#st.deleteBlob.run(blob);
   }
 }

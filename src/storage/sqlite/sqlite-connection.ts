@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { attachChunkFile, chunkFileOf } from './sqlite-chunk-file.js';
 import { migrate } from './sqlite-schema.js';
 
 export type Connection = Database.Database;
@@ -24,6 +25,7 @@ export function openConnection(file: string): Connection {
     db.pragma('synchronous = FULL');
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db);
+    attachChunkFile(db, chunkFileOf(file));
     return db;
   } catch (error) {
     db?.close();

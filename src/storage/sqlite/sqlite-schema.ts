@@ -56,7 +56,8 @@ ALTER TABLE revision_bodies ADD COLUMN leaf INTEGER NOT NULL DEFAULT 1;
 CREATE INDEX superseded_bodies ON revision_bodies (doc_pk) WHERE leaf = 0;
 ALTER TABLE databases ADD COLUMN compactable_size INTEGER NOT NULL DEFAULT 0;
 `,
-  // 3: attachment data in chunks, content-addressed per database, counted by the bodies naming it.
+  // 3: attachment data, content-addressed per database, counted by the bodies naming it (its chunks
+  // are in the attached chunk file, sqlite-chunk-file.ts).
   `
 CREATE TABLE attachment_blobs (
   blob_id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -68,12 +69,6 @@ CREATE TABLE attachment_blobs (
 );
 CREATE UNIQUE INDEX attachment_blobs_by_digest ON attachment_blobs (db_id, digest);
 CREATE INDEX unreferenced_blobs ON attachment_blobs (db_id, created) WHERE refs = 0;
-CREATE TABLE attachment_chunks (
-  blob_id INTEGER NOT NULL,
-  idx INTEGER NOT NULL,
-  data BLOB NOT NULL,
-  PRIMARY KEY (blob_id, idx)
-);
 CREATE TABLE attachment_refs (
   doc_pk INTEGER NOT NULL,
   rev TEXT NOT NULL,

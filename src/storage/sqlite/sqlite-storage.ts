@@ -39,7 +39,7 @@ import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { WriteQueue } from './sqlite-write-queue.js';
-import { deleteAttachmentsOfDatabase, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
+import { deleteAttachmentsOfDatabase, dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -88,8 +88,8 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  deleteDatabase(name: string): Promise<boolean> {
-    return this.#queue.enqueue(() => {
+  async deleteDatabase(name: string): Promise<boolean> {
+    const deleted = await this.#queue.enqueue(() => {
       this.#forget(name);
       const dbId = this.#st.databaseId.get(name);
       if (dbId === undefined) return false;
@@ -100,6 +100,8 @@ export class SqliteStorage implements Storage {
       this.#st.deleteDatabase.run(dbId);
       return true;
     });
+    if (deleted) await this.#queue.enqueue(() => dropUnreachableChunks(this.#st));
+    return deleted;
   }
 
   async listDatabases(): Promise<string[]> {
@@ -214,7 +216,9 @@ export class SqliteStorage implements Storage {
   async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per write batch: other requests' writes and reads run between two slices.
     const bytes = await compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
-    await this.#queue.enqueue(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs));
+    if ((await this.#queue.enqueue(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs))) > 0) {
+      await this.#queue.enqueue(() => dropUnreachableChunks(this.#st));
+    }
     return bytes;
   }
 
