@@ -2,7 +2,7 @@
  * Errors of a replication as `_replicate` answers them (couch_replicator_httpd and chttpd's
  * `error_info`): a bad request body, a database that cannot be opened, a remote that refuses us.
  */
-export class ReplicationSpecError extends Error {
+class ReplicationFailure extends Error {
   readonly status: number;
   readonly error: string;
   readonly reason: string;
@@ -14,20 +14,12 @@ export class ReplicationSpecError extends Error {
     this.reason = reason;
   }
 }
+
+/** A job that cannot run as asked: its status and reason are `_replicate`'s answer (permanent). */
+export class ReplicationSpecError extends ReplicationFailure {}
 
 /** A remote answered with an error or could not be reached; `status` is 0 for a network error. */
-export class RemoteError extends Error {
-  readonly status: number;
-  readonly error: string;
-  readonly reason: string;
-
-  constructor(status: number, error: string, reason: string) {
-    super(`${error}: ${reason}`);
-    this.status = status;
-    this.error = error;
-    this.reason = reason;
-  }
-}
+export class RemoteError extends ReplicationFailure {}
 
 /** Whether a request that failed this way may succeed when tried again. */
 export function isTransient(error: unknown): boolean {
