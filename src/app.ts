@@ -90,6 +90,7 @@ export async function createApp(options: AppOptions): Promise<App> {
     log,
     changes: data.changes,
     tasks: data.databases.tasks,
+    sandbox: data.sandbox,
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
@@ -111,7 +112,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await listeners.drain(10000);
       await Promise.all([admins.settled(), identity.upgrader.settled()]);
       identity.jwt.close();
-      await link?.close();
+      await Promise.all([link?.close(), data.sandbox.close()]);
       await backend.close();
     },
   };

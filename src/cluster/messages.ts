@@ -14,7 +14,9 @@ export type ClusterMessage =
   /** A TOTP code was used on the sending node: refuse it as a replay here. */
   | { topic: 'totp'; name: string; salt: string; counter: number }
   /** These databases changed: wake their live `_changes` feeds. */
-  | { topic: 'db'; dbs: readonly string[] };
+  | { topic: 'db'; dbs: readonly string[] }
+  /** A design document of this database changed: drop its cached validation functions. */
+  | { topic: 'ddocs'; db: string };
 
 export type ClusterTopic = ClusterMessage['topic'];
 
@@ -37,6 +39,8 @@ export function encodeMessage(message: ClusterMessage): { topic: ClusterTopic; p
       return { topic: 'totp', payload: JSON.stringify([message.name, message.salt, message.counter]) };
     case 'db':
       return { topic: 'db', payload: JSON.stringify(message.dbs) };
+    case 'ddocs':
+      return { topic: 'ddocs', payload: JSON.stringify(message.db) };
   }
 }
 
@@ -69,6 +73,8 @@ export function decodeMessage(topic: string, payload: string): ClusterMessage | 
     }
     case 'db':
       return isStringArray(value) ? { topic, dbs: value } : undefined;
+    case 'ddocs':
+      return typeof value === 'string' ? { topic, db: value } : undefined;
     default:
       return undefined;
   }

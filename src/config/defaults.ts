@@ -15,6 +15,10 @@ export const DEFAULTS = {
     max_document_revisions: 10000,
     users_db_security_editable: 'false',
     users_db_suffix: '_users',
+    os_process_timeout: 5000,
+  },
+  quickjs: {
+    memory_limit_bytes: 67108864,
   },
   chttpd: {
     port: 5984,
@@ -129,6 +133,8 @@ export const DEFAULTS = {
     headers_timeout: 20000,
     request_timeout: 300000,
     keepalive_timeout: 5000,
+    js_workers: 2,
+    js_design_docs_per_worker: 16,
   },
 } as const;
 

@@ -6,10 +6,11 @@ import { LoopTurns } from '../http/event-loop.js';
 import type { JsonObject } from '../json/json.js';
 import type { DocumentEdit, EditResult } from '../storage/storage.js';
 import { attachmentsOf, keepStubs, withStubs } from './attachment-writes.js';
-import { announceWritten, designRefusal, withGeneratedId } from './document-writes.js';
+import { announceWritten, checkDesign, designRefusal, withGeneratedId } from './document-writes.js';
 import type { OpenedDatabase } from './opened-database.js';
 import { documentLimits, maxDocumentSize } from './settings.js';
-import { updateSteps } from './update-steps.js';
+import { updateSteps, type UpdateSteps } from './update-steps.js';
+import { isValidated, proposedOf } from './validate-edits.js';
 
 type Refusal = { error: string; reason: string };
 type Slot =
@@ -51,7 +52,27 @@ async function slotOf(opened: OpenedDatabase, doc: unknown, newEdits: boolean, s
     return { id: edit.id, error: refusalOf(error) };
   }
   const refusal = designRefusal(opened, final.id);
-  return refusal ? { id: final.id, error: refusalOf(refusal) } : { id: final.id, edit: final };
+  if (refusal) return { id: final.id, error: refusalOf(refusal) };
+  try {
+    await checkDesign(opened, final);
+  } catch (error) {
+    return { id: final.id, error: refusalOf(error) };
+  }
+  return { id: final.id, edit: final };
+}
+
+/** The validation functions over the batch's normal documents at once; a refused one gets its error row. */
+async function validateSlots(opened: OpenedDatabase, slots: Slot[], steps: UpdateSteps): Promise<void> {
+  if (!steps.validate) return;
+  const at = slots.flatMap((slot, index) => ('edit' in slot && isValidated(slot.id) ? [index] : []));
+  if (at.length === 0) return;
+  const proposed = [];
+  for (const index of at) proposed.push(await proposedOf(opened, (slots[index] as { edit: DocumentEdit }).edit, steps.stored));
+  const refusals = await steps.validate(proposed);
+  at.forEach((index, position) => {
+    const refused = refusals[position];
+    if (refused) slots[index] = { id: slots[index]!.id, error: refusalOf(refused) };
+  });
 }
 
 async function rowOf(opened: OpenedDatabase, slot: Slot, result: () => EditResult, newEdits: boolean): Promise<JsonObject | undefined> {
@@ -72,13 +93,14 @@ async function rowOf(opened: OpenedDatabase, slot: Slot, result: () => EditResul
  * storage writes it), so other requests keep being answered.
  */
 export async function bulkWrite(opened: OpenedDatabase, docs: readonly unknown[], newEdits: boolean): Promise<JsonObject[]> {
-  const { step } = await updateSteps(opened);
+  const steps = await updateSteps(opened);
   const turns = new LoopTurns();
   const slots: Slot[] = [];
   for (const doc of docs) {
     await turns.maybeYield();
-    slots.push(await slotOf(opened, doc, newEdits, step));
+    slots.push(await slotOf(opened, doc, newEdits, steps.step));
   }
+  await validateSlots(opened, slots, steps);
   const edits = slots.flatMap((slot) => ('edit' in slot ? [slot.edit] : []));
   const limits = documentLimits(opened.context.config);
   const results = edits.length > 0 ? await opened.storage.writeDocuments(opened.db, edits, { newEdits, limits }) : [];

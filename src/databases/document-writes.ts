@@ -3,12 +3,13 @@ import { isObject, parseRev, toEdit } from '../documents/document-json.js';
 import { conflict, documentMissing, notADbOrServerAdmin } from '../errors/catalog.js';
 import { CouchError } from '../errors/couch-error.js';
 import type { JsonObject } from '../json/json.js';
-import type { EditResult } from '../storage/storage.js';
+import type { DocumentEdit, EditResult } from '../storage/storage.js';
 import type { OpenedDatabase } from './opened-database.js';
 import type { FollowsSource } from '../attachments/incoming.js';
 import { attachmentsOf, keepStubs, withStubs } from './attachment-writes.js';
 import { documentLimits } from './settings.js';
 import { requireNamedLeaf, updateSteps } from './update-steps.js';
+import { isValidated, proposedOf } from './validate-edits.js';
 
 export interface WriteOptions {
   /** The id of the path (PUT); otherwise the body's `_id`, or a generated one (POST). */
@@ -34,6 +35,12 @@ export function designRefusal(opened: OpenedDatabase, id: string): CouchError | 
   return id.startsWith('_design/') && !opened.caller.isAdmin ? notADbOrServerAdmin() : undefined;
 }
 
+/** A live design document must work: every hook may refuse it (functions that do not compile). */
+export async function checkDesign(opened: OpenedDatabase, edit: DocumentEdit): Promise<void> {
+  if (!edit.id.startsWith('_design/') || edit.deleted) return;
+  for (const hooks of opened.hooks) await hooks.checkDesign?.({ _id: edit.id, ...edit.body });
+}
+
 /** A body without `_id` gets a generated one (POST, `_bulk_docs` with new edits). */
 export function withGeneratedId(body: unknown): unknown {
   return isObject(body) && !('_id' in body) ? Object.fromEntries([['_id', randomHex()], ...Object.entries(body)]) : body;
@@ -57,15 +64,16 @@ export async function writeDocument(opened: OpenedDatabase, body: unknown, optio
   const { edit, rev } = toEdit(body, options);
   if (edit.id.startsWith('_local/')) return { id: edit.id, rev: throwIfRefused(await opened.writeLocal(edit.id, edit.body, rev, edit.deleted)) };
   const steps = await updateSteps(opened);
-  const needsStored = !opened.caller.isMember || options.mustExist === true || (steps.step !== undefined && newEdits);
+  const checked = newEdits && (steps.step !== undefined || (steps.validate !== undefined && isValidated(edit.id)));
+  const needsStored = !opened.caller.isMember || options.mustExist === true || checked;
   const stored = needsStored ? await steps.stored(edit.id) : undefined;
   opened.requireUpdateAccess(edit.id, stored !== undefined && !stored.deleted);
   if (options.mustExist && !stored) throw documentMissing();
+  if (checked) requireNamedLeaf(stored, rev === undefined ? {} : { _rev: rev });
   let final = edit;
   if (steps.step) {
     const sent = Object.entries(body as JsonObject);
     const doc = Object.fromEntries([...sent, ['_id', edit.id], ...(rev === undefined ? [] : [['_rev', rev]])]) as JsonObject;
-    if (newEdits) requireNamedLeaf(stored, doc);
     const stubs = await attachmentsOf(opened, edit, () => steps.stored(edit.id), options.follows);
     final = keepStubs(toEdit(await steps.step(withStubs(doc, stubs)), { newEdits }).edit, stubs);
   } else {
@@ -73,6 +81,11 @@ export async function writeDocument(opened: OpenedDatabase, body: unknown, optio
   }
   const refusal = designRefusal(opened, final.id);
   if (refusal) throw refusal;
+  await checkDesign(opened, final);
+  if (steps.validate && isValidated(final.id)) {
+    const [refused] = await steps.validate([await proposedOf(opened, final, steps.stored)]);
+    if (refused) throw refused;
+  }
   const [result] = await opened.storage.writeDocuments(opened.db, [final], { newEdits, limits: documentLimits(opened.context.config) });
   await announceWritten(opened, [result!]);
   return { id: final.id, rev: throwIfRefused(result!) };

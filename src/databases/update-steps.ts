@@ -1,14 +1,17 @@
-import type { DocUpdateStep, UpdateBatch } from '../documents/database-hooks.js';
+import type { DocUpdateStep, DocValidation, UpdateBatch } from '../documents/database-hooks.js';
 import { renderRevision } from '../documents/document-json.js';
 import { conflict } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import type { StoredRevision } from '../storage/storage.js';
 import type { OpenedDatabase } from './opened-database.js';
+import { validationOf } from './validate-edits.js';
 
 /** The `beforeDocUpdate` steps of one write request, chained, and the stored documents they read. */
 export interface UpdateSteps {
   /** Undefined when no hook has anything to do for this caller: documents go to storage as sent. */
   readonly step: DocUpdateStep | undefined;
+  /** The validation functions of the request's documents, undefined when there are none. */
+  readonly validate: DocValidation | undefined;
   /** The stored winning revision (deleted ones too), read once per id for the whole request. */
   stored(id: string): Promise<StoredRevision | undefined>;
 }
@@ -28,6 +31,7 @@ export async function updateSteps(opened: OpenedDatabase): Promise<UpdateSteps> 
   const batch: UpdateBatch = {
     db: opened.db,
     caller: opened.caller,
+    secObj: opened.security as unknown as JsonObject,
     current: async (id) => {
       const found = await stored(id);
       return found && !found.deleted ? renderRevision(found) : undefined;
@@ -38,13 +42,14 @@ export async function updateSteps(opened: OpenedDatabase): Promise<UpdateSteps> 
     const step = await hooks.beforeDocUpdate?.(batch);
     if (step) steps.push(step);
   }
-  if (steps.length === 0) return { step: undefined, stored };
+  const validate = await validationOf(opened, batch);
+  if (steps.length === 0) return { step: undefined, validate, stored };
   const step: DocUpdateStep = async (doc) => {
     let current = doc;
     for (const each of steps) current = await each(current);
     return current;
   };
-  return { step, stored };
+  return { step, validate, stored };
 }
 
 /**

@@ -20,6 +20,8 @@ export interface Caller {
 export interface UpdateBatch {
   readonly db: string;
   readonly caller: Caller;
+  /** The database's `_security` object. */
+  readonly secObj: JsonObject;
   /** The stored winning revision with `_id` and `_rev`; undefined when missing or deleted. Read once per id. */
   current(id: string): Promise<JsonObject | undefined>;
 }
@@ -29,6 +31,20 @@ export interface UpdateBatch {
  * body) in, the object to store out; a thrown CouchError refuses this document only.
  */
 export type DocUpdateStep = (doc: JsonObject) => Promise<JsonObject>;
+
+/** A document about to be stored, as a validation function sees it, and the stored revision it replaces. */
+export interface Proposed {
+  /** `_id`, `_rev` (the edited revision; the new one for a replicated edit), `_deleted`, the body. */
+  readonly doc: JsonObject;
+  /** The stored revision being replaced (`_deleted` when a tombstone), null when none. */
+  readonly oldDoc: JsonObject | null;
+}
+
+/**
+ * Checks the documents of one write request after every `beforeDocUpdate` step, all at once (one
+ * round trip to the JavaScript sandbox per batch): one refusal, or undefined, per document.
+ */
+export type DocValidation = (proposed: readonly Proposed[]) => Promise<(Error | undefined)[]>;
 
 /** How one caller sees the documents of one database (CouchDB's `after_doc_read`). */
 export interface ReadFilter {
@@ -62,6 +78,10 @@ export interface DatabaseHooks {
   readonly access?: DocumentAccess;
   /** Called once per write request; returns the step every document of it passes, in order. */
   beforeDocUpdate?(batch: UpdateBatch): Promise<DocUpdateStep | undefined>;
+  /** A design document about to be stored (by an admin): throws when it would not work (its functions do not compile). */
+  checkDesign?(doc: JsonObject): Promise<void>;
+  /** Called once per write request of normal documents (not `_design/`, not `_local/`). */
+  validateUpdates?(batch: UpdateBatch): Promise<DocValidation | undefined>;
   afterDocRead?(db: string, caller: Caller): ReadFilter;
   /** After a durable write; a failure is logged, never turned into an error of the write. */
   afterWrite?(written: Written): Promise<void> | void;

@@ -9,6 +9,7 @@ import type { PasswordAuthenticator } from '../users/password-authenticator.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
 import type { Replicator } from '../replicator/replicator.js';
 import type { ReplicatorDocs } from '../replicator/replicator-docs.js';
+import type { JsSandbox } from '../js/sandbox.js';
 import type { Reply } from './reply.js';
 import type { Request } from './request.js';
 
@@ -29,6 +30,8 @@ export interface Services {
   readonly replicator: Replicator;
   /** The jobs of `_replicator` documents, for `_scheduler/docs`. */
   readonly replicatorDocs: ReplicatorDocs;
+  /** Design-document JavaScript (filter functions). */
+  readonly sandbox: JsSandbox;
   /** The Divan release, for `vendor.version`. */
   readonly version: string;
   /** The node's name, for `/_membership` and `/_node/{name}`. */

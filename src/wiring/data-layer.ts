@@ -9,7 +9,10 @@ import { Databases } from '../databases/databases.js';
 import { HookRegistry } from '../databases/hook-registry.js';
 import { PerUserDatabases } from '../databases/per-user.js';
 import { defaultSecurity } from '../databases/security.js';
-import { unrunValidationHooks } from '../databases/unrun-validation.js';
+import { DesignDocCache } from '../js/design-docs.js';
+import { JsSandbox } from '../js/sandbox.js';
+import { sandboxSettings } from '../js/sandbox-settings.js';
+import { validationHooks } from '../js/validation-hooks.js';
 import type { Logger } from '../log/logger.js';
 import type { Storage } from '../storage/storage.js';
 import { ActiveTasks } from '../tasks/active-tasks.js';
@@ -27,13 +30,16 @@ export interface DataLayer {
   perUser: PerUserDatabases;
   /** For capabilities wired later (the replicator) to add their databases' rules. */
   hooks: HookRegistry;
+  /** Design-document JavaScript (validation, filters; views build on it). */
+  sandbox: JsSandbox;
+  designDocs: DesignDocCache;
 }
 
 /**
  * The database layer and its hooks, in the order their `beforeDocUpdate` steps run
- * (docs/architecture.md): the fail-closed validate_doc_update refusal first (it costs no password
- * hash), then the users-database rules; after a write, live feeds wake, cached credentials drop
- * (on every node), per-user databases follow.
+ * (docs/architecture.md): the users-database rules, then the design documents' validate_doc_update
+ * functions over the whole request; after a write, live feeds wake, cached credentials and design
+ * documents drop (on every node), per-user databases follow.
  */
 export async function wireData(config: Config, log: Logger, backend: Storage, link: ClusterLink | undefined): Promise<DataLayer> {
   const hooks = new HookRegistry(log);
@@ -43,7 +49,10 @@ export async function wireData(config: Config, log: Logger, backend: Storage, li
   const changes = new ChangeNotifier();
   if (link) changes.connect((dbs) => link.publish({ topic: 'db', dbs }));
   const perUser = new PerUserDatabases(config, log, databases, (db: string): boolean => db === users.name);
-  hooks.register(unrunValidationHooks(backend, (db) => users.isUsersDb(db)));
+  const sandbox = new JsSandbox(sandboxSettings(config, log));
+  const designDocs = new DesignDocCache(backend);
+  const publish = (db: string): void => link?.publish({ topic: 'ddocs', db });
+  hooks.register(validationHooks({ sandbox, designDocs, isUsersDb: (db) => users.isUsersDb(db), publish }));
   hooks.register(usersDatabaseHooks(users, (written) => {
     userStore.invalidate(written.ids);
     link?.publish({ topic: 'users', ids: written.ids });
@@ -51,5 +60,5 @@ export async function wireData(config: Config, log: Logger, backend: Storage, li
   hooks.register({ name: 'live _changes feeds', appliesTo: () => true, afterWrite: (written) => changes.changed(written.db) });
   hooks.register(perUser.hooks());
   await databases.ensure(users.name, defaultSecurity('admin_only'));
-  return { backend, databases, users, userStore, changes, perUser, hooks };
+  return { backend, databases, users, userStore, changes, perUser, hooks, sandbox, designDocs };
 }

@@ -92,5 +92,6 @@ export function receiveClusterMessages(link: ClusterLink, data: DataLayer, ident
     secret: () => identity.cookies.sharedSecretChanged(),
     totp: (message) => identity.usedCodes.accept(message.name, message.salt, message.counter),
     db: (message) => message.dbs.forEach((db) => data.changes.changedElsewhere(db)),
+    ddocs: (message) => data.designDocs.invalidate(message.db),
   });
 }

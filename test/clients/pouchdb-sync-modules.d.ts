@@ -26,6 +26,10 @@ declare module 'pouchdb-core' {
     back_off_function?: (delay: number) => number;
     heartbeat?: number | false;
     timeout?: number;
+    /** A design document's filter function (`ddoc/name`), run by the source server. */
+    filter?: string;
+    /** The filter's `req.query`. */
+    query_params?: Record<string, string>;
   }
 
   export interface ReplicationResult {

@@ -4,7 +4,9 @@ import type { Sequences } from '../../databases/sequences.js';
 import { isObject } from '../../documents/document-json.js';
 import { parseSelector, type Selector } from '../../documents/selector.js';
 import { badRequest, notFound, requestBodyNotObject } from '../../errors/catalog.js';
+import type { DesignDoc, JsSandbox } from '../../js/sandbox.js';
 import type { Json, JsonObject } from '../../json/json.js';
+import type { Logger } from '../../log/logger.js';
 import { readBulkBytes } from '../bulk-body.js';
 import { booleanParam, nonNegativeIntegerParam } from '../query.js';
 import { parseJsonBytes, type Request } from '../request.js';
@@ -17,7 +19,18 @@ export type Filter =
   | { kind: 'none' }
   | { kind: 'doc_ids'; ids: string[] }
   | { kind: 'design' }
-  | { kind: 'selector'; selector: Selector };
+  | { kind: 'selector'; selector: Selector }
+  /** `filter=ddoc/name`: the design document's JavaScript function, called with each document and `req`. */
+  | { kind: 'function'; ddoc: DesignDoc; name: string; req: JsonObject; sandbox: JsSandbox; log: Logger };
+
+/** A named filter function found by `requireNamedFunction`, with the `req` it gets. */
+export interface NamedFilter {
+  readonly ddoc: DesignDoc;
+  readonly name: string;
+  readonly req: JsonObject;
+  readonly sandbox: JsSandbox;
+  readonly log: Logger;
+}
 
 export interface FeedArgs {
   /** The database, opened for the caller: `include_docs` bodies and `_selector` matching go through its view. */
@@ -96,7 +109,7 @@ function docIds(value: Json | undefined): string[] {
   return value as string[];
 }
 
-function parseFilter(request: Request, body: JsonObject): Filter {
+function parseFilter(request: Request, body: JsonObject, named: NamedFilter | undefined): Filter {
   const name = request.query.get('filter') ?? '';
   switch (name) {
     case '':
@@ -124,31 +137,38 @@ function parseFilter(request: Request, body: JsonObject): Filter {
       throw badRequest('Divan does not run view functions: the `_view` filter is not supported.');
     default:
       if (name.startsWith('_')) throw badRequest('unknown builtin filter name');
-      if (name.split('/').filter(Boolean).length !== 2) throw badRequest('`filter` must be of the form `designname/filtername`');
-      throw badRequest('Divan does not run JavaScript filter functions: use _doc_ids, _selector or _design.');
+      if (name.split('/').filter(Boolean).length !== 2 || named === undefined) throw badRequest('`filter` must be of the form `designname/filtername`');
+      return { kind: 'function', ...named };
   }
 }
 
 /**
  * As CouchDB (`couch_changes:configure_filter`), a filter or `_view` function is looked up before
  * anything else: a missing design document is 404 `missing`/`deleted`, a missing member 404
- * `missing json key: …`. Only a function that exists meets the 400 that says Divan cannot run it.
+ * `missing json key: …`. Returns the design document and the function's name for `filter=ddoc/name`.
  */
-export async function requireNamedFunction(request: Request, opened: OpenedDatabase): Promise<void> {
+export async function requireNamedFunction(request: Request, opened: OpenedDatabase): Promise<{ ddoc: DesignDoc; name: string } | undefined> {
   const filter = request.query.get('filter') ?? '';
   const member = filter === '_view' ? 'views' : 'filters';
   const name = filter === '_view' ? (request.query.get('view') ?? '') : filter.startsWith('_') ? '' : filter;
   const parts = name.split('/').filter(Boolean);
   // Anything else is refused by parseFilter with CouchDB's wording.
-  if (parts.length !== 2) return;
+  if (parts.length !== 2) return undefined;
   const { doc } = await opened.readDocument(`_design/${parts[0]}`, undefined, {});
   const functions = doc[member];
   if (functions === undefined) throw notFound(`missing json key: ${member}`);
   if (!isObject(functions)) throw notFound('json_mismatch');
   if (!Object.hasOwn(functions, parts[1]!)) throw notFound(`missing json key: ${parts[1]}`);
+  return member === 'filters' ? { ddoc: doc as DesignDoc, name: parts[1]! } : undefined;
 }
 
-export function parseArgs(request: Request, services: Services, opened: OpenedDatabase, body: JsonObject, at: { updateSeq: number; sequences: Sequences }): FeedArgs {
+export function parseArgs(
+  request: Request,
+  services: Services,
+  opened: OpenedDatabase,
+  body: JsonObject,
+  at: { updateSeq: number; sequences: Sequences; named?: NamedFilter },
+): FeedArgs {
   const query = request.query;
   const feedName = query.get('feed') ?? 'normal';
   const feed = feedName === 'live' ? 'continuous' : feedName;
@@ -186,7 +206,7 @@ export function parseArgs(request: Request, services: Services, opened: OpenedDa
     limit: nonNegativeIntegerParam(query, 'limit'),
     since: feed === 'normal' && descending ? 0 : at.sequences.parse(sinceValue, at.updateSeq),
     sequences: at.sequences,
-    filter: parseFilter(request, body),
+    filter: parseFilter(request, body, at.named),
     heartbeatMs,
     idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,
     deadline: Math.min(started + changesTimeout, expiry ?? Number.POSITIVE_INFINITY),

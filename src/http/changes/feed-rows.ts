@@ -25,20 +25,8 @@ function fullDocument(change: ChangeRow): JsonObject {
   return Object.fromEntries(entries) as JsonObject;
 }
 
-/**
- * Applies the filter to rows read from storage; returns the rows to send. Selector matching gives
- * the event loop a turn through `turns` (one per feed read, across its batches).
- */
-export async function filterRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
-  const passing = await passingRows(args, rows, turns);
-  if (args.includeDocs && args.attachments) await args.opened.inlineListedDocs(passing.map(({ entry }) => entry));
-  return passing;
-}
-
-async function passingRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
-  const filter = args.filter;
-  if (filter.kind === 'design') rows = rows.filter((row) => row.id.startsWith('_design/'));
-  if (filter.kind !== 'selector') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));
+/** Each row's documents, one per revision of `changes` (winner first); undefined where none may be seen. */
+async function leafDocuments(args: FeedArgs, rows: readonly ChangeRow[], withDeleted: boolean): Promise<(JsonObject | undefined)[][]> {
   // Each revision is matched on its own document (CouchDB opens every leaf for style=all_docs).
   const multi = rows.filter((row) => row.changes.length > 1);
   const opened = multi.length === 0 ? [] : await args.opened.openRevisions(multi.map((row) => ({ id: row.id, revs: row.changes })));
@@ -52,14 +40,55 @@ async function passingRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns):
     }
     leafDocs.set(row.id, docs);
   });
+  return rows.map((change) => {
+    // Matched on what the caller may see: a filter must not probe fields the read rule hides.
+    const seen = change.body !== undefined || (withDeleted && change.deleted);
+    const winnerDoc = seen ? args.opened.view.listed(fullDocument({ ...change, conflicts: undefined })) : undefined;
+    return change.changes.map((rev, index) => (index === 0 ? winnerDoc : leafDocs.get(change.id)?.get(rev)));
+  });
+}
+
+const truthy = (value: Json): boolean => value !== null && value !== false && value !== 0 && value !== '';
+
+/** A filter function over every document at once (one sandbox round trip); a failing call lets its document out. */
+async function functionPasses(filter: Extract<FeedArgs['filter'], { kind: 'function' }>, docs: (JsonObject | undefined)[][]): Promise<boolean[][]> {
+  const argLists = docs.flat().flatMap((doc) => (doc === undefined ? [] : [[doc, filter.req]]));
+  const outcomes = argLists.length === 0 ? [] : await filter.sandbox.call(filter.ddoc, ['filters', filter.name], argLists);
+  let next = 0;
+  return docs.map((list) =>
+    list.map((doc) => {
+      if (doc === undefined) return false;
+      const outcome = outcomes[next++]!;
+      if (!outcome.ok) filter.log.warning(`filter ${filter.ddoc._id}/${filter.name} failed on ${String(doc['_id'])}: ${JSON.stringify(outcome.error)}`);
+      return outcome.ok && truthy(outcome.value);
+    }),
+  );
+}
+
+/**
+ * Applies the filter to rows read from storage; returns the rows to send. Selector matching gives
+ * the event loop a turn through `turns` (one per feed read, across its batches); filter functions
+ * run off the main thread.
+ */
+export async function filterRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
+  const passing = await passingRows(args, rows, turns);
+  if (args.includeDocs && args.attachments) await args.opened.inlineListedDocs(passing.map(({ entry }) => entry));
+  return passing;
+}
+
+async function passingRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns): Promise<{ change: ChangeRow; entry: JsonObject }[]> {
+  const filter = args.filter;
+  if (filter.kind === 'design') rows = rows.filter((row) => row.id.startsWith('_design/'));
+  if (filter.kind !== 'selector' && filter.kind !== 'function') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));
+  const docs = await leafDocuments(args, rows, filter.kind === 'function');
+  const passes = filter.kind === 'function' ? await functionPasses(filter, docs) : undefined;
   const result: { change: ChangeRow; entry: JsonObject }[] = [];
-  for (const change of rows) {
+  for (const [at, change] of rows.entries()) {
     await turns.maybeYield();
-    // Matched on what the caller may see: a selector must not probe fields the read rule hides.
-    const winnerDoc = change.body === undefined ? undefined : args.opened.view.listed(fullDocument({ ...change, conflicts: undefined }));
-    const passing = change.changes.filter((rev, index) => {
-      const doc = index === 0 ? winnerDoc : leafDocs.get(change.id)?.get(rev);
-      return doc !== undefined && matchesSelector(filter.selector, doc);
+    const passing = change.changes.filter((_, index) => {
+      if (passes) return passes[at]![index]!;
+      const doc = docs[at]![index];
+      return doc !== undefined && filter.kind === 'selector' && matchesSelector(filter.selector, doc);
     });
     if (passing.length > 0) result.push({ change, entry: render(change, passing, args) });
   }
@@ -83,10 +112,11 @@ export async function scan(args: FeedArgs, from: number, max: number | undefined
     const wanted = max === undefined ? BATCH : Math.min(BATCH, max - entries.length);
     if (wanted <= 0) return { entries, last: cursor, exhausted: false };
     const unfiltered = args.filter.kind === 'none' || args.filter.kind === 'doc_ids';
+    const needsBodies = args.filter.kind === 'selector' || args.filter.kind === 'function';
     const rows = await args.opened.changes({
       since: cursor,
       limit: unfiltered ? wanted : BATCH,
-      includeDocs: args.includeDocs || args.filter.kind === 'selector',
+      includeDocs: args.includeDocs || needsBodies,
       allLeaves: args.allLeaves,
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,

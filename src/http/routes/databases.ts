@@ -1,7 +1,7 @@
 import { requireServerAdmin } from '../../identity/authorization.js';
-import { Sequences } from '../../databases/sequences.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { badRequest, databaseMissing, methodNotAllowed } from '../../errors/catalog.js';
+import { dbInfoBody } from '../db-info.js';
 import { databaseName } from '../document-path.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -26,22 +26,7 @@ export async function database(request: Request, services: Services): Promise<Re
     case 'HEAD': {
       const info = await (await services.databases.open(db, request.userCtx)).info();
       if (!info) throw databaseMissing();
-      const sequences = new Sequences(info.instanceStartTime);
-      return json(200, {
-        instance_start_time: info.instanceStartTime,
-        db_name: info.name,
-        // Divan does not purge: the purge sequence stays 0, in the shape of every other sequence.
-        purge_seq: sequences.format(0),
-        update_seq: sequences.format(info.updateSeq),
-        // `file` also counts the superseded bodies compaction reclaims; the others count leaves.
-        sizes: { file: info.dataSize + info.compactableSize, external: info.dataSize, active: info.dataSize },
-        props: {},
-        doc_del_count: info.deletedDocCount,
-        doc_count: info.docCount,
-        disk_format_version: 8,
-        compact_running: services.databases.compactionRunning(db),
-        cluster: { q: 1, n: 1, w: 1, r: 1 },
-      });
+      return json(200, dbInfoBody(info, services.databases.compactionRunning(db)));
     }
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'POST', 'PUT']);

@@ -1,0 +1,145 @@
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import { PRELUDE } from './prelude.js';
+import type { CallMode, FailureKind, Limits } from './protocol.js';
+
+/** Stack the functions of one design document may use (deep recursion fails that call only). */
+const MAX_STACK_BYTES = 512 * 1024;
+/**
+ * Time (ms) loading a design document or compiling its functions may take at least, whatever
+ * `os_process_timeout` says: set-up is ours, not the function's, and a loaded machine must not
+ * make a valid design document fail to load.
+ */
+const SETUP_MS = 5000;
+/** How often (ms) a long batch tells the main thread it is still alive. */
+const BEAT_MS = 500;
+
+const failure = (kind: FailureKind, message: string): string => JSON.stringify([false, { divan_failure: kind, message }, []]);
+
+/**
+ * One design-document revision loaded into its own QuickJS runtime and context (worker side): its
+ * own memory limit, its own module cache and compiled functions, nothing shared with another
+ * design document. A call that runs past its time or memory makes the context unusable; the
+ * caller (engine-worker.ts) then drops it and loads the design document again.
+ */
+export class DesignContext {
+  readonly #runtime: QuickJSRuntime;
+  readonly #context: QuickJSContext;
+  readonly #run: QuickJSHandle;
+  readonly #batch: QuickJSHandle;
+  readonly #check: QuickJSHandle;
+  #deadline = Number.POSITIVE_INFINITY;
+  /** Set after a timeout or an exhausted memory limit: drop this context, load a new one. */
+  broken = false;
+
+  constructor(module: QuickJSWASMModule, readonly ddoc: string, limits: Limits) {
+    this.#runtime = module.newRuntime();
+    this.#runtime.setMaxStackSize(MAX_STACK_BYTES);
+    this.#runtime.setInterruptHandler(() => Date.now() > this.#deadline);
+    this.#context = this.#runtime.newContext();
+    try {
+      this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
+      this.#context.unwrapResult(this.#context.evalCode(PRELUDE, 'prelude.js')).dispose();
+      this.#call('__divan_load', ddoc);
+      this.#run = this.#context.getProp(this.#context.global, '__divan_run');
+      this.#batch = this.#context.getProp(this.#context.global, '__divan_batch');
+      this.#check = this.#context.getProp(this.#context.global, '__divan_check');
+    } catch (error) {
+      this.#context.dispose();
+      this.#runtime.dispose();
+      throw error;
+    } finally {
+      this.#deadline = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /** Calls a global function of the prelude with string arguments; returns its result as a JS value. */
+  #call(name: string, ...args: (string | number)[]): unknown {
+    const vm = this.#context;
+    const fn = vm.getProp(vm.global, name);
+    const handles = args.map((arg) => (typeof arg === 'string' ? vm.newString(arg) : vm.newNumber(arg)));
+    try {
+      const result = vm.unwrapResult(vm.callFunction(fn, vm.undefined, ...handles));
+      const value: unknown = vm.dump(result);
+      result.dispose();
+      return value;
+    } finally {
+      for (const handle of handles) handle.dispose();
+      fn.dispose();
+    }
+  }
+
+  /** Hands the argument lists (JSON text of an array of arrays) and the function to call to the context. */
+  load(args: string, path: string, mode: CallMode, limits: Limits): void {
+    const vm = this.#context;
+    const handles = [vm.newString(args), vm.newString(path), vm.newString(mode)];
+    this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
+    try {
+      vm.unwrapResult(vm.callFunction(this.#batch, vm.undefined, ...handles)).dispose();
+    } finally {
+      for (const handle of handles) handle.dispose();
+      this.#deadline = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /** Runs argument list `index` of the loaded batch: the JSON text of `[ok, value, logs]`. */
+  runOne(index: number, limits: Limits): string {
+    const vm = this.#context;
+    const handle = vm.newNumber(index);
+    this.#deadline = Date.now() + limits.timeoutMs;
+    try {
+      const result = vm.callFunction(this.#run, vm.undefined, handle);
+      if (result.error) {
+        const timedOut = Date.now() > this.#deadline;
+        const message = String((vm.dump(result.error) as { message?: unknown } | undefined)?.message ?? 'failed');
+        result.error.dispose();
+        this.broken = true;
+        if (timedOut) return failure('timeout', `The function ran longer than ${limits.timeoutMs} ms (os_process_timeout).`);
+        if (message.includes('out of memory')) return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
+        return failure('crash', message);
+      }
+      const text = vm.getString(result.value);
+      result.value.dispose();
+      if (text.startsWith('[false,{"error":"InternalError","message":"out of memory"}')) {
+        this.broken = true;
+        return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
+      }
+      return text;
+    } finally {
+      handle.dispose();
+      this.#deadline = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /** The compile error of each path, null where the function compiles. */
+  check(paths: readonly (readonly string[])[], limits: Limits): (string | null)[] {
+    return paths.map((path) => {
+      this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
+      try {
+        const vm = this.#context;
+        const text = vm.newString(JSON.stringify(path));
+        const result = vm.callFunction(this.#check, vm.undefined, text);
+        text.dispose();
+        if (result.error) {
+          result.error.dispose();
+          this.broken = true;
+          return 'The function could not be compiled within the time and memory limits.';
+        }
+        const value = vm.dump(result.value) as string | null;
+        result.value.dispose();
+        return value;
+      } finally {
+        this.#deadline = Number.POSITIVE_INFINITY;
+      }
+    });
+  }
+
+  dispose(): void {
+    this.#run.dispose();
+    this.#batch.dispose();
+    this.#check.dispose();
+    this.#context.dispose();
+    this.#runtime.dispose();
+  }
+}
+
+export { BEAT_MS };

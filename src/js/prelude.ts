@@ -1,0 +1,178 @@
+/**
+ * The JavaScript every design-document context evaluates before any function of the design
+ * document: CouchDB's query-server environment (`log`, `isArray`, `toJSON`, `sum`, `emit`,
+ * `require` of CommonJS modules stored in the design document, functions called with the design
+ * document as `this`) and the runner the worker calls, `__divan_run`. It runs inside QuickJS, which
+ * has no Node API at all (no `process`, no `require('fs')`, no timers). The intrinsics are frozen
+ * after set-up so that a function tampering with `Object.prototype` or `JSON` fails (strict mode) or
+ * changes nothing (sloppy mode) instead of corrupting later calls; assigning an own `toString` or
+ * `constructor` still works, as the frozen prototype properties are accessors that define the
+ * property on the receiver (the "override mistake" repair of hardened JavaScript).
+ */
+export const PRELUDE = String.raw`
+(function (global) {
+  'use strict';
+  var parse = JSON.parse, stringify = JSON.stringify, isArrayOf = Array.isArray;
+  var defineProperty = Object.defineProperty, freeze = Object.freeze, keysOf = Reflect.ownKeys;
+  var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
+  var logs = [], emitted = null, compiled = {}, modules = {}, batch = [], ddoc = null;
+
+  function errorToJson(e) {
+    if (e !== null && typeof e === 'object' && 'stack' in e && 'name' in e && 'message' in e) return { error: String(e.name), message: String(e.message) };
+    return e;
+  }
+  function log(message) {
+    if (typeof message !== 'string') {
+      try { message = stringify(errorToJson(message)); } catch (e) { message = String(message); }
+    }
+    logs.push(String(message));
+  }
+  function isArray(value) { return isArrayOf(value); }
+  function toJSON(value) { return stringify(value); }
+  function sum(values) { var total = 0; for (var i = 0; i < values.length; i++) total += values[i]; return total; }
+  function emit(key, value) {
+    if (emitted === null) throw new Error('emit() is only available to map functions');
+    emitted.push([key, value]);
+  }
+
+  function resolveModule(names, mod, root) {
+    if (names.length === 0) {
+      if (typeof mod.current !== 'string') throw ['error', 'invalid_require_path', 'Must require a JavaScript string, not: ' + typeof mod.current];
+      return { current: mod.current, parent: mod.parent, id: mod.id, exports: {} };
+    }
+    var n = names.shift();
+    if (n === '..') {
+      if (!(mod.parent && mod.parent.parent)) throw ['error', 'invalid_require_path', 'Object has no parent ' + stringify(mod.current)];
+      return resolveModule(names, { id: mod.id.slice(0, mod.id.lastIndexOf('/')), parent: mod.parent.parent, current: mod.parent.current });
+    }
+    if (n === '.') {
+      if (!mod.parent) throw ['error', 'invalid_require_path', 'Object has no parent ' + stringify(mod.current)];
+      return resolveModule(names, { parent: mod.parent, current: mod.current, id: mod.id });
+    }
+    if (root) mod = { current: root };
+    if (mod.current === null || typeof mod.current !== 'object' || mod.current[n] === undefined) {
+      throw ['error', 'invalid_require_path', 'Object has no property "' + n + '". ' + stringify(mod.current)];
+    }
+    return resolveModule(names, { current: mod.current[n], parent: mod, id: mod.id ? mod.id + '/' + n : n });
+  }
+  function requireFrom(parent) {
+    return function require(name) {
+      var module = resolveModule(String(name).split('/'), parent ? parent.parent : { current: ddoc }, ddoc);
+      if (hasOwn(modules, module.id)) return modules[module.id];
+      modules[module.id] = {};
+      var factory;
+      try {
+        factory = indirectEval('(function (module, exports, require) { ' + module.current + '\n })');
+        factory.call(global, module, module.exports, requireFrom(module));
+      } catch (e) {
+        delete modules[module.id];
+        throw ['error', 'compilation_error', "Module require('" + name + "') raised error " + String(e)];
+      }
+      modules[module.id] = module.exports;
+      return module.exports;
+    };
+  }
+
+  function evaluate(source) {
+    var trimmed = String(source).replace(/[\s;]+$/, '');
+    try { return indirectEval('(' + trimmed + '\n)'); } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+      return indirectEval(trimmed);
+    }
+  }
+  function compile(path) {
+    var key = stringify(path);
+    if (hasOwn(compiled, key)) return compiled[key];
+    var source = ddoc;
+    for (var i = 0; i < path.length; i++) source = source !== null && typeof source === 'object' ? source[path[i]] : undefined;
+    if (typeof source !== 'string' || source === '') throw ['error', 'not_found', 'missing function'];
+    var fn;
+    try { fn = evaluate(source); } catch (e) { throw ['error', 'compilation_error', String(e) + ' (' + source + ')']; }
+    if (typeof fn !== 'function') throw ['error', 'compilation_error', 'Expression does not eval to a function. (' + source + ')'];
+    compiled[key] = fn;
+    return fn;
+  }
+
+  function deepFreeze(value) {
+    if ((value === null || typeof value !== 'object') && typeof value !== 'function') return value;
+    if (Object.isFrozen(value)) return value;
+    freeze(value);
+    var names = keysOf(value);
+    for (var i = 0; i < names.length; i++) {
+      var d = describe(value, names[i]);
+      if (d && 'value' in d) deepFreeze(d.value);
+    }
+    return value;
+  }
+  function hardenPrototype(proto) {
+    var names = keysOf(proto);
+    for (var i = 0; i < names.length; i++) {
+      (function (name) {
+        var d = describe(proto, name);
+        if (!d || !('value' in d) || !d.writable || !d.configurable) return;
+        var value = d.value;
+        defineProperty(proto, name, {
+          configurable: false, enumerable: d.enumerable,
+          get: function () { return value; },
+          set: function (v) {
+            if (this === proto) throw new TypeError('Cannot assign to read only property ' + String(name));
+            defineProperty(this, name, { value: v, writable: true, enumerable: true, configurable: true });
+          },
+        });
+      })(names[i]);
+    }
+  }
+  var intrinsics = ['Object', 'Function', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'Error', 'TypeError',
+    'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'InternalError', 'AggregateError',
+    'Date', 'RegExp', 'Map', 'Set', 'WeakMap', 'WeakSet', 'Promise', 'ArrayBuffer', 'DataView', 'BigInt',
+    'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
+    'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array', 'Proxy'];
+  function lockdown() {
+    var typedArray = Object.getPrototypeOf(Int8Array);
+    var extra = [typedArray, Object.getPrototypeOf(function* () {}), Object.getPrototypeOf(async function () {}),
+      Object.getPrototypeOf([][Symbol.iterator]()), Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()))];
+    var all = intrinsics.filter(function (name) { return typeof global[name] === 'function'; }).map(function (name) { return global[name]; }).concat(extra);
+    for (var i = 0; i < all.length; i++) if (all[i].prototype) hardenPrototype(all[i].prototype);
+    for (var j = 0; j < all.length; j++) deepFreeze(all[j]);
+    deepFreeze(JSON); deepFreeze(Math); deepFreeze(Reflect);
+    if (typeof Atomics === 'object') deepFreeze(Atomics);
+  }
+
+  function outcome(ok, value) {
+    var taken = logs; logs = [];
+    try { return stringify([ok, value === undefined ? null : value, taken]); } catch (e) {
+      return stringify([false, { error: 'invalid_result', message: 'The function returned a value that is not JSON: ' + String(e) }, taken]);
+    }
+  }
+  var current = null, currentMode = 'call', currentError = null;
+  function run(index) {
+    emitted = currentMode === 'map' ? [] : null;
+    try {
+      if (currentError !== null) throw currentError;
+      var args = batch[index];
+      var value = currentMode === 'map' ? (current.call(ddoc, args[0]), emitted) : current.apply(ddoc, args);
+      return outcome(true, value);
+    } catch (e) {
+      return outcome(false, errorToJson(e));
+    } finally {
+      emitted = null;
+      batch[index] = undefined;
+    }
+  }
+  function check(pathJson) {
+    try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); }
+  }
+  function load(ddocJson) { ddoc = deepFreeze(parse(ddocJson)); }
+  function setBatch(json, pathJson, mode) {
+    batch = parse(json);
+    currentMode = mode;
+    try { current = compile(parse(pathJson)); currentError = null; } catch (e) { current = null; currentError = e; }
+  }
+
+  var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, require: requireFrom(undefined),
+    __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_check: check };
+  lockdown();
+  var names = Object.keys(env);
+  for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: env[names[k]], writable: false, enumerable: false, configurable: false });
+})(globalThis);
+`;
