@@ -97,7 +97,7 @@ async function main(): Promise<void> {
   try {
     const source = withCredentials(`${a.url}/src`);
     const bytes = await seed(source);
-    console.log(`${DOCS} documents, ${DOCS / 10} with a ${ATTACHMENT_KB} KB attachment (${(bytes / 1048576).toFixed(0)} MiB), server A -> server B`);
+    console.log(`${DOCS} documents, ${ATTACHMENT_KB > 0 ? `${DOCS / 10} with a ${ATTACHMENT_KB} KB attachment (${(bytes / 1048576).toFixed(0)} MiB)` : 'no attachments'}, server A -> server B`);
     const docCount = (db: string) => async (): Promise<number> => (await call(withCredentials(`${b.url}/${db}`), 'GET')).doc_count as number;
     const pouch = await timed('PouchDB 9 (baseline)', async () => {
       const target = withCredentials(`${b.url}/pouch`);
