@@ -10,9 +10,10 @@ import { StartupError } from './errors/startup-error.js';
 import { createPipeline } from './http/pipeline.js';
 import { Listeners } from './http/server.js';
 import type { Services } from './http/services.js';
-import { wireData } from './wiring/data-layer.js';
-import { receiveClusterMessages, wireIdentity } from './wiring/identity.js';
+import { wireData, type DataLayer } from './wiring/data-layer.js';
+import { receiveClusterMessages, wireIdentity, type Identity } from './wiring/identity.js';
 import { wireViews } from './wiring/views.js';
+import { wireReplication } from './wiring/replication.js';
 import { Logger } from './log/logger.js';
 import { Metrics } from './metrics/metrics.js';
 import type { Storage } from './storage/storage.js';
@@ -80,8 +81,43 @@ export async function createApp(options: AppOptions): Promise<App> {
   const data = await wireData(config, log, backend, link, metrics);
   const identity = wireIdentity(config, log, admins, data, link, metrics);
   if (link) receiveClusterMessages(link, data, identity);
+  const replication = await wireReplication(config, log, data, VERSION);
 
-  const services: Services = {
+  const services = servicesOf({ config, log, admins, metrics, data, identity, replication });
+
+  const listeners = listenersOf(config, services);
+  return {
+    config,
+    storage: backend,
+    services,
+    generatedAdminPassword,
+    listen: (port, bind) => listeners.listen(port, bind),
+    listenTls: (port, bind) => listeners.listenTls(port, bind),
+    async close() {
+      // Jobs stop first; open feeds write their last line and end, so draining does not wait for them.
+      await replication.close();
+      data.changes.close();
+      await listeners.drain(10000);
+      await Promise.all([admins.settled(), identity.upgrader.settled()]);
+      identity.jwt.close();
+      await Promise.all([link?.close(), data.sandbox.close()]);
+      await backend.close();
+    },
+  };
+}
+
+/** What endpoints may use, from the wired parts. */
+function servicesOf(parts: {
+  config: Config;
+  log: Logger;
+  admins: Admins;
+  metrics: Metrics;
+  data: DataLayer;
+  identity: Identity;
+  replication: Awaited<ReturnType<typeof wireReplication>>;
+}): Services {
+  const { config, log, admins, metrics, data, identity, replication } = parts;
+  return {
     config,
     databases: data.databases,
     admins,
@@ -96,8 +132,13 @@ export async function createApp(options: AppOptions): Promise<App> {
     version: VERSION,
     nodeName: () => config.getString('divan', 'node_name'),
     chain: identity.chain,
-  };
-  const listeners = new Listeners(createPipeline(services), {
+    replicator: replication.replicator,
+    replicatorDocs: replication.docs,
+  };}
+
+/** The HTTP and HTTPS listeners, their timeouts and TLS files read from the config when they start. */
+function listenersOf(config: Config, services: Services): Listeners {
+  return new Listeners(createPipeline(services), {
     timeouts: () => ({
       headersTimeout: config.getInteger('divan', 'headers_timeout'),
       requestTimeout: config.getInteger('divan', 'request_timeout'),
@@ -105,24 +146,6 @@ export async function createApp(options: AppOptions): Promise<App> {
     }),
     tlsFiles: () => ({ certFile: config.getString('ssl', 'cert_file'), keyFile: config.getString('ssl', 'key_file') }),
   });
-  return {
-    config,
-    storage: backend,
-    services,
-    generatedAdminPassword,
-    listen: (port, bind) => listeners.listen(port, bind),
-    listenTls: (port, bind) => listeners.listenTls(port, bind),
-    async close() {
-      // Open feeds write their last line and end, so draining does not wait for them.
-      data.changes.close();
-      await listeners.drain(10000);
-      await admins.settled();
-      await identity.upgrader.settled();
-      identity.jwt.close();
-      await Promise.all([link?.close(), data.sandbox.close()]);
-      await backend.close();
-    },
-  };
 }
 
 async function loadConfig(options: AppOptions, dataDir: string, log: Logger): Promise<Config> {

@@ -125,6 +125,17 @@ export const DEFAULTS = {
     max_document_id_number: 100,
     max_revisions_number: 1000,
   },
+  replicator: {
+    max_jobs: 500,
+    worker_processes: 4,
+    worker_batch_size: 500,
+    http_connections: 20,
+    connection_timeout: 30000,
+    retries_per_request: 5,
+    checkpoint_interval: 30000,
+    use_checkpoints: true,
+    valid_endpoint_protocols: 'http,https',
+  },
   divan: {
     storage: 'sqlite',
     postgres_url: '',

@@ -87,6 +87,8 @@ export const serviceUnavailable = (reason: string): CouchError =>
 export const passwordHashingBusy = (): CouchError =>
   new CouchError(503, 'service_unavailable', 'Too many password checks are waiting. Try again shortly.', { 'Retry-After': '1' });
 
+/** An error of a replication (`POST /_replicate`), with CouchDB's status, error and reason. */
+export const replicationError = (status: number, error: string, reason: string): CouchError => new CouchError(status, error, reason);
 /** Design-document JavaScript (src/js/): a function that does not compile, one that failed to run. */
 export const compilationError = (reason: string): CouchError => new CouchError(400, 'compilation_error', reason);
 export const osProcessError = (reason: string): CouchError => new CouchError(500, 'os_process_error', reason);

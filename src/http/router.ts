@@ -16,6 +16,7 @@ import { explain, find, mangoIndex } from './routes/mango.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './routes/replication.js';
 import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
+import { replicate, scheduler } from './routes/replicate.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
 import { viewCleanup, viewCompact, viewQuery } from './routes/views.js';
@@ -48,6 +49,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_active_tasks', only(['GET'], activeTasks)],
   ['_dbs_info', only(['GET', 'POST'], dbsInfo)],
   ['_session', session],
+  ['_replicate', replicate],
 ]);
 
 /** Endpoints below a database, by second path segment. */
@@ -88,6 +90,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     const endpoint = extraServerEndpoints.get(first) ?? SERVER_ENDPOINTS.get(first);
     if (endpoint && request.segments.length === 1) return endpoint;
     if (first === '_node') return nodeEndpoint(request);
+    if (first === '_scheduler' && second !== undefined) return scheduler;
     // `/_utils` and every file below it (the browser login page).
     if (first === '_utils') return utils;
     if (!isSystemDatabase(first)) {

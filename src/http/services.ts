@@ -9,6 +9,8 @@ import type { PasswordAuthenticator } from '../users/password-authenticator.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
 import type { Views } from '../views/views.js';
+import type { Replicator } from '../replicator/replicator.js';
+import type { ReplicatorDocs } from '../replicator/replicator-docs.js';
 import type { JsSandbox } from '../js/sandbox.js';
 import type { Reply } from './reply.js';
 import type { Request } from './request.js';
@@ -30,6 +32,10 @@ export interface Services {
   readonly metrics: Metrics;
   /** Map/reduce views (src/views/). */
   readonly views: Views;
+  /** Replication jobs: `_replicate` and `_scheduler` (src/replicator/). */
+  readonly replicator: Replicator;
+  /** The jobs of `_replicator` documents, for `_scheduler/docs`. */
+  readonly replicatorDocs: ReplicatorDocs;
   /** Design-document JavaScript (filter functions). */
   readonly sandbox: JsSandbox;
   /** The Divan release, for `vendor.version`. */

@@ -30,6 +30,8 @@ export interface DataLayer {
   userStore: UserStore;
   changes: ChangeNotifier;
   perUser: PerUserDatabases;
+  /** For capabilities wired later (the replicator) to add their databases' rules. */
+  hooks: HookRegistry;
   /** Design-document JavaScript (validation, filters; views build on it). */
   sandbox: JsSandbox;
   designDocs: DesignDocCache;
@@ -62,5 +64,5 @@ export async function wireData(config: Config, log: Logger, backend: Storage, li
   hooks.register({ name: 'metrics', appliesTo: () => true, afterWrite: (written) => metrics.documentsWritten(written.ids === 'all' ? 1 : written.ids.length) });
   hooks.register(perUser.hooks());
   await databases.ensure(users.name, defaultSecurity('admin_only'));
-  return { backend, databases, users, userStore, changes, perUser, sandbox, designDocs };
+  return { backend, databases, users, userStore, changes, perUser, hooks, sandbox, designDocs };
 }

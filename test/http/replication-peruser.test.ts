@@ -134,6 +134,6 @@ describe('per-user databases switched off (the default)', () => {
 
   test('creating a user creates no database', async () => {
     await createUser(server, 'kim', 'kim-pass');
-    assert.deepEqual((await server.admin('/_all_dbs')).body, ['_users']);
+    assert.deepEqual((await server.admin('/_all_dbs')).body, ['_replicator', '_users']);
   });
 });

@@ -101,16 +101,16 @@ describe('server endpoints', () => {
     assert.deepEqual(res.body, { error: 'unauthorized', reason: 'You are not a server admin.' });
   });
 
-  test('R-USERS-1: GET /_all_dbs as admin lists _users, created at start, in order', async () => {
+  test('R-USERS-1: GET /_all_dbs as admin lists _replicator and _users, created at start, in order', async () => {
     await server.admin('/zeta', { method: 'PUT' });
     await server.admin('/alpha', { method: 'PUT' });
     const res = await server.admin('/_all_dbs');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, ['_users', 'alpha', 'zeta']);
+    assert.deepEqual(res.body, ['_replicator', '_users', 'alpha', 'zeta']);
     const limited = await server.admin('/_all_dbs?startkey=%22alpha%22&limit=1');
     assert.deepEqual(limited.body, ['alpha']);
     const descending = await server.admin('/_all_dbs?descending=true');
-    assert.deepEqual(descending.body, ['zeta', 'alpha', '_users']);
+    assert.deepEqual(descending.body, ['zeta', 'alpha', '_users', '_replicator']);
   });
 
   test('GET /_membership names this node', async () => {

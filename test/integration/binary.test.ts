@@ -31,7 +31,7 @@ describe('the real binary', () => {
       assert.match(local, /^admin = -pbkdf2:sha256-[0-9a-f]{64},[0-9a-f]{32},600000$/m);
       const res = await request(divan.url, '/_all_dbs', { auth: ['admin', password] });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body, ['_users']);
+      assert.deepEqual(res.body, ['_replicator', '_users']);
     } finally {
       assert.equal(await divan.stop('SIGTERM'), 0);
     }

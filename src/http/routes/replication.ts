@@ -84,7 +84,7 @@ function renderFlags(query: URLSearchParams): { revs: boolean; attachments: { si
 
 const NOT_ACCEPTABLE_IN_BULK_GET = ['open_revs', 'new_edits', 'w', 'rev', 'atts_since'];
 
-type BulkGetItem = { id: Json; error: JsonObject } | { id: string; revs: 'all' | string[]; rev: string };
+type BulkGetItem = { id: Json; error: JsonObject } | { id: string; revs: 'all' | string[]; rev: string; attsSince?: string[] };
 const errorOf = (id: Json, rev: Json, error: string, reason: string): JsonObject => ({ error: { id, rev, error, reason } });
 
 function bulkGetItem(spec: Json): BulkGetItem {
@@ -98,10 +98,13 @@ function bulkGetItem(spec: Json): BulkGetItem {
     return { id, error: errorOf(id, null, error.error, error.reason) };
   }
   const rev = spec['rev'];
-  if (rev === undefined || rev === null) return { id: id as string, revs: 'all', rev: 'undefined' };
+  // A document's own `atts_since` (CouchDB's replicator sends the target's possible ancestors).
+  const since = spec['atts_since'];
+  const attsSince = Array.isArray(since) ? { attsSince: since.filter((item): item is string => typeof item === 'string') } : {};
+  if (rev === undefined || rev === null) return { id: id as string, revs: 'all', rev: 'undefined', ...attsSince };
   const asked = revisionOf(rev);
   if (asked === undefined) return { id: id as string, error: errorOf(id, rev, 'bad_request', invalidRevFormat().reason) };
-  return { id: id as string, revs: [asked], rev: asked };
+  return { id: id as string, revs: [asked], rev: asked, ...attsSince };
 }
 
 type Flags = ReturnType<typeof renderFlags>;
@@ -116,7 +119,8 @@ async function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: O
       continue;
     }
     try {
-      docs.push({ ok: await opened.shownWithAttachments(result.ok, flags, flags.attachments) });
+      const wanted = flags.attachments && item.attsSince ? { since: item.attsSince } : flags.attachments;
+      docs.push({ ok: await opened.shownWithAttachments(result.ok, flags, wanted) });
     } catch (error) {
       if (!isCouchError(error)) throw error;
       docs.push(errorOf(item.id, result.ok.rev, error.error, error.reason));

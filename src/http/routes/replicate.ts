@@ -1,0 +1,56 @@
+/**
+ * `POST /_replicate` (any authenticated user, as CouchDB 3's `require_authenticated_user`),
+ * `GET /_scheduler/jobs` and `GET /_scheduler/docs[/{db}[/{docid}]]` (server admins).
+ */
+import { isObject } from '../../documents/document-json.js';
+import { authenticationRequired, methodNotAllowed, notFound, replicationError, requestBodyNotObject } from '../../errors/catalog.js';
+import { requireServerAdmin } from '../../identity/authorization.js';
+import { ReplicationSpecError, RemoteError } from '../../replicator/replication-errors.js';
+import { docView, docsView, jobView, jobsView } from '../../replicator/scheduler-views.js';
+import { nonNegativeIntegerParam } from '../query.js';
+import { json, type Reply } from '../reply.js';
+import type { Request } from '../request.js';
+import type { Services } from '../services.js';
+
+function asCouchError(error: unknown): unknown {
+  if (error instanceof ReplicationSpecError) return replicationError(error.status, error.error, error.reason);
+  if (error instanceof RemoteError) return replicationError(500, error.error, error.reason);
+  return error;
+}
+
+export async function replicate(request: Request, services: Services): Promise<Reply> {
+  if (request.method !== 'POST') throw methodNotAllowed(['POST']);
+  if (request.userCtx.name === null && !request.userCtx.roles.includes('_admin')) throw authenticationRequired();
+  const body = await request.json();
+  if (!isObject(body)) throw requestBodyNotObject();
+  try {
+    const answer = await services.replicator.replicate(body, request.userCtx);
+    return json(answer.status, answer.body);
+  } catch (error) {
+    throw asCouchError(error);
+  }
+}
+
+const page = (request: Request): [number, number] => [nonNegativeIntegerParam(request.query, 'skip') ?? 0, nonNegativeIntegerParam(request.query, 'limit') ?? Infinity];
+
+/** `/_scheduler/jobs`, `/_scheduler/docs`, `/_scheduler/docs/_replicator/{docid}`. */
+export async function scheduler(request: Request, services: Services): Promise<Reply> {
+  requireServerAdmin(request.userCtx);
+  if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(['GET', 'HEAD']);
+  const [, kind, db, ...rest] = request.segments;
+  const node = services.nodeName();
+  const [skip, limit] = page(request);
+  if (kind === 'jobs' && db === undefined) return json(200, jobsView(services.replicator.scheduler, node, skip, limit));
+  if (kind === 'jobs') {
+    const job = services.replicator.scheduler.get(db!);
+    if (!job) throw notFound('unknown');
+    return json(200, jobView(job, node));
+  }
+  if (kind !== 'docs') throw notFound('missing');
+  if (db === undefined) return json(200, docsView(services.replicatorDocs, services.replicator.scheduler, node, skip, limit));
+  if (db !== '_replicator') throw notFound('missing');
+  if (rest.length === 0) return json(200, docsView(services.replicatorDocs, services.replicator.scheduler, node, skip, limit));
+  const view = docView(services.replicatorDocs, services.replicator.scheduler, rest.join('/'), node);
+  if (!view) throw notFound('unknown');
+  return json(200, view);
+}

@@ -1,0 +1,181 @@
+/**
+ * One end of a replication, spoken to over HTTP with CouchDB's replication protocol (the calls of
+ * couch_replicator_api_wrap): database info and creation, `_changes`, `_revs_diff`, `_bulk_get`
+ * (or `open_revs` per document where a server has no `_bulk_get`), `_bulk_docs` with
+ * `new_edits:false`, and the `_local` checkpoint documents.
+ */
+import type { Json, JsonObject } from '../json/json.js';
+import type { ChangesFilter } from './options.js';
+import { RemoteClient, errorOf, type ClientSettings } from './http-client.js';
+import { shownUrl, type Endpoint } from './endpoint.js';
+import { RemoteError, ReplicationSpecError } from './replication-errors.js';
+
+export interface ChangeEntry {
+  seq: Json;
+  id: string;
+  changes: { rev: string }[];
+  deleted?: boolean;
+}
+
+export interface ChangesPage {
+  results: ChangeEntry[];
+  lastSeq: Json;
+}
+
+export interface FetchedRevision {
+  id: string;
+  doc: JsonObject;
+}
+
+const asObject = (value: Json | undefined): JsonObject => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {});
+
+export class RemoteDb {
+  readonly client: RemoteClient;
+  #bulkGet = true;
+
+  constructor(endpoint: Endpoint, settings: ClientSettings, signal?: AbortSignal) {
+    this.client = new RemoteClient(endpoint, settings, signal);
+  }
+
+  get url(): string {
+    return shownUrl(this.client.endpoint);
+  }
+
+  close(): void {
+    this.client.close();
+  }
+
+  /**
+   * The database's info; creates it first with `create` (and `create_target_params` as query).
+   * 401/403 and 404 become the errors `_replicate` answers (couch_replicator_api_wrap `db_open`).
+   */
+  async open(create = false, params: JsonObject = {}): Promise<JsonObject> {
+    try {
+      if (create) {
+        const query = Object.fromEntries(Object.entries(params).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+        const created = await this.client.request('PUT', '', { query });
+        if (created.status >= 400 && created.status !== 412) throw errorOf(created);
+      }
+      return asObject(await this.client.json('GET', ''));
+    } catch (error) {
+      if (!(error instanceof RemoteError)) throw error;
+      if (error.status === 401 || error.status === 403) {
+        throw new ReplicationSpecError(401, 'unauthorized', `unauthorized to access or create database ${this.url}`);
+      }
+      if (error.status === 404) throw new ReplicationSpecError(404, 'db_not_found', `could not open ${this.url}`);
+      throw error;
+    }
+  }
+
+  /** One page of changes after `since`; `longpoll` waits up to `timeoutMs` for the first one. */
+  async changes(since: Json, limit: number, filter: ChangesFilter, wait?: { timeoutMs: number }): Promise<ChangesPage> {
+    const query: Record<string, string> = { style: 'all_docs', since: typeof since === 'string' ? since : JSON.stringify(since), limit: String(limit) };
+    let body: JsonObject | undefined;
+    if (wait) Object.assign(query, { feed: 'longpoll', timeout: String(wait.timeoutMs), heartbeat: String(Math.max(1000, Math.floor(wait.timeoutMs / 3))) });
+    if (filter.kind === 'doc_ids') (query['filter'] = '_doc_ids'), (body = { doc_ids: filter.ids });
+    if (filter.kind === 'selector') (query['filter'] = '_selector'), (body = { selector: filter.selector });
+    if (filter.kind === 'view' || filter.kind === 'user') {
+      query['filter'] = filter.kind === 'view' ? filter.name : `${filter.ddoc}/${filter.name}`;
+      for (const [name, value] of Object.entries(filter.queryParams)) query[name] = typeof value === 'string' ? value : JSON.stringify(value);
+    }
+    const timeoutMs = wait ? wait.timeoutMs + 30000 : undefined;
+    const answer = asObject(await this.client.json(body ? 'POST' : 'GET', '_changes', { query, ...(body ? { body } : {}), ...(timeoutMs ? { timeoutMs } : {}) }));
+    const results = Array.isArray(answer['results']) ? (answer['results'] as unknown as ChangeEntry[]) : [];
+    return { results, lastSeq: answer['last_seq'] ?? since };
+  }
+
+  async revsDiff(revs: Record<string, string[]>): Promise<Record<string, { missing: string[]; possible_ancestors?: string[] }>> {
+    return (await this.client.json('POST', '_revs_diff', { body: revs })) as never;
+  }
+
+  /** The asked revisions with their history (`revs=true`) and attachment bodies inline. */
+  async fetch(wanted: { id: string; rev: string; atts_since?: string[] }[], useBulkGet: boolean): Promise<{ docs: FetchedRevision[]; bulkGetDocs: number }> {
+    if (useBulkGet && this.#bulkGet) {
+      const response = await this.client.request('POST', '_bulk_get', { query: { revs: 'true', latest: 'true', attachments: 'true' }, body: { docs: wanted } });
+      if (response.status < 400) {
+        const docs = bulkGetDocs(JSON.parse(response.body.toString('utf8')) as JsonObject);
+        return { docs: await this.#withAttachmentData(docs, wanted), bulkGetDocs: wanted.length };
+      }
+      // CouchDB before 2.3 and some other servers have no `_bulk_get`.
+      if (![400, 404, 405, 501].includes(response.status)) throw errorOf(response);
+      this.#bulkGet = false;
+    }
+    const byId = new Map<string, string[]>();
+    for (const { id, rev } of wanted) byId.set(id, [...(byId.get(id) ?? []), rev]);
+    const docs: FetchedRevision[] = [];
+    for (const [id, revs] of byId) {
+      const query = { open_revs: JSON.stringify(revs), revs: 'true', latest: 'true', attachments: 'true' };
+      const answer = await this.client.json('GET', encodeURIComponent(id), { query });
+      for (const item of Array.isArray(answer) ? answer : []) if (asObject(item)['ok']) docs.push({ id, doc: asObject(asObject(item)['ok']) });
+    }
+    return { docs, bulkGetDocs: 0 };
+  }
+
+  /**
+   * A server whose `_bulk_get` leaves attachments as stubs the target cannot have (older Divan,
+   * some CouchDB-compatible servers) is asked again for those revisions one by one with their data.
+   */
+  async #withAttachmentData(docs: FetchedRevision[], wanted: { id: string; rev: string; atts_since?: string[] }[]): Promise<FetchedRevision[]> {
+    const sinceOf = new Map(wanted.map((item) => [`${item.id}\u0000${item.rev}`, item.atts_since]));
+    const result: FetchedRevision[] = [];
+    for (const item of docs) {
+      const since = sinceOf.get(`${item.id}\u0000${String(item.doc['_rev'])}`);
+      if (!lacksData(item.doc, since)) {
+        result.push(item);
+        continue;
+      }
+      const query: Record<string, string> = { rev: String(item.doc['_rev']), revs: 'true', attachments: 'true', ...(since ? { atts_since: JSON.stringify(since) } : {}) };
+      result.push({ id: item.id, doc: asObject(await this.client.json('GET', encodeURIComponent(item.id), { query })) });
+    }
+    return result;
+  }
+
+  /** `_bulk_docs` with `new_edits:false`: the rows of the documents the target refused. */
+  async write(docs: JsonObject[]): Promise<JsonObject[]> {
+    const rows = await this.client.json('POST', '_bulk_docs', { body: { docs, new_edits: false } });
+    return (Array.isArray(rows) ? rows : []).map(asObject).filter((row) => typeof row['error'] === 'string');
+  }
+
+  async getLocal(id: string): Promise<JsonObject | undefined> {
+    const response = await this.client.request('GET', `_local/${encodeURIComponent(id)}`);
+    if (response.status === 404) return undefined;
+    if (response.status >= 400) throw errorOf(response);
+    return asObject(JSON.parse(response.body.toString('utf8')) as Json);
+  }
+
+  /** Writes a checkpoint document; answers its new revision. */
+  async putLocal(id: string, body: JsonObject): Promise<string> {
+    const answer = asObject(await this.client.json('PUT', `_local/${encodeURIComponent(id)}`, { body }));
+    return String(answer['rev'] ?? '');
+  }
+
+  /** The source of a filter function, for the replication id (couch_replicator_filters `fetch`). */
+  async filterCode(ddoc: string, name: string): Promise<string> {
+    const doc = asObject(await this.client.json('GET', `_design/${encodeURIComponent(ddoc)}`));
+    const code = asObject(doc['filters'])[name];
+    if (typeof code !== 'string') throw new ReplicationSpecError(404, 'not_found', `Couldn't find filter \`${name}\` in design document _design/${ddoc}`);
+    return code;
+  }
+}
+
+/** Whether a revision has an attachment stub newer than every revision the target has (`since`). */
+function lacksData(doc: JsonObject, since: string[] | undefined): boolean {
+  const attachments = doc['_attachments'];
+  if (attachments === null || typeof attachments !== 'object' || Array.isArray(attachments)) return false;
+  const known = Math.max(0, ...(since ?? []).map((rev) => Number.parseInt(rev, 10)).filter(Number.isFinite));
+  return Object.values(attachments).some((att) => {
+    const { stub, revpos } = asObject(att);
+    return stub === true && (typeof revpos !== 'number' || revpos > known);
+  });
+}
+
+function bulkGetDocs(answer: JsonObject): FetchedRevision[] {
+  const results = Array.isArray(answer['results']) ? answer['results'] : [];
+  return results.flatMap((result) => {
+    const { id, docs } = asObject(result);
+    return (Array.isArray(docs) ? docs : []).flatMap((item) => {
+      const ok = asObject(item)['ok'];
+      return ok !== undefined && typeof id === 'string' ? [{ id, doc: asObject(ok) }] : [];
+    });
+  });
+}

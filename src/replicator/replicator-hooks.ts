@@ -1,0 +1,56 @@
+/**
+ * The rules of the `_replicator` database (couch_replicator_docs `before_doc_update` and
+ * `after_doc_read`): a document gets its author as `owner`; only a database admin may write a
+ * document owned by someone else (403 `Can't update replication documents from other users.`);
+ * a malformed replication is refused (403 with the reason) unless it is deleted or `failed`; a
+ * non-admin reading another user's document sees its endpoints without credentials.
+ */
+import type { DatabaseHooks, ReadFilter } from '../documents/database-hooks.js';
+import { isObject } from '../documents/document-json.js';
+import { forbidden } from '../errors/catalog.js';
+import type { Json, JsonObject } from '../json/json.js';
+import { ReplicationSpecError } from './replication-errors.js';
+
+const OTHER_USERS = "Can't update replication documents from other users.";
+
+/** An endpoint without its credentials: URL userinfo, `auth` and `headers` removed. */
+export function stripCredentials(endpoint: Json | undefined): Json | undefined {
+  const strip = (url: string): string => url.replace(/^(https?:\/\/)[^@/]*@/i, '$1');
+  if (typeof endpoint === 'string') return strip(endpoint);
+  if (!isObject(endpoint)) return endpoint;
+  const { auth: _auth, headers: _headers, ...rest } = endpoint;
+  return typeof rest['url'] === 'string' ? { ...rest, url: strip(rest['url']) } : rest;
+}
+
+export function replicatorHooks(dbName: string, validate: (doc: JsonObject) => void): DatabaseHooks {
+  return {
+    name: 'replicator database rules',
+    appliesTo: (db) => db === dbName,
+    async beforeDocUpdate(batch) {
+      return async (doc) => {
+        const id = String(doc['_id'] ?? '');
+        if (id.startsWith('_design/') || id.startsWith('_local/')) return doc;
+        const name = batch.caller.userCtx.name;
+        const owner = doc['owner'];
+        let written = doc;
+        if (owner === undefined || (owner === null && batch.caller.isAdmin)) written = { ...doc, owner: name };
+        else if (owner !== name && !batch.caller.isAdmin) throw forbidden(OTHER_USERS);
+        if (doc['_deleted'] === true || doc['_replication_state'] === 'failed') return written;
+        try {
+          validate(written);
+        } catch (error) {
+          if (error instanceof ReplicationSpecError) throw forbidden(error.reason);
+          throw error;
+        }
+        return written;
+      };
+    },
+    afterDocRead(_db, caller): ReadFilter {
+      const shown = (doc: JsonObject): JsonObject => {
+        if (caller.isAdmin || String(doc['_id'] ?? '').startsWith('_design/') || doc['owner'] === caller.userCtx.name) return doc;
+        return { ...doc, source: stripCredentials(doc['source']) ?? null, target: stripCredentials(doc['target']) ?? null };
+      };
+      return { single: shown, listed: shown };
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * The replicator as the HTTP layer sees it: `POST /_replicate` (one-shot answers when done,
+ * continuous at once, `cancel`), the jobs for `_scheduler/jobs`, and the settings of
+ * `[replicator]` read live from the config.
+ */
+import type { Config } from '../config/config.js';
+import { isServerAdmin } from '../identity/authorization.js';
+import type { UserCtx } from '../identity/user-ctx.js';
+import type { JsonObject } from '../json/json.js';
+import type { Logger } from '../log/logger.js';
+import type { ActiveTasks } from '../tasks/active-tasks.js';
+import { parseReplication, type Defaults, type ReplicationSpec } from './options.js';
+import { RemoteDb } from './remote-db.js';
+import { ReplicationSpecError } from './replication-errors.js';
+import { replicationId, type FilterPart } from './replication-id.js';
+import { Scheduler, type Job, type SchedulerSettings } from './scheduler.js';
+
+export interface ReplicatorOptions {
+  config: Config;
+  log: Logger;
+  tasks: ActiveTasks;
+  version: string;
+  onStateChange?: SchedulerSettings['onStateChange'];
+}
+
+export class Replicator {
+  readonly scheduler: Scheduler;
+  readonly #config: Config;
+  readonly userAgent: string;
+
+  constructor(options: ReplicatorOptions) {
+    this.#config = options.config;
+    this.userAgent = `Divan-Replicator/${options.version}`;
+    const settings: SchedulerSettings = {
+      maxJobs: () => options.config.getInteger('replicator', 'max_jobs'),
+      userAgent: this.userAgent,
+      ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
+    };
+    this.scheduler = new Scheduler(settings, options.tasks, options.log);
+  }
+
+  defaults(): Defaults {
+    const config = this.#config;
+    return {
+      workerProcesses: config.getInteger('replicator', 'worker_processes'),
+      workerBatchSize: config.getInteger('replicator', 'worker_batch_size'),
+      httpConnections: config.getInteger('replicator', 'http_connections'),
+      connectionTimeoutMs: config.getInteger('replicator', 'connection_timeout'),
+      retries: config.getInteger('replicator', 'retries_per_request'),
+      checkpointIntervalMs: config.getInteger('replicator', 'checkpoint_interval'),
+      useCheckpoints: config.getBoolean('replicator', 'use_checkpoints'),
+      protocols: config.getString('replicator', 'valid_endpoint_protocols').split(',').map((item) => item.trim()).filter(Boolean),
+    };
+  }
+
+  parse(body: JsonObject): ReplicationSpec {
+    return parseReplication(body, this.defaults());
+  }
+
+  /** The job id (`{base}{+continuous}{+create_target}`); a JS filter's code is read from the source. */
+  async idOf(spec: ReplicationSpec): Promise<{ id: string; baseId: string }> {
+    let filter: FilterPart = spec.filter.kind === 'user' ? { kind: 'none' } : spec.filter;
+    if (spec.filter.kind === 'user') {
+      const source = new RemoteDb(spec.source, { connectionTimeoutMs: spec.connectionTimeoutMs, retries: spec.retries, httpConnections: 1, userAgent: this.userAgent });
+      try {
+        filter = { kind: 'user', code: await source.filterCode(spec.filter.ddoc, spec.filter.name), queryParams: spec.filter.queryParams };
+      } finally {
+        source.close();
+      }
+    }
+    const { baseId, extension } = replicationId({
+      serverUuid: this.#config.getString('couchdb', 'uuid'),
+      source: spec.source,
+      target: spec.target,
+      filter,
+      winningRevsOnly: spec.winningRevsOnly,
+      ...(spec.sinceSeq !== undefined ? { sinceSeq: spec.sinceSeq } : {}),
+      continuous: spec.continuous,
+      createTarget: spec.createTarget,
+    });
+    return { id: `${baseId}${extension}`, baseId };
+  }
+
+  /** `POST /_replicate`: the status and body CouchDB answers (couch_replicator_httpd `handle_req`). */
+  async replicate(body: JsonObject, userCtx: UserCtx): Promise<{ status: number; body: JsonObject }> {
+    const spec = this.parse(body);
+    if (spec.cancel) return this.#cancel(spec, userCtx);
+    const { id, baseId } = await this.idOf(spec);
+    if (spec.continuous) {
+      if (!this.scheduler.get(id)) this.scheduler.add(id, baseId, spec, { user: userCtx.name });
+      return { status: 202, body: { ok: true, _local_id: id } };
+    }
+    const running = this.scheduler.get(id);
+    const job = running ?? this.scheduler.add(id, baseId, spec, { user: userCtx.name });
+    const result = await this.#ended(job);
+    return { status: 200, body: result };
+  }
+
+  #ended(job: Job): Promise<JsonObject> {
+    return new Promise((resolve, reject) => {
+      const previous = job.onEnd;
+      job.onEnd = (error) => {
+        previous?.(error);
+        if (error) reject(error);
+        else resolve(job.result ?? { ok: true });
+      };
+    });
+  }
+
+  async #cancel(spec: ReplicationSpec, userCtx: UserCtx): Promise<{ status: number; body: JsonObject }> {
+    const id = spec.cancelId ?? (await this.idOf(spec)).id;
+    const job = this.scheduler.get(id);
+    if (!job || job.origin.db !== undefined) return { status: 404, body: { error: 'not found' } };
+    if (!isServerAdmin(userCtx) && job.origin.user !== userCtx.name) throw new ReplicationSpecError(401, 'unauthorized', 'Only the owner or a server admin may cancel a replication.');
+    this.scheduler.remove(id);
+    return { status: 200, body: { ok: true, _local_id: id } };
+  }
+
+  close(): void {
+    this.scheduler.stopAll();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * `_scheduler/jobs` and `_scheduler/docs` as CouchDB 3 renders them (couch_replicator_httpd_util):
+ * sources and targets as URLs without credentials, states, counters, and the job's recent events.
+ */
+import type { JsonObject } from '../json/json.js';
+import type { ReplicatorDocs } from './replicator-docs.js';
+import { infoOf, type Job, type Scheduler } from './scheduler.js';
+
+const iso = (date: Date): string => date.toISOString().replace(/\.\d+Z$/, 'Z');
+
+export function jobView(job: Job, node: string): JsonObject {
+  return {
+    database: job.origin.db ?? null,
+    id: job.id,
+    pid: job.state === 'running' ? `<0.${job.baseId.slice(0, 6)}.0>` : null,
+    source: job.spec.source.url,
+    target: job.spec.target.url,
+    user: job.origin.user,
+    doc_id: job.origin.docId ?? null,
+    info: infoOf(job),
+    history: job.events.map((event) => ({ timestamp: event.timestamp, type: event.type, ...(event.reason ? { reason: event.reason } : {}) })),
+    node,
+    start_time: iso(job.startTime),
+  };
+}
+
+export function jobsView(scheduler: Scheduler, node: string, skip = 0, limit = Infinity): JsonObject {
+  const jobs = scheduler.list().sort((a, b) => (a.id < b.id ? -1 : 1));
+  return { total_rows: jobs.length, offset: skip, jobs: jobs.slice(skip, skip + limit).map((job) => jobView(job, node)) };
+}
+
+export function docView(docs: ReplicatorDocs, scheduler: Scheduler, docId: string, node: string): JsonObject | undefined {
+  const tracked = docs.tracked().get(docId);
+  if (!tracked) return undefined;
+  const job = tracked.jobId ? scheduler.get(tracked.jobId) : undefined;
+  const state = tracked.error ? 'failed' : tracked.elsewhere !== undefined ? 'running' : (job?.state ?? tracked.ended?.state ?? 'completed');
+  return {
+    database: '_replicator',
+    doc_id: docId,
+    id: tracked.jobId ?? tracked.ended?.id ?? null,
+    node: tracked.elsewhere ?? node,
+    source: job?.spec.source.url ?? null,
+    target: job?.spec.target.url ?? null,
+    state,
+    info: tracked.error ? { error: tracked.error } : job ? infoOf(job) : (tracked.ended?.info ?? null),
+    error_count: job?.errorCount ?? (tracked.error || state === 'failed' ? 1 : 0),
+    last_updated: iso(job?.lastUpdated ?? new Date()),
+    start_time: job ? iso(job.startTime) : null,
+  };
+}
+
+export function docsView(docs: ReplicatorDocs, scheduler: Scheduler, node: string, skip = 0, limit = Infinity): JsonObject {
+  const ids = [...docs.tracked().keys()].sort();
+  const rows = ids.map((id) => docView(docs, scheduler, id, node)).filter((row): row is JsonObject => row !== undefined);
+  return { total_rows: rows.length, offset: skip, docs: rows.slice(skip, skip + limit) };
+}
