@@ -14,7 +14,13 @@ export type ClusterMessage =
   /** A TOTP code was used on the sending node: refuse it as a replay here. */
   | { topic: 'totp'; name: string; salt: string; counter: number }
   /** These databases changed: wake their live `_changes` feeds. */
-  | { topic: 'db'; dbs: readonly string[] };
+  | { topic: 'db'; dbs: readonly string[] }
+  /**
+   * The writable configuration layer of the sending process changed (`value` null: the key left
+   * it). Only between the worker processes of one server, which share their ini files; never over
+   * PostgreSQL, since nodes keep their own configuration.
+   */
+  | { topic: 'config'; section: string; key: string; value: string | null };
 
 export type ClusterTopic = ClusterMessage['topic'];
 
@@ -37,6 +43,8 @@ export function encodeMessage(message: ClusterMessage): { topic: ClusterTopic; p
       return { topic: 'totp', payload: JSON.stringify([message.name, message.salt, message.counter]) };
     case 'db':
       return { topic: 'db', payload: JSON.stringify(message.dbs) };
+    case 'config':
+      return { topic: 'config', payload: JSON.stringify([message.section, message.key, message.value]) };
   }
 }
 
@@ -69,6 +77,13 @@ export function decodeMessage(topic: string, payload: string): ClusterMessage | 
     }
     case 'db':
       return isStringArray(value) ? { topic, dbs: value } : undefined;
+    case 'config': {
+      if (!Array.isArray(value) || value.length !== 3) return undefined;
+      const [section, key, setting] = value as unknown[];
+      return typeof section === 'string' && typeof key === 'string' && (typeof setting === 'string' || setting === null)
+        ? { topic, section, key, value: setting }
+        : undefined;
+    }
     default:
       return undefined;
   }

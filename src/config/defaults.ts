@@ -117,6 +117,7 @@ export const DEFAULTS = {
     headers_timeout: 20000,
     request_timeout: 300000,
     keepalive_timeout: 5000,
+    workers: 0,
   },
 } as const;
 

@@ -244,6 +244,9 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     const exchange = openExchange(raw, context);
     const reply = await answer(exchange, context);
     await addSessionCookieOrLog(exchange.request, reply, services);
+    // A change this request made must hold in every worker before the client can send the next one.
+    const settling = services.settled?.();
+    if (settling) await settling;
     if (res.headersSent || res.destroyed) return;
     const sent = await send(res, reply, exchange, context);
     logAccess(exchange, sent.status, started, services.log);

@@ -34,7 +34,7 @@ import { sliceEdits } from '../write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
 import { reclaimSuperseded, writeEdits } from './sqlite-writer.js';
 import { RangeQueries } from './sqlite-range-queries.js';
-import { openConnection, type Connection } from './sqlite-connection.js';
+import { openConnection, type Connection, type Statement } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { WriteQueue } from './sqlite-write-queue.js';
@@ -52,6 +52,9 @@ export class SqliteStorage implements Storage {
   readonly #securityCache = new Map<string, SecurityObject>();
   /** Winning revisions recently read; every write of a document drops its entry first. */
   readonly #winners = new WinnerCache(32 * 1024 * 1024);
+  /** Changes whenever another connection (a sibling worker process) commits to the file. */
+  readonly #dataVersion: Statement;
+  #seenVersion: unknown;
 
   constructor(file: string) {
     this.file = file;
@@ -59,6 +62,8 @@ export class SqliteStorage implements Storage {
     this.#st = prepareStatements(this.#db);
     this.#queue = new WriteQueue(this.#db);
     this.#ranges = new RangeQueries(this.#db);
+    this.#dataVersion = this.#db.prepare('PRAGMA data_version').pluck();
+    this.#seenVersion = this.#dataVersion.get();
   }
 
   /** Transactions committed since opening; concurrent writes share one (group commit). */
@@ -78,14 +83,14 @@ export class SqliteStorage implements Storage {
   }
 
   createDatabase(name: string, security: SecurityObject): Promise<boolean> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       this.#forget(name);
       return this.#st.insertDatabase.run(name, JSON.stringify(security), instanceStartTime()).changes === 1;
     });
   }
 
   deleteDatabase(name: string): Promise<boolean> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       this.#forget(name);
       const dbId = this.#st.databaseId.get(name);
       if (dbId === undefined) return false;
@@ -107,18 +112,19 @@ export class SqliteStorage implements Storage {
   }
 
   async getSecurity(db: string): Promise<SecurityObject | undefined> {
+    this.#read(() => undefined);
     const cached = this.#securityCache.get(db);
     if (cached !== undefined) return cached;
     const row = this.#read(() => this.#st.databaseByName.get(db));
     if (row === undefined) return undefined;
-    // This process is the file's only writer, so the cache is dropped exactly when it changes.
+    // Dropped by this process's writes, and by #fresh when another process wrote.
     const security = deepFreeze(JSON.parse(row.security) as SecurityObject);
     this.#securityCache.set(db, security);
     return security;
   }
 
   putSecurity(db: string, security: SecurityObject): Promise<boolean> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       this.#forget(db);
       const dbId = this.#st.databaseId.get(db);
       if (dbId === undefined) return false;
@@ -132,7 +138,7 @@ export class SqliteStorage implements Storage {
     const results: EditResult[] = [];
     // One transaction per slice (see write-slices.ts): other requests run between two slices.
     for (const slice of sliceEdits(edits, options)) {
-      const written = await this.#queue.enqueue(() => {
+      const written = await this.#write(() => {
         const dbId = this.#databaseId(db);
         for (const edit of slice) this.#winners.delete(dbId, edit.id);
         return writeEdits(this.#st, dbId, slice.map((edit) => ({ edit, newEdits: options.newEdits, limits })));
@@ -208,12 +214,12 @@ export class SqliteStorage implements Storage {
 
   compact(db: string): Promise<number> {
     // One slice per write batch: other requests' writes and reads run between two slices.
-    return compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
+    return compactInSlices(() => this.#write(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
   }
 
   /** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */
   #writeLocal(db: string, id: string, rev: string | undefined, body: JsonObject | undefined): Promise<EditResult> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       const dbId = this.#databaseId(db);
       const decision = decideLocalWrite(id, this.#st.local.get(dbId, id)?.rev, rev, body === undefined);
       if (!decision.apply) return decision.result;
@@ -240,7 +246,26 @@ export class SqliteStorage implements Storage {
 
   #read<T>(query: () => T): T {
     if (this.#closed) throw new Error('storage is closed');
+    this.#fresh();
     return query();
+  }
+
+  /** Queues a write; inside its transaction (the file's write lock held), caches are checked first. */
+  #write<T>(job: () => T): Promise<T> {
+    return this.#queue.enqueue(() => {
+      this.#fresh();
+      return job();
+    });
+  }
+
+  /** Forgets every cached read when another process committed since the last look. */
+  #fresh(): void {
+    const version = this.#dataVersion.get();
+    if (version === this.#seenVersion) return;
+    this.#seenVersion = version;
+    this.#idCache.clear();
+    this.#securityCache.clear();
+    this.#winners.clear();
   }
 }
 

@@ -10,6 +10,8 @@ describe('cluster messages', () => {
     { topic: 'secret' },
     { topic: 'totp', name: 'bob', salt: 'abc', counter: 57_000_123 },
     { topic: 'db', dbs: ['a', 'b/c'] },
+    { topic: 'config', section: 'log', key: 'level', value: 'debug' },
+    { topic: 'config', section: 'admins', key: 'ops', value: null },
   ];
 
   test('every message reads back as itself after encoding', () => {
@@ -36,6 +38,8 @@ describe('cluster messages', () => {
       ['totp', '["a","b","3"]'],
       ['totp', '["a","b",1.5]'],
       ['db', '{"a":1}'],
+      ['config', '["log","level"]'],
+      ['config', '["log","level",3]'],
       ['unknown', '[]'],
       ['__proto__', '{}'],
     ];
