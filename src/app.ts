@@ -107,11 +107,13 @@ export async function createApp(options: AppOptions): Promise<App> {
   const dataDir = resolve(options.dataDir);
   ensureWritableDirectory(dataDir);
   const env = options.env ?? {};
+  // Listening before the configuration is read: a change a sibling makes meanwhile is kept, not lost.
+  const ipc = options.worker ? new IpcBus(options.worker.channel) : undefined;
   const { config, admins, generatedAdminPassword } = await bootstrap(options, dataDir, log);
 
   const { backend, bus } = await openStorage(config, dataDir, env, log, options.worker?.nodeId);
   const buses: LinkedBus[] = bus ? [{ bus, workers: false }] : [];
-  if (options.worker) buses.push({ bus: new IpcBus(options.worker.channel), workers: true });
+  if (ipc) buses.push({ bus: ipc, workers: true });
   const link = buses.length > 0 ? new ClusterLink(buses, log) : undefined;
   const data = await wireData(config, log, backend, link);
   const identity = wireIdentity(config, log, admins, data, link);

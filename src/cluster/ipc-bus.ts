@@ -24,6 +24,7 @@ export class IpcBus implements ClusterBus {
     this.nodeId = channel.id;
     this.#channel = channel;
     channel.onMessage((value) => this.#received(value));
+    this.#send({ divan: 'ready' });
   }
 
   #received(value: unknown): void {

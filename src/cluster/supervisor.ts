@@ -38,6 +38,8 @@ export class Supervisor {
   readonly #options: SupervisorOptions;
   readonly #relays = new Map<number, Relay>();
   readonly #listening = new Map<number, Listening[]>();
+  /** Workers that hear cluster messages; only they are waited for. */
+  readonly #hearing = new Set<number>();
   #relaySeq = 0;
   #ready = false;
   #stopping = false;
@@ -63,6 +65,9 @@ export class Supervisor {
 
   #handle(worker: Worker, message: ToPrimary): void {
     switch (message.divan) {
+      case 'ready':
+        this.#hearing.add(worker.id);
+        return;
       case 'publish':
         return this.#publish(worker, message.seq, message.topic, message.payload);
       case 'delivered':
@@ -78,7 +83,7 @@ export class Supervisor {
 
   #publish(publisher: Worker, seq: number, topic: string, payload: string): void {
     const relay = ++this.#relaySeq;
-    const targets = this.#live().filter((worker) => worker !== publisher);
+    const targets = this.#live().filter((worker) => worker !== publisher && this.#hearing.has(worker.id));
     const entry: Relay = { publisher, seq, waiting: new Set(targets.map((worker) => worker.id)) };
     this.#relays.set(relay, entry);
     const message: ToWorker = { divan: 'relay', relay, topic, payload, from: `w${publisher.id}` };
@@ -118,6 +123,7 @@ export class Supervisor {
 
   #exited(worker: Worker, code: number | null, signal: string | null): void {
     this.#listening.delete(worker.id);
+    this.#hearing.delete(worker.id);
     for (const [relay, entry] of this.#relays) {
       if (entry.publisher === worker) this.#relays.delete(relay);
       else this.#delivered(worker.id, relay);

@@ -2,9 +2,12 @@
  * What the primary process and its workers say to each other over the IPC channel node:cluster
  * gives them. Cluster messages go worker → primary (`publish`), primary → every other worker
  * (`relay`), each worker answers `delivered` once it applied one, and the primary tells the
- * publisher `published` once every live worker did. `listening` reports a worker's bound address.
+ * publisher `published` once every live worker did (every worker that said `ready`: one still
+ * loading its code could not hear a message). `listening` reports a worker's bound address.
  */
 export type ToPrimary =
+  /** The worker listens for cluster messages (it keeps those that come before it can apply them). */
+  | { divan: 'ready' }
   | { divan: 'publish'; seq: number; topic: string; payload: string }
   | { divan: 'delivered'; relay: number }
   | { divan: 'listening'; address: string; port: number; tls: boolean };
@@ -36,6 +39,8 @@ export function asToWorker(value: unknown): ToWorker | undefined {
 export function asToPrimary(value: unknown): ToPrimary | undefined {
   if (!isObject(value)) return undefined;
   switch (value['divan']) {
+    case 'ready':
+      return { divan: 'ready' };
     case 'publish':
       return typeof value['seq'] === 'number' && typeof value['topic'] === 'string' && typeof value['payload'] === 'string' ? (value as ToPrimary) : undefined;
     case 'delivered':

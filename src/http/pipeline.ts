@@ -55,7 +55,8 @@ async function addSessionCookie(request: Request, reply: Reply, services: Servic
     return;
   }
   const header = await cookies.freshSetCookie(cookieSubject.name, cookieSubject.salt, request.secure);
-  reply.headers = { ...reply.headers, 'Set-Cookie': [...[existing ?? []].flat(), header] };
+  // One cookie goes as a string: Node checks every element of an array header on every reply.
+  reply.headers = { ...reply.headers, 'Set-Cookie': existing === undefined ? header : [...[existing].flat(), header] };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
