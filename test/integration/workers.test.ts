@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BACKENDS, POSTGRES_TEST_URL, dropSchema, uniqueSchema } from '../support/backends.js';
 import { request, type HttpOptions, type HttpResponse } from '../support/http.js';
-import { startDivan, type RunningDivan } from '../support/process.js';
+import { runDivan, startDivan, type RunningDivan } from '../support/process.js';
 import { childPids, processAlive, requestsFrom, untilTrue, withTimeout } from '../support/workers.js';
 
 const ADMIN: [string, string] = ['boss', 'b0ss-pass'];
@@ -166,7 +167,24 @@ for (const backend of BACKENDS.map((each) => each.name)) {
   });
 }
 
-describe('two worker processes: SIGTERM stops them all', () => {
+describe('two worker processes: start and stop', () => {
+  test('a port already taken stops the start with the worker\'s message and status 1', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'divan-workers-busy-'));
+    const taken = createServer();
+    await new Promise<void>((ready) => taken.listen(0, '127.0.0.1', ready));
+    try {
+      writeFileSync(join(dir, 'local.ini'), `[admins]\n${ADMIN[0]} = ${ADMIN[1]}\n[chttpd_auth]\niterations = 1000\n`);
+      const port = String((taken.address() as AddressInfo).port);
+      const run = await runDivan(['--port', port, '--workers', '2', '--data', dir, '--config', join(dir, 'local.ini')]);
+      assert.equal(run.code, 1, run.stderr);
+      assert.match(run.stderr, /^Divan: port \d+ on 127.0.0.1 is already in use$/m);
+      assert.doesNotMatch(run.stdout, /Divan listening/);
+    } finally {
+      taken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('the primary exits 0 once both workers drained and exited', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'divan-workers-stop-'));
     try {
