@@ -422,6 +422,9 @@ async function measureTargets(targets: Target[], baseline: Running, options: Opt
     baselineRuns.push(result.rps);
     return result.rps;
   };
+  // A process just started (and its workers) is slower for a few seconds (JIT): warm both first.
+  await load(cannonOptions(baseline.url, { path: '/' }, options.connections, options.warmup * 2));
+  for (const target of targets) await load(cannonOptions(target.url, { path: '/' }, options.connections, options.warmup * 2));
   let before = await measureBaseline();
   for (const target of targets) {
     for (const scenario of scenarios(target.setup)) {
