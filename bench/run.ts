@@ -424,7 +424,11 @@ async function measureTargets(targets: Target[], baseline: Running, options: Opt
   };
   // A process just started (and its workers) is slower for a few seconds (JIT): warm both first.
   await load(cannonOptions(baseline.url, { path: '/' }, options.connections, options.warmup * 2));
-  for (const target of targets) await load(cannonOptions(target.url, { path: '/' }, options.connections, options.warmup * 2));
+  for (const target of targets) {
+    for (const scenario of scenarios(target.setup).filter((each) => !each.request.uniquePath)) {
+      await load(cannonOptions(target.url, scenario.request, options.connections, options.warmup));
+    }
+  }
   let before = await measureBaseline();
   for (const target of targets) {
     for (const scenario of scenarios(target.setup)) {
