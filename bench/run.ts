@@ -1,18 +1,20 @@
 /**
- * `npm run bench [-- --quick] [-- --compare URL --admin user:pass]`
+ * `npm run bench [-- --quick] [-- --workers N] [-- --no-scaling] [-- --compare URL --admin user:pass]`
  *
  * Measures every authentication path of Divan against a bare node:http server answering a JSON body
  * of the same size, in the same run, alternating baseline and scenario so that drift shows. Figures
- * are ratios to the baseline, because these machines are shared and noisy.
+ * are ratios to the baseline, because these machines are shared and noisy. Divan runs with
+ * `--workers N` (default: one per core) and the baseline with as many processes; a scaling phase
+ * then measures a few scenarios with 1 and with N processes of each.
  */
 import autocannon from 'autocannon';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
-import { call, load, startProcess, type Measurement } from './bench-support.js';
+import { call, load, startProcess, type Measurement, type Running } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -26,6 +28,8 @@ interface Options {
   connections: number;
   duration: number;
   warmup: number;
+  workers: number;
+  scaling: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -42,7 +46,9 @@ function parseOptions(argv: string[]): Options {
     compareAdmin: admin ? [name!, password.join(':')] : undefined,
     connections: Number(at('--connections') ?? 32),
     duration: Number(at('--duration') ?? (quick ? 2 : 10)),
-    warmup: quick ? 1 : 3,
+    warmup: quick ? 2 : 3,
+    workers: Number(at('--workers') ?? availableParallelism()),
+    scaling: !argv.includes('--no-scaling'),
   };
 }
 
@@ -118,6 +124,12 @@ async function prepare(url: string, admin: [string, string], coldUserCount: numb
     }),
   );
   const setup: Setup = { cookie, basic: basic(user, password), db, doc: 'doc1', coldUsers };
+  // Every worker process checks the password once (PBKDF2) before it is measured: new connections
+  // go to the workers in turn, and a worker's verified-password cache is its own.
+  for (let i = 0; i < 4 * availableParallelism(); i++) {
+    await call(url, '/_session', { headers: { Authorization: setup.basic, Connection: 'close' } });
+    await call(url, '/_session', { headers: { Cookie: cookie, Connection: 'close' } });
+  }
   if (extras.secret) {
     setup.proxy = {
       'X-Auth-CouchDB-UserName': user,
@@ -196,6 +208,20 @@ function peakRssMb(pid: number): number | undefined {
   }
 }
 
+/** The process and its children (the workers), for the peak memory of the whole server. */
+function processTree(pid: number): number[] {
+  const children = readdirSync('/proc').filter((entry) => {
+    if (!/^\d+$/.test(entry)) return false;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid;
+    } catch {
+      return false;
+    }
+  });
+  return [pid, ...children.map(Number)];
+}
+
 interface Row {
   target: string;
   scenario: string;
@@ -223,19 +249,10 @@ function formatTable(rows: Row[], memory: string): string {
   return lines.join('\n');
 }
 
-async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
-  const data = mkdtempSync(join(tmpdir(), 'divan-bench-'));
-  const secret = randomBytes(16).toString('hex');
-  const keys: JwtKeys = {
-    hmac: randomBytes(32),
-    rsa: generateKeyPairSync('rsa', { modulusLength: 2048 }),
-    ec: generateKeyPairSync('ec', { namedCurve: 'P-256' }),
-  };
+function writeIni(file: string, secret: string, keys: JwtKeys): void {
   const pem = (key: JwtKeys['rsa']['publicKey']): string => String(key.export({ type: 'spki', format: 'pem' })).trim().replace(/\n/g, '\\n');
-  const ini = join(data, 'bench.ini');
   writeFileSync(
-    ini,
+    file,
     [
       '[chttpd]',
       'authentication_handlers = {chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}',
@@ -251,76 +268,184 @@ async function main(): Promise<void> {
       '',
     ].join('\n'),
   );
+}
+
+/** Divan on a fresh data directory with `workers` processes, and its admin. */
+async function startDivan(workers: number, secret: string, keys: JwtKeys): Promise<{ divan: Running; admin: [string, string]; data: string }> {
+  const data = mkdtempSync(join(tmpdir(), 'divan-bench-'));
+  const ini = join(data, 'bench.ini');
+  writeIni(ini, secret, keys);
   const admin: [string, string] = ['admin', randomBytes(8).toString('hex')];
-  const divan = await startProcess([MAIN, '--port', '0', '--data', data, '--config', ini], { COUCHDB_USER: admin[0], COUCHDB_PASSWORD: admin[1] }, /Divan listening on (http:\/\/\S+)\n/);
+  const divan = await startProcess(
+    [MAIN, '--port', '0', '--workers', String(workers), '--data', data, '--config', ini],
+    { COUCHDB_USER: admin[0], COUCHDB_PASSWORD: admin[1] },
+    /Divan listening on (http:\/\/\S+)\n/,
+  );
+  return { divan, admin, data };
+}
+
+const startBaseline = (bodySize: number, processes: number): Promise<Running> =>
+  startProcess([BASELINE, String(bodySize), String(processes)], {}, /baseline listening on (http:\/\/\S+)\n/);
+
+interface ScalingRow {
+  scenario: string;
+  one: number;
+  many: number;
+  baselineOne: number;
+  baselineMany: number;
+}
+
+/** A few scenarios with 1 and with N processes of Divan and of the baseline: how far more cores carry. */
+async function measureScaling(options: Options, secret: string, keys: JwtKeys): Promise<ScalingRow[]> {
+  const perCount = new Map<number, { rps: Map<string, number>; baseline: number }>();
+  for (const processes of [1, options.workers]) {
+    const { divan, admin, data } = await startDivan(processes, secret, keys);
+    try {
+      const setup = await prepare(divan.url, admin, 0, {});
+      const sample = await call(divan.url, '/_session', { headers: { Cookie: setup.cookie } });
+      const baseline = await startBaseline(Buffer.byteLength(sample.body), processes);
+      const rps = new Map<string, number>();
+      try {
+        const before = (await measure(baseline.url, { name: 'baseline', request: { path: '/' } }, options)).rps;
+        for (const scenario of scenarios(setup).filter((each) => SCALING_SCENARIOS.includes(each.name))) {
+          rps.set(scenario.name, (await measure(divan.url, scenario, options)).rps);
+        }
+        const after = (await measure(baseline.url, { name: 'baseline', request: { path: '/' } }, options)).rps;
+        perCount.set(processes, { rps, baseline: (before + after) / 2 });
+        process.stderr.write(`scaling, ${processes} process(es): ${[...rps].map(([name, value]) => `${name} ${value.toFixed(0)}`).join(', ')}; baseline ${((before + after) / 2).toFixed(0)}\n`);
+      } finally {
+        await baseline.stop();
+      }
+    } finally {
+      await divan.stop();
+      rmSync(data, { recursive: true, force: true });
+    }
+  }
+  const one = perCount.get(1)!;
+  const many = perCount.get(options.workers)!;
+  return SCALING_SCENARIOS.map((scenario) => ({ scenario, one: one.rps.get(scenario) ?? 0, many: many.rps.get(scenario) ?? 0, baselineOne: one.baseline, baselineMany: many.baseline }));
+}
+
+const SCALING_SCENARIOS = ['cookie GET /_session', 'Basic GET /_session (repeated)', 'cookie GET /{db}/{doc}'];
+
+function formatScaling(rows: ScalingRow[], workers: number): string {
+  const lines = [
+    `| scenario | Divan, 1 process | Divan, ${workers} workers | ${workers} ÷ 1 | baseline, 1 process | baseline, ${workers} processes | ${workers} ÷ 1 | Divan ${workers} ÷ baseline ${workers} |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    lines.push(
+      `| ${row.scenario} | ${row.one.toFixed(0)} | ${row.many.toFixed(0)} | ${(row.many / row.one).toFixed(2)} | ${row.baselineOne.toFixed(0)} | ${row.baselineMany.toFixed(0)} | ${(row.baselineMany / row.baselineOne).toFixed(2)} | ${(row.many / row.baselineMany).toFixed(2)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** With `--compare`: Divan's req/s over the other server's, scenario by scenario. */
+function formatVersus(rows: Row[]): string {
+  const other = rows.filter((row) => row.target !== 'Divan');
+  if (other.length === 0) return '';
+  const lines = ['| scenario | Divan req/s | other req/s | Divan ÷ other |', '|---|---:|---:|---:|'];
+  for (const row of other) {
+    const divan = rows.find((candidate) => candidate.target === 'Divan' && candidate.scenario === row.scenario);
+    if (!divan || row.rps === 0) continue;
+    lines.push(`| ${row.scenario} | ${divan.rps.toFixed(0)} | ${row.rps.toFixed(0)} | ${(divan.rps / row.rps).toFixed(2)} |`);
+  }
+  return `\n\n${lines.join('\n')}`;
+}
+
+async function measureTargets(targets: Target[], baseline: Running, options: Options, baselineRuns: number[]): Promise<Row[]> {
+  const rows: Row[] = [];
+  const measureBaseline = async (): Promise<number> => {
+    const result = await measure(baseline.url, { name: 'baseline', request: { path: '/' } }, options);
+    baselineRuns.push(result.rps);
+    return result.rps;
+  };
+  // A process just started (and its workers) is slower for a few seconds (JIT): warm both first.
+  await load(cannonOptions(baseline.url, { path: '/' }, options.connections, options.warmup * 2));
+  for (const target of targets) {
+    for (const scenario of scenarios(target.setup).filter((each) => !each.request.uniquePath)) {
+      await load(cannonOptions(target.url, scenario.request, options.connections, options.warmup));
+    }
+  }
+  let before = await measureBaseline();
+  for (const target of targets) {
+    for (const scenario of scenarios(target.setup)) {
+      const probe = await call(target.url, scenario.request.uniquePath ? `${scenario.request.path}probe` : scenario.request.path, {
+        method: scenario.request.method ?? 'GET',
+        headers: scenario.request.headers,
+        body: scenario.request.body,
+      });
+      if (probe.status >= 300) {
+        rows.push({ target: target.label, scenario: scenario.name, rps: 0, p50: 0, p99: 0, note: `not measured: answered ${probe.status}` });
+        continue;
+      }
+      const result = await measure(target.url, scenario, options);
+      const after = await measureBaseline();
+      const baselineRps = (before + after) / 2;
+      before = after;
+      const ratio = result.rps / baselineRps;
+      rows.push({
+        target: target.label,
+        scenario: scenario.name,
+        ...result,
+        baselineRps,
+        ratio,
+        goal: scenario.goal?.ratio === undefined ? undefined : `≥ ${scenario.goal.ratio}`,
+        met: scenario.goal?.ratio === undefined ? undefined : ratio >= scenario.goal.ratio,
+        note: result.non2xx + result.errors > 0 ? `${result.non2xx} non-2xx, ${result.errors} errors` : undefined,
+      });
+      process.stderr.write(`${target.label}: ${scenario.name}: ${result.rps.toFixed(0)} req/s, ratio ${ratio.toFixed(2)}\n`);
+    }
+    const cold = await coldLogins(target.url, target.setup, options);
+    rows.push({
+      target: target.label,
+      scenario: `cookie GET /_session during ${target.setup.coldUsers.length} cold logins`,
+      ...cold.measurement,
+      goal: 'p99 < 25 ms',
+      met: cold.measurement.p99 < 25,
+      note: `logins took ${cold.loginsMs} ms, statuses ${[...new Set(cold.loginStatuses)].join('/')}`,
+    });
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const secret = randomBytes(16).toString('hex');
+  const keys: JwtKeys = {
+    hmac: randomBytes(32),
+    rsa: generateKeyPairSync('rsa', { modulusLength: 2048 }),
+    ec: generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+  };
+  const { divan, admin, data } = await startDivan(options.workers, secret, keys);
   const coldCount = 8;
   const targets: Target[] = [{ label: 'Divan', url: divan.url, setup: await prepare(divan.url, admin, coldCount, { secret, jwtKeys: keys }) }];
   if (options.compare && options.compareAdmin) {
     targets.push({ label: new URL(options.compare).host, url: options.compare, setup: await prepare(options.compare, options.compareAdmin, coldCount, {}) });
   }
   const sample = await call(divan.url, '/_session', { headers: { Cookie: targets[0]!.setup.cookie } });
-  const baseline = await startProcess([BASELINE, String(Buffer.byteLength(sample.body))], {}, /baseline listening on (http:\/\/\S+)\n/);
+  const baseline = await startBaseline(Buffer.byteLength(sample.body), options.workers);
 
-  const rows: Row[] = [];
+  let rows: Row[] = [];
   const baselineRuns: number[] = [];
-  const baselineScenario: Scenario = { name: 'baseline', request: { path: '/' } };
-  const measureBaseline = async (): Promise<number> => {
-    const result = await measure(baseline.url, baselineScenario, options);
-    baselineRuns.push(result.rps);
-    return result.rps;
-  };
+  let peak: number | undefined;
   try {
-    let before = await measureBaseline();
-    for (const target of targets) {
-      for (const scenario of scenarios(target.setup)) {
-        const probe = await call(target.url, scenario.request.uniquePath ? `${scenario.request.path}probe` : scenario.request.path, {
-          method: scenario.request.method ?? 'GET',
-          headers: scenario.request.headers,
-          body: scenario.request.body,
-        });
-        if (probe.status >= 300) {
-          rows.push({ target: target.label, scenario: scenario.name, rps: 0, p50: 0, p99: 0, note: `not measured: answered ${probe.status}` });
-          continue;
-        }
-        const result = await measure(target.url, scenario, options);
-        const after = await measureBaseline();
-        const baselineRps = (before + after) / 2;
-        before = after;
-        const ratio = result.rps / baselineRps;
-        rows.push({
-          target: target.label,
-          scenario: scenario.name,
-          ...result,
-          baselineRps,
-          ratio,
-          goal: scenario.goal?.ratio === undefined ? undefined : `≥ ${scenario.goal.ratio}`,
-          met: scenario.goal?.ratio === undefined ? undefined : ratio >= scenario.goal.ratio,
-          note: result.non2xx + result.errors > 0 ? `${result.non2xx} non-2xx, ${result.errors} errors` : undefined,
-        });
-        process.stderr.write(`${target.label}: ${scenario.name}: ${result.rps.toFixed(0)} req/s, ratio ${ratio.toFixed(2)}\n`);
-      }
-      const cold = await coldLogins(target.url, target.setup, options);
-      rows.push({
-        target: target.label,
-        scenario: `cookie GET /_session during ${target.setup.coldUsers.length} cold logins`,
-        ...cold.measurement,
-        goal: 'p99 < 25 ms',
-        met: cold.measurement.p99 < 25,
-        note: `logins took ${cold.loginsMs} ms, statuses ${[...new Set(cold.loginStatuses)].join('/')}`,
-      });
-    }
+    rows = await measureTargets(targets, baseline, options, baselineRuns);
   } finally {
-    const peak = peakRssMb(divan.pid);
-    const memory = `Peak resident memory of the Divan process: ${peak === undefined ? 'unknown' : `${peak.toFixed(1)} MiB`}. Baseline runs (req/s): ${baselineRuns.map((value) => value.toFixed(0)).join(', ')}.`;
+    const peaks = processTree(divan.pid).map(peakRssMb);
+    peak = peaks.every((value) => value !== undefined) ? peaks.reduce((sum: number, value) => sum + value!, 0) : undefined;
     await divan.stop();
     await baseline.stop();
     rmSync(data, { recursive: true, force: true });
-    const header = `# Benchmark results\n\n${new Date().toISOString()}, ${options.quick ? 'quick' : 'full'} run: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s of warm-up, Node ${process.version}. Ratios are to the bare node:http baseline (same body size) measured just before and after each scenario.\n\n`;
-    const table = formatTable(rows, memory);
-    process.stdout.write(`\n${table}\n`);
-    writeFileSync(join(ROOT, 'bench', 'results.md'), `${header}${table}\n`);
-    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify({ date: new Date().toISOString(), options: { ...options, compareAdmin: undefined }, rows, peakRssMb: peak, baselineRuns }, null, 2)}\n`);
   }
+  const scaling = options.scaling && options.workers > 1 ? await measureScaling(options, secret, keys) : [];
+  const memory = `Peak resident memory of the Divan processes (primary and ${options.workers} workers, summed): ${peak === undefined ? 'unknown' : `${peak.toFixed(1)} MiB`}. Baseline runs (req/s): ${baselineRuns.map((value) => value.toFixed(0)).join(', ')}.`;
+  const header = `# Benchmark results\n\n${new Date().toISOString()}, ${options.quick ? 'quick' : 'full'} run: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s of warm-up, Node ${process.version}, ${availableParallelism()} cores. Divan runs ${options.workers} worker processes and the bare node:http baseline as many processes. Ratios are to that baseline (same body size) measured just before and after each scenario.\n\n`;
+  const table = formatTable(rows, memory) + formatVersus(rows) + (scaling.length > 0 ? `\n\nScaling (req/s):\n\n${formatScaling(scaling, options.workers)}` : '');
+  process.stdout.write(`\n${table}\n`);
+  writeFileSync(join(ROOT, 'bench', 'results.md'), `${header}${table}\n`);
+  writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify({ date: new Date().toISOString(), options: { ...options, compareAdmin: undefined }, rows, scaling, peakRssMb: peak, baselineRuns }, null, 2)}\n`);
 }
 
 main().catch((error: unknown) => {

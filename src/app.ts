@@ -1,8 +1,10 @@
 import { mkdirSync, accessSync, constants as fsConstants, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ClusterLink } from './cluster/cluster-link.js';
+import { ClusterLink, type LinkedBus } from './cluster/cluster-link.js';
 import type { ClusterBus } from './cluster/cluster-bus.js';
+import { IpcBus } from './cluster/ipc-bus.js';
+import type { WorkerChannel } from './cluster/worker-protocol.js';
 import { openPostgresBus } from './cluster/pg-bus.js';
 import { Config } from './config/config.js';
 import { randomHex } from './crypto/crypto.js';
@@ -38,6 +40,11 @@ export interface AppOptions {
   /** `COUCHDB_USER`, `COUCHDB_PASSWORD`, `COUCHDB_SECRET`. */
   env?: Readonly<Record<string, string | undefined>>;
   log?: Logger;
+  /**
+   * Set in a worker process of `[divan] workers`: its channel to the primary, and the node id it
+   * shares with its siblings on the PostgreSQL cluster bus.
+   */
+  worker?: { channel: WorkerChannel; nodeId: string };
 }
 
 export interface App {
@@ -53,20 +60,21 @@ export interface App {
   close(): Promise<void>;
 }
 
-function ensureWritableDirectory(dir: string): string {
+function ensureWritableDirectory(dir: string): void {
   try {
     mkdirSync(dir, { recursive: true });
     accessSync(dir, fsConstants.W_OK);
   } catch (error) {
     throw new StartupError(`data directory ${dir} is not writable: ${(error as Error).message}`);
   }
-  return dir;
 }
 
-/** The composition root: config, storage, users, authentication and HTTP, wired once. */
-export async function createApp(options: AppOptions): Promise<App> {
-  const log = options.log ?? new Logger('info');
-  const dataDir = ensureWritableDirectory(resolve(options.dataDir));
+/**
+ * What must happen once per server start, before any request: the configuration loaded, admins
+ * hashed (or one generated), the node uuid. With `[divan] workers` the primary process runs this
+ * (and `prepareWorkers`) before forking, so each worker finds it done.
+ */
+async function bootstrap(options: AppOptions, dataDir: string, log: Logger): Promise<{ config: Config; admins: Admins; generatedAdminPassword?: string }> {
   const env = options.env ?? {};
   const config = await loadConfig(options, dataDir, log);
   followPbkdf2QueueSettings(config);
@@ -75,16 +83,48 @@ export async function createApp(options: AppOptions): Promise<App> {
   await admins.hashAll();
   const generatedAdminPassword = await ensureAnAdmin(config, admins);
   if (config.get('couchdb', 'uuid') === undefined) await config.set('couchdb', 'uuid', randomHex());
-  const { backend, bus } = await openStorage(config, dataDir, env, log);
-  const link = bus ? new ClusterLink(bus, log) : undefined;
+  return { config, admins, generatedAdminPassword };
+}
+
+/**
+ * The primary process's share of a start with worker processes: the once-only steps of
+ * `bootstrap`, the schema migrated (storage opened and closed), and on SQLite the cookie secret
+ * generated into the writable configuration, so the workers do not race to make one each.
+ */
+export async function prepareWorkers(options: AppOptions): Promise<{ config: Config; generatedAdminPassword?: string }> {
+  const log = options.log ?? new Logger('info');
+  const dataDir = resolve(options.dataDir);
+  ensureWritableDirectory(dataDir);
+  const { config, admins, generatedAdminPassword } = await bootstrap(options, dataDir, log);
+  await admins.settled();
+  const { backend, bus } = await openStorage(config, dataDir, options.env ?? {}, log);
+  await bus?.close();
+  await backend.close();
+  if (backend.kind === 'sqlite' && config.authString('secret') === '') await config.set('chttpd_auth', 'secret', randomHex());
+  return { config, generatedAdminPassword };
+}
+
+/** The composition root: config, storage, users, authentication and HTTP, wired once. */
+export async function createApp(options: AppOptions): Promise<App> {
+  const log = options.log ?? new Logger('info');
+  const dataDir = resolve(options.dataDir);
+  ensureWritableDirectory(dataDir);
+  const env = options.env ?? {};
+  // Listening before the configuration is read: a change a sibling makes meanwhile is kept, not lost.
+  const ipc = options.worker ? new IpcBus(options.worker.channel) : undefined;
+  const { config, admins, generatedAdminPassword } = await bootstrap(options, dataDir, log);
+
+  const { backend, bus } = await openStorage(config, dataDir, env, log, options.worker?.nodeId);
+  const buses: LinkedBus[] = bus ? [{ bus, workers: false }] : [];
+  if (ipc) buses.push({ bus: ipc, workers: true });
+  const link = buses.length > 0 ? new ClusterLink(buses, log) : undefined;
   const metrics = new Metrics(() => config.getInteger('stats', 'interval'));
   const data = await wireData(config, log, backend, link, metrics);
   const identity = wireIdentity(config, log, admins, data, link, metrics);
-  if (link) receiveClusterMessages(link, data, identity);
-  const replication = await wireReplication(config, log, data, VERSION);
-
-  const services = servicesOf({ config, log, admins, metrics, data, identity, replication });
-
+  if (link) receiveClusterMessages(link, config, data, identity);
+  const leaseHolder = options.worker ? `${config.getString('divan', 'node_name')}#${randomHex().slice(0, 8)}` : undefined;
+  const replication = await wireReplication(config, log, data, VERSION, leaseHolder);
+  const services = servicesOf({ config, log, admins, metrics, data, identity, replication, link });
   const listeners = listenersOf(config, services);
   return {
     config,
@@ -115,8 +155,9 @@ function servicesOf(parts: {
   data: DataLayer;
   identity: Identity;
   replication: Awaited<ReturnType<typeof wireReplication>>;
+  link: ClusterLink | undefined;
 }): Services {
-  const { config, log, admins, metrics, data, identity, replication } = parts;
+  const { config, log, admins, metrics, data, identity, replication, link } = parts;
   return {
     config,
     databases: data.databases,
@@ -134,7 +175,9 @@ function servicesOf(parts: {
     chain: identity.chain,
     replicator: replication.replicator,
     replicatorDocs: replication.docs,
-  };}
+    settled: link ? () => link.settled() : undefined,
+  };
+}
 
 /** The HTTP and HTTPS listeners, their timeouts and TLS files read from the config when they start. */
 function listenersOf(config: Config, services: Services): Listeners {
@@ -146,6 +189,12 @@ function listenersOf(config: Config, services: Services): Listeners {
     }),
     tlsFiles: () => ({ certFile: config.getString('ssl', 'cert_file'), keyFile: config.getString('ssl', 'key_file') }),
   });
+}
+
+/** `[divan] workers` as configured (0: one per core), read before anything starts. */
+export async function configuredWorkers(options: AppOptions): Promise<number> {
+  const config = await loadConfig(options, resolve(options.dataDir), new Logger('error'));
+  return config.getInteger('divan', 'workers');
 }
 
 async function loadConfig(options: AppOptions, dataDir: string, log: Logger): Promise<Config> {
@@ -171,6 +220,7 @@ async function openStorage(
   dataDir: string,
   env: Readonly<Record<string, string | undefined>>,
   log: Logger,
+  nodeId?: string,
 ): Promise<{ backend: Storage; bus?: ClusterBus }> {
   const kind = config.getString('divan', 'storage');
   if (kind === 'sqlite') {
@@ -187,7 +237,7 @@ async function openStorage(
   try {
     const backend = await openPostgresStorage({ url, schema, onError: (error) => log.warning(`PostgreSQL connection lost: ${error.message}`) });
     try {
-      const bus = await openPostgresBus({ url, schema, onError: (message) => log.warning(message) });
+      const bus = await openPostgresBus({ url, schema, nodeId, onError: (message) => log.warning(message) });
       return { backend, bus };
     } catch (error) {
       await backend.close();

@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-import { isIP } from 'node:net';
+import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { createServer, isIP, type AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createApp, StartupError, VERSION, type App } from './app.js';
+import { configuredWorkers, createApp, prepareWorkers, StartupError, VERSION, type App, type AppOptions } from './app.js';
+import { Supervisor, type Listening } from './cluster/supervisor.js';
+import type { ToPrimary, WorkerChannel } from './cluster/worker-protocol.js';
 import { ConfigLoadError } from './config/config-file.js';
 import { AuthenticationConfigError } from './auth/build-chain.js';
 
-const USAGE = 'usage: divan [--port N] [--bind ADDR] [--data DIR] [--config FILE]...';
+const USAGE = 'usage: divan [--port N] [--bind ADDR] [--data DIR] [--workers N] [--config FILE]...';
 
 interface Flags {
   port?: number;
+  workers?: number;
   bind?: string;
   data: string;
   config: string[];
@@ -28,6 +34,7 @@ function readFlags(argv: string[]): Flags {
         port: { type: 'string' },
         bind: { type: 'string' },
         data: { type: 'string' },
+        workers: { type: 'string' },
         config: { type: 'string', multiple: true },
         help: { type: 'boolean' },
         version: { type: 'boolean' },
@@ -55,30 +62,40 @@ function readFlags(argv: string[]): Flags {
     fail(`--bind must be an IP address, not ${JSON.stringify(values.bind)}`, 2);
   }
   if (values.data === '') fail('--data needs a directory', 2);
-  return { port, bind: values.bind, data: values.data ?? 'data', config: values.config ?? [] };
+  if (values.workers !== undefined && !/^\d{1,4}$/.test(values.workers)) fail(`--workers must be a number (0: one per core), not ${JSON.stringify(values.workers)}`, 2);
+  const workers = values.workers === undefined ? undefined : Number(values.workers);
+  return { port, workers, bind: values.bind, data: values.data ?? 'data', config: values.config ?? [] };
 }
 
 function urlHost(address: string): string {
   return isIP(address) === 6 ? `[${address}]` : address;
 }
 
-async function main(): Promise<void> {
-  const flags = readFlags(process.argv.slice(2));
+function appOptions(flags: Flags): AppOptions {
+  return { dataDir: flags.data, configFiles: flags.config, env: process.env };
+}
+
+function failStartup(error: unknown): never {
+  if (error instanceof StartupError || error instanceof ConfigLoadError || error instanceof AuthenticationConfigError) fail(error.message);
+  throw error;
+}
+
+/** Runs one server process: the whole server (`workers = 1`), or one worker of the primary. */
+async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: string; port: number; tlsPort?: number }): Promise<void> {
   let app: App;
   try {
-    app = await createApp({ dataDir: flags.data, configFiles: flags.config, env: process.env });
+    app = await createApp({ ...appOptions(flags), worker });
   } catch (error) {
-    if (error instanceof StartupError || error instanceof ConfigLoadError || error instanceof AuthenticationConfigError) fail(error.message);
-    throw error;
+    failStartup(error);
   }
-  const port = flags.port ?? app.config.getInteger('chttpd', 'port');
+  const port = worker?.port ?? flags.port ?? app.config.getInteger('chttpd', 'port');
   const bind = flags.bind ?? app.config.getString('chttpd', 'bind_address');
   let bound: { address: string; port: number };
   let tlsBound: { address: string; port: number } | undefined;
   try {
     bound = await app.listen(port, bind);
     if (app.config.getBoolean('ssl', 'enable')) {
-      tlsBound = await app.listenTls(app.config.getInteger('ssl', 'port'), bind);
+      tlsBound = await app.listenTls(worker?.tlsPort ?? app.config.getInteger('ssl', 'port'), bind);
     }
   } catch (error) {
     await app.close();
@@ -96,16 +113,103 @@ async function main(): Promise<void> {
     );
   };
   process.on('SIGTERM', stop);
+  if (worker) {
+    // Ctrl-C reaches the whole process group: the primary decides, and stops the workers itself.
+    process.on('SIGINT', () => undefined);
+    process.on('disconnect', stop);
+    if (tlsBound) worker.channel.send({ divan: 'listening', ...tlsBound, tls: true });
+    worker.channel.send({ divan: 'listening', ...bound, tls: false });
+    return;
+  }
   process.on('SIGINT', stop);
+  printReady(app.generatedAdminPassword, [...(tlsBound ? [{ ...tlsBound, tls: true }] : []), { ...bound, tls: false }]);
+}
 
-  if (app.generatedAdminPassword) {
+function printReady(generatedAdminPassword: string | undefined, listening: readonly Listening[]): void {
+  if (generatedAdminPassword) {
     process.stdout.write(
-      `No server admin was configured: created "admin" with password ${app.generatedAdminPassword}\n` +
+      `No server admin was configured: created "admin" with password ${generatedAdminPassword}\n` +
         '(only its hash is stored; this is the only time it is shown)\n',
     );
   }
-  if (tlsBound) process.stdout.write(`Divan listening on https://${urlHost(tlsBound.address)}:${tlsBound.port}/\n`);
-  process.stdout.write(`Divan listening on http://${urlHost(bound.address)}:${bound.port}/\n`);
+  for (const each of [...listening].sort((a, b) => Number(b.tls) - Number(a.tls))) {
+    process.stdout.write(`Divan listening on ${each.tls ? 'https' : 'http'}://${urlHost(each.address)}:${each.port}/\n`);
+  }
+}
+
+/** A free port on `bind`, so that every worker (and every replacement) listens on the same one. */
+function freePort(bind: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, bind, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** The primary of `[divan] workers`: once-only start-up work, then the workers, then the ready line. */
+async function supervise(flags: Flags, workers: number): Promise<void> {
+  let prepared: Awaited<ReturnType<typeof prepareWorkers>>;
+  try {
+    prepared = await prepareWorkers(appOptions(flags));
+  } catch (error) {
+    failStartup(error);
+  }
+  const { config } = prepared;
+  const bind = flags.bind ?? config.getString('chttpd', 'bind_address');
+  const tls = config.getBoolean('ssl', 'enable');
+  let port = flags.port ?? config.getInteger('chttpd', 'port');
+  let tlsPort = config.getInteger('ssl', 'port');
+  try {
+    if (port === 0) port = await freePort(bind);
+    if (tls && tlsPort === 0) tlsPort = await freePort(bind);
+  } catch (error) {
+    fail(`cannot listen on ${bind}: ${(error as Error).message}`);
+  }
+  const supervisor = new Supervisor({
+    workers,
+    tls,
+    env: { DIVAN_WORKER_PORT: String(port), DIVAN_WORKER_TLS_PORT: String(tlsPort), DIVAN_NODE_ID: randomBytes(8).toString('hex') },
+    onReady: (listening) => printReady(prepared.generatedAdminPassword, listening),
+    onStartFailed: (reason) => void supervisor.stop().then(() => fail(reason)),
+    warn: (line) => process.stderr.write(`Divan: ${line}\n`),
+  });
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void supervisor.stop().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  supervisor.start();
+}
+
+function workerChannel(): WorkerChannel {
+  return {
+    id: `w${cluster.worker!.id}`,
+    send: (message: ToPrimary) => process.send!(message),
+    onMessage: (listener) => process.on('message', listener),
+  };
+}
+
+async function main(): Promise<void> {
+  const flags = readFlags(process.argv.slice(2));
+  if (cluster.isWorker) {
+    const env = process.env;
+    const tlsPort = env['DIVAN_WORKER_TLS_PORT'] === undefined ? undefined : Number(env['DIVAN_WORKER_TLS_PORT']);
+    return serve(flags, { channel: workerChannel(), nodeId: env['DIVAN_NODE_ID'] ?? '', port: Number(env['DIVAN_WORKER_PORT']), tlsPort });
+  }
+  let workers: number;
+  try {
+    workers = flags.workers ?? (await configuredWorkers(appOptions(flags)));
+  } catch (error) {
+    failStartup(error);
+  }
+  if (workers === 0) workers = availableParallelism();
+  return workers === 1 ? serve(flags) : supervise(flags, workers);
 }
 
 main().catch((error: unknown) => fail(`unexpected start-up failure: ${(error as Error).message}`));

@@ -16,7 +16,13 @@ export type ClusterMessage =
   /** These databases changed: wake their live `_changes` feeds. */
   | { topic: 'db'; dbs: readonly string[] }
   /** A design document of this database changed: drop its cached validation functions. */
-  | { topic: 'ddocs'; db: string };
+  | { topic: 'ddocs'; db: string }
+  /**
+   * The writable configuration layer of the sending process changed (`value` null: the key left
+   * it). Only between the worker processes of one server, which share their ini files; never over
+   * PostgreSQL, since nodes keep their own configuration.
+   */
+  | { topic: 'config'; section: string; key: string; value: string | null };
 
 export type ClusterTopic = ClusterMessage['topic'];
 
@@ -41,6 +47,8 @@ export function encodeMessage(message: ClusterMessage): { topic: ClusterTopic; p
       return { topic: 'db', payload: JSON.stringify(message.dbs) };
     case 'ddocs':
       return { topic: 'ddocs', payload: JSON.stringify(message.db) };
+    case 'config':
+      return { topic: 'config', payload: JSON.stringify([message.section, message.key, message.value]) };
   }
 }
 
@@ -75,6 +83,13 @@ export function decodeMessage(topic: string, payload: string): ClusterMessage | 
       return isStringArray(value) ? { topic, dbs: value } : undefined;
     case 'ddocs':
       return typeof value === 'string' ? { topic, db: value } : undefined;
+    case 'config': {
+      if (!Array.isArray(value) || value.length !== 3) return undefined;
+      const [section, key, setting] = value as unknown[];
+      return typeof section === 'string' && typeof key === 'string' && (typeof setting === 'string' || setting === null)
+        ? { topic, section, key, value: setting }
+        : undefined;
+    }
     default:
       return undefined;
   }

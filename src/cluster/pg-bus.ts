@@ -12,7 +12,8 @@ export const MAX_PAYLOAD_BYTES = 7000;
  * channel is per schema, so nodes of different deployments on one server never hear each other.
  */
 export class PostgresBus implements ClusterBus {
-  readonly nodeId = randomBytes(8).toString('hex');
+  /** Shared by the worker processes of one server: they hear each other over IPC, not here. */
+  readonly nodeId: string;
   readonly #url: string;
   readonly #channel: string;
   readonly #onError: (message: string) => void;
@@ -22,7 +23,8 @@ export class PostgresBus implements ClusterBus {
   #closed = false;
   #retryMs = 100;
 
-  constructor(options: { url: string; schema: string; onError?: (message: string) => void }) {
+  constructor(options: PostgresBusOptions) {
+    this.nodeId = options.nodeId ?? randomBytes(8).toString('hex');
     this.#url = options.url;
     this.#channel = `divan_${options.schema}`.slice(0, 63);
     this.#onError = options.onError ?? (() => undefined);
@@ -95,7 +97,14 @@ export class PostgresBus implements ClusterBus {
   }
 }
 
-export async function openPostgresBus(options: { url: string; schema: string; onError?: (message: string) => void }): Promise<PostgresBus> {
+export interface PostgresBusOptions {
+  url: string;
+  schema: string;
+  nodeId?: string;
+  onError?: (message: string) => void;
+}
+
+export async function openPostgresBus(options: PostgresBusOptions): Promise<PostgresBus> {
   const bus = new PostgresBus(options);
   try {
     await bus.start();

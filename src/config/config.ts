@@ -17,6 +17,10 @@ export interface ConfigChange {
   /** The effective value after the change (a lower layer's value after a delete). */
   value: string | undefined;
   previous: string | undefined;
+  /** The writable layer's value after the change (undefined: the key left that layer). */
+  written: string | undefined;
+  /** Applied from another worker process (`applyRemote`), which has written the file already. */
+  remote: boolean;
 }
 
 export interface ConfigOptions {
@@ -146,9 +150,27 @@ export class Config {
       let keys = this.#writable.get(section);
       if (keys === undefined) this.#writable.set(section, (keys = new Map()));
       keys.set(key, value);
-      this.#changed(section, key, previous);
+      this.#changed(section, key, previous, false);
       return previous;
     });
+  }
+
+  /**
+   * Another worker process of this server changed its writable layer (and the file, unless
+   * `X-Couch-Persist: false`): mirror it here in memory, at once. `value` undefined: deleted.
+   */
+  applyRemote(section: string, key: string, value: string | undefined): void {
+    const previous = this.get(section, key);
+    let keys = this.#writable.get(section);
+    if (value !== undefined) {
+      if (keys === undefined) this.#writable.set(section, (keys = new Map()));
+      keys.set(key, value);
+    } else {
+      if (keys === undefined || !keys.has(key)) return;
+      keys.delete(key);
+      if (keys.size === 0) this.#writable.delete(section);
+    }
+    this.#changed(section, key, previous, true);
   }
 
   /**
@@ -164,7 +186,7 @@ export class Config {
       if (options.persist !== false) await rewriteConfigFile(this.writableFile, (text) => setIniValue(text, section, key, undefined));
       keys.delete(key);
       if (keys.size === 0) this.#writable.delete(section);
-      this.#changed(section, key, previous);
+      this.#changed(section, key, previous, false);
       return previous;
     });
   }
@@ -182,9 +204,10 @@ export class Config {
     return run;
   }
 
-  #changed(section: string, key: string, previous: string | undefined): void {
+  #changed(section: string, key: string, previous: string | undefined, remote: boolean): void {
     this.#rebuild();
-    const change: ConfigChange = Object.freeze({ section, key, value: this.get(section, key), previous });
+    const written = this.#writable.get(section)?.get(key);
+    const change: ConfigChange = Object.freeze({ section, key, value: this.get(section, key), previous, written, remote });
     for (const listener of this.#listeners) {
       try {
         listener(change);

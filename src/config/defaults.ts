@@ -146,6 +146,7 @@ export const DEFAULTS = {
     keepalive_timeout: 5000,
     js_workers: 2,
     js_design_docs_per_worker: 16,
+    workers: 1,
   },
 } as const;
 

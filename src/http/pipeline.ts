@@ -55,7 +55,8 @@ async function addSessionCookie(request: Request, reply: Reply, services: Servic
     return;
   }
   const header = await cookies.freshSetCookie(cookieSubject.name, cookieSubject.salt, request.secure);
-  reply.headers = { ...reply.headers, 'Set-Cookie': [...[existing ?? []].flat(), header] };
+  // One cookie goes as a string: Node checks every element of an array header on every reply.
+  reply.headers = { ...reply.headers, 'Set-Cookie': existing === undefined ? header : [...[existing].flat(), header] };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
@@ -246,6 +247,9 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     const exchange = openExchange(raw, context);
     const reply = await answer(exchange, context);
     await addSessionCookieOrLog(exchange.request, reply, services);
+    // A change this request made must hold in every worker before the client can send the next one.
+    const settling = services.settled?.();
+    if (settling) await settling;
     if (res.headersSent || res.destroyed) return;
     const sent = await send(res, reply, exchange, context);
     logAccess(exchange, sent.status, started, services);

@@ -44,6 +44,11 @@ export interface Services {
   nodeName(): string;
   /** The current authentication chain (rebuilt when `[chttpd] authentication_handlers` changes). */
   chain(): AuthChain;
+  /**
+   * With worker processes: resolves once what this process told its siblings (a password change,
+   * a lockout failure, a configuration change) reached every one; undefined when nothing is under way.
+   */
+  settled?(): Promise<void> | undefined;
 }
 
 export type Endpoint = (request: Request, services: Services) => Promise<Reply>;

@@ -18,7 +18,8 @@ export class Admins {
     this.#config = config;
     this.#log = log;
     config.onChange((change) => {
-      if (change.section === 'admins' && change.value !== undefined && !isHashedAdminValue(change.value)) {
+      // A change from another worker is hashed by that worker, which tells this one the hash.
+      if (change.section === 'admins' && !change.remote && change.value !== undefined && !isHashedAdminValue(change.value)) {
         void this.#hash(change.key, change.value);
       }
     });

@@ -15,7 +15,7 @@ export class VerifiedPasswordCache {
   /** Lookups that found a verified password (the hash was skipped) and those that did not. */
   readonly counts = new HitCounts();
   readonly #key = randomBytes(32).toString('hex');
-  readonly #entries = new Map<string, { digest: Buffer; lastUsed: number }>();
+  readonly #entries = new Map<string, { key: string; digest: Buffer; lastUsed: number }>();
   #maxObjects: number;
   #maxIdleMs: number;
   #enabled: boolean;
@@ -38,17 +38,20 @@ export class VerifiedPasswordCache {
   /** true: the password matches a verified one; false: it does not; undefined: nothing cached. */
   check(name: string, salt: string, password: string): boolean | undefined {
     if (!this.#enabled) return undefined;
-    const cacheKey = entryKey(name, salt);
-    const entry = this.#entries.get(cacheKey);
+    // Looked up with the plain (possibly sliced) string; only a stored key needs the flat copy.
+    const entry = this.#entries.get(`${name}\u0000${salt}`);
     const now = this.#now();
-    if (entry && now - entry.lastUsed > this.#maxIdleMs) this.#entries.delete(cacheKey);
     const fresh = entry !== undefined && now - entry.lastUsed <= this.#maxIdleMs;
     this.counts.record(fresh);
-    if (!entry || !fresh) return undefined;
+    if (!entry) return undefined;
+    if (!fresh) {
+      this.#entries.delete(entry.key);
+      return undefined;
+    }
     entry.lastUsed = now;
     // Re-insert so Map order stays least-recently-used first.
-    this.#entries.delete(cacheKey);
-    this.#entries.set(cacheKey, entry);
+    this.#entries.delete(entry.key);
+    this.#entries.set(entry.key, entry);
     return constantTimeEqual(entry.digest, this.#digest(salt, password));
   }
 
@@ -56,7 +59,7 @@ export class VerifiedPasswordCache {
     if (!this.#enabled || this.#maxObjects <= 0) return;
     const cacheKey = entryKey(name, salt);
     this.#entries.delete(cacheKey);
-    this.#entries.set(cacheKey, { digest: this.#digest(salt, password), lastUsed: this.#now() });
+    this.#entries.set(cacheKey, { key: cacheKey, digest: this.#digest(salt, password), lastUsed: this.#now() });
     while (this.#entries.size > this.#maxObjects) {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);

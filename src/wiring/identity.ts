@@ -88,9 +88,17 @@ export function wireIdentity(config: Config, log: Logger, admins: Admins, data: 
   return { authenticator, cookies, jwt, lockout, usedCodes, upgrader, chain: () => chain };
 }
 
-/** What other nodes tell this one: drop cached users, count failures, reload the secret, refuse replays, wake feeds. */
-export function receiveClusterMessages(link: ClusterLink, data: DataLayer, identity: Identity): void {
+/**
+ * What other nodes and workers tell this one: drop cached users, count failures, reload the
+ * secret, refuse replays, wake feeds, follow configuration changes (sibling workers only). A
+ * configuration change made here is told to the sibling workers in turn.
+ */
+export function receiveClusterMessages(link: ClusterLink, config: Config, data: DataLayer, identity: Identity): void {
+  config.onChange((change) => {
+    if (!change.remote) link.publish({ topic: 'config', section: change.section, key: change.key, value: change.written ?? null });
+  });
   link.receive({
+    config: (message) => config.applyRemote(message.section, message.key, message.value ?? undefined),
     users: (message) => data.userStore.invalidate(message.ids),
     lockout: (message) => identity.lockout.recordRemoteFailure(message.peer, message.name, message.salt),
     secret: () => identity.cookies.sharedSecretChanged(),

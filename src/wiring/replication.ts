@@ -15,7 +15,11 @@ export interface Replication {
   close(): Promise<void>;
 }
 
-export async function wireReplication(config: Config, log: Logger, data: DataLayer, version: string): Promise<Replication> {
+/**
+ * `leaseHolder` names this process in the `_replicator` leases: the node name, made unique per
+ * process when several worker processes share it, so each document's job runs in exactly one.
+ */
+export async function wireReplication(config: Config, log: Logger, data: DataLayer, version: string, leaseHolder?: string): Promise<Replication> {
   let docs: ReplicatorDocs | undefined;
   const replicator = new Replicator({
     config,
@@ -25,7 +29,7 @@ export async function wireReplication(config: Config, log: Logger, data: DataLay
     onStateChange: (job) => void docs?.jobChanged(job),
   });
   data.hooks.register(replicatorHooks(REPLICATOR_DB, (doc) => void replicator.parse(doc)));
-  docs = new ReplicatorDocs(data.databases, replicator, log, config.getString('divan', 'node_name'));
+  docs = new ReplicatorDocs(data.databases, replicator, log, leaseHolder ?? config.getString('divan', 'node_name'));
   await docs.start(data.changes);
   return {
     replicator,

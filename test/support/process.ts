@@ -16,9 +16,17 @@ export interface RunningDivan {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * One server process unless a test asks for workers: a machine's core count must not change what
+ * (or how much) a test runs.
+ */
+function withWorkers(args: string[]): string[] {
+  return args.includes('--workers') ? args : ['--workers', '1', ...args];
+}
+
 /** Starts the real binary and resolves once it prints its ready line. */
 export function startDivan(args: string[], env: Record<string, string> = {}): Promise<RunningDivan> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, ...withWorkers(args)], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
@@ -55,7 +63,7 @@ export function startDivan(args: string[], env: Record<string, string> = {}): Pr
 /** Runs the binary to completion (for start-up failures). */
 export function runDivan(args: string[], env: Record<string, string> = {}, timeoutMs = 20000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, ...withWorkers(args)], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

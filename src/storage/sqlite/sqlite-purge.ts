@@ -66,6 +66,14 @@ export class SqlitePurges {
     return results;
   }
 
+  /** Sets the limit of the database named `db`; false when it does not exist. */
+  setLimitOf(db: string, limit: DatabaseLimit, value: number): boolean {
+    const dbId = this.#st.databaseId.get(db);
+    if (dbId === undefined) return false;
+    this.setLimit(dbId, limit, value);
+    return true;
+  }
+
   setLimit(dbId: number, limit: DatabaseLimit, value: number): void {
     this.#purge.setLimit[limit].run(value, dbId);
     if (limit === 'purged_infos_limit') {

@@ -1,7 +1,8 @@
 /**
- * What the SQLite backend keeps of its reads. It is its file's only writer, so it can drop an entry
- * exactly when a write changes it; the PostgreSQL backend cannot (other nodes write) and caches
- * nothing. Cached values are deep-frozen: every caller gets the same object.
+ * What the SQLite backend keeps of its reads. It drops an entry exactly when its own write changes
+ * it, and everything when another process (a sibling worker) committed to the file, which
+ * `PRAGMA data_version` tells before every read; the PostgreSQL backend caches nothing. Cached
+ * values are deep-frozen: every caller gets the same object.
  */
 import type { StoredRevision } from '../storage.js';
 
@@ -41,6 +42,11 @@ export class WinnerCache {
       this.#entries.delete(oldest);
       this.#bytes -= entry.size;
     }
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
   }
 
   delete(dbId: number, id: string): void {

@@ -1,7 +1,6 @@
 /**
  * The embedded backend: one SQLite file per server (WAL, synchronous=FULL), every write acknowledged
  * after COMMIT, concurrent writes grouped into one transaction per event-loop turn.
- *
  * @example
  * const storage = openSqliteStorage('/var/lib/divan/divan.sqlite')
  * await storage.createDatabase('db', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } })
@@ -19,7 +18,7 @@ import { sliceEdits } from '../write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
 import { reclaimSuperseded, writeEdits } from './sqlite-writer.js';
 import { RangeQueries } from './sqlite-range-queries.js';
-import { openConnection, type Connection } from './sqlite-connection.js';
+import { openConnection, type Connection, type Statement } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { HitCounts } from '../../metrics/hit-counts.js';
@@ -27,8 +26,9 @@ import type { PurgeRequest } from '../purge-plan.js';
 import { SqlitePurges } from './sqlite-purge.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 import { SqliteIndexStore } from './sqlite-index-store.js';
-import { deleteAttachmentsOfDatabase, dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
-import { dropViewIndexesOf, SqliteViewStore } from './sqlite-views.js';
+import { dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
+import { SqliteViewStore } from './sqlite-views.js';
+import { deleteRowsOfDatabase } from './sqlite-database-removal.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -48,6 +48,9 @@ export class SqliteStorage implements Storage {
   readonly #winners = new WinnerCache(32 * 1024 * 1024);
   readonly readCache = new HitCounts();
   readonly #purges: SqlitePurges;
+  /** Changes whenever another connection (a sibling worker process) commits to the file. */
+  readonly #dataVersion: Statement;
+  #seenVersion: unknown;
 
   constructor(file: string) {
     this.file = file;
@@ -56,9 +59,12 @@ export class SqliteStorage implements Storage {
     this.#queue = new WriteQueue(this.#db);
     this.#purges = new SqlitePurges(this.#db, this.#st);
     this.#ranges = new RangeQueries(this.#db);
-    this.indexes = new SqliteIndexStore(this.#db, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
-    this.attachments = new SqliteAttachments(this.#st, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
-    this.views = new SqliteViewStore(this.#db, this.#queue, (name) => this.#read(() => this.#databaseId(name)));
+    const idOf = (name: string): number => this.#read(() => this.#databaseId(name));
+    this.indexes = new SqliteIndexStore(this.#db, this.#queue, idOf);
+    this.attachments = new SqliteAttachments(this.#st, this.#queue, idOf);
+    this.views = new SqliteViewStore(this.#db, this.#queue, idOf);
+    this.#dataVersion = this.#db.prepare('PRAGMA data_version').pluck();
+    this.#seenVersion = this.#dataVersion.get();
   }
 
   /** Transactions committed since opening; concurrent writes share one (group commit). */
@@ -78,26 +84,18 @@ export class SqliteStorage implements Storage {
   }
 
   createDatabase(name: string, security: SecurityObject): Promise<boolean> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       this.#forget(name);
       return this.#st.insertDatabase.run(name, JSON.stringify(security), instanceStartTime()).changes === 1;
     });
   }
 
   deleteDatabase(name: string): Promise<boolean> {
-    const deleted = this.#queue.enqueue(() => {
+    const deleted = this.#write(() => {
       this.#forget(name);
       const dbId = this.#st.databaseId.get(name);
       if (dbId === undefined) return false;
-      deleteAttachmentsOfDatabase(this.#st, dbId);
-      this.#st.deleteBodiesOfDatabase.run(dbId);
-      this.#st.deleteDocumentsOfDatabase.run(dbId);
-      this.#st.deleteLocalsOfDatabase.run(dbId);
-      this.#st.deleteIndexRowsOfDatabase.run(dbId);
-      this.#st.deleteIndexesOfDatabase.run(dbId);
-      this.#purges.deleteOfDatabase(dbId);
-      dropViewIndexesOf(this.#db, dbId);
-      this.#st.deleteDatabase.run(dbId);
+      deleteRowsOfDatabase(this.#db, this.#st, this.#purges, dbId);
       return true;
     });
     // The chunks go in a later transaction (see sqlite-chunk-file.ts); the caller need not wait for them.
@@ -115,18 +113,19 @@ export class SqliteStorage implements Storage {
   }
 
   async getSecurity(db: string): Promise<SecurityObject | undefined> {
+    this.#read(() => undefined);
     const cached = this.#securityCache.get(db);
     if (cached !== undefined) return cached;
     const row = this.#read(() => this.#st.databaseByName.get(db));
     if (row === undefined) return undefined;
-    // This process is the file's only writer, so the cache is dropped exactly when it changes.
+    // Dropped by this process's writes, and by #fresh when another process wrote.
     const security = deepFreeze(JSON.parse(row.security) as SecurityObject);
     this.#securityCache.set(db, security);
     return security;
   }
 
   putSecurity(db: string, security: SecurityObject): Promise<boolean> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       this.#forget(db);
       const dbId = this.#st.databaseId.get(db);
       if (dbId === undefined) return false;
@@ -140,7 +139,7 @@ export class SqliteStorage implements Storage {
     const results: EditResult[] = [];
     // One transaction per slice (see write-slices.ts): other requests run between two slices.
     for (const slice of sliceEdits(edits, options)) {
-      const written = await this.#queue.enqueue(() => {
+      const written = await this.#write(() => {
         const dbId = this.#databaseId(db);
         for (const edit of slice) this.#winners.delete(dbId, edit.id);
         return writeEdits(this.#st, dbId, slice.map((edit) => ({ edit, newEdits: options.newEdits, limits })));
@@ -220,38 +219,31 @@ export class SqliteStorage implements Storage {
   }
 
   purgeDocuments(db: string, requests: readonly PurgeRequest[]): Promise<string[][]> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       const dbId = this.#databaseId(db);
       for (const { id } of requests) this.#winners.delete(dbId, id);
       return this.#purges.purge(dbId, requests);
     });
   }
 
-  async purgedInfos(db: string): Promise<PurgeRequest[]> {
-    return this.#read(() => this.#purges.purgedInfos(this.#databaseId(db)));
-  }
+  async purgedInfos(db: string): Promise<PurgeRequest[]> { return this.#read(() => this.#purges.purgedInfos(this.#databaseId(db))); }
 
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> {
-    return this.#queue.enqueue(() => {
-      const dbId = this.#st.databaseId.get(db);
-      if (dbId === undefined) return false;
-      this.#purges.setLimit(dbId, limit, value);
-      return true;
-    });
+    return this.#write(() => this.#purges.setLimitOf(db, limit, value));
   }
 
   async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per write batch: other requests' writes and reads run between two slices.
-    const bytes = await compactInSlices(() => this.#queue.enqueue(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
-    if ((await this.#queue.enqueue(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs))) > 0) {
-      await this.#queue.enqueue(() => dropUnreachableChunks(this.#st));
+    const bytes = await compactInSlices(() => this.#write(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
+    if ((await this.#write(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs))) > 0) {
+      await this.#write(() => dropUnreachableChunks(this.#st));
     }
     return bytes;
   }
 
   /** A put (with `body`) or a delete of a local document, under the rules of local-revisions.ts. */
   #writeLocal(db: string, id: string, rev: string | undefined, body: JsonObject | undefined): Promise<EditResult> {
-    return this.#queue.enqueue(() => {
+    return this.#write(() => {
       const dbId = this.#databaseId(db);
       const decision = decideLocalWrite(id, this.#st.local.get(dbId, id)?.rev, rev, body === undefined);
       if (!decision.apply) return decision.result;
@@ -278,7 +270,26 @@ export class SqliteStorage implements Storage {
 
   #read<T>(query: () => T): T {
     if (this.#closed) throw new Error('storage is closed');
+    this.#fresh();
     return query();
+  }
+
+  /** Queues a write; inside its transaction (the file's write lock held), caches are checked first. */
+  #write<T>(job: () => T): Promise<T> {
+    return this.#queue.enqueue(() => {
+      this.#fresh();
+      return job();
+    });
+  }
+
+  /** Forgets every cached read when another process committed since the last look. */
+  #fresh(): void {
+    const version = this.#dataVersion.get();
+    if (version === this.#seenVersion) return;
+    this.#seenVersion = version;
+    this.#idCache.clear();
+    this.#securityCache.clear();
+    this.#winners.clear();
   }
 }
 

@@ -11,6 +11,8 @@ describe('cluster messages', () => {
     { topic: 'totp', name: 'bob', salt: 'abc', counter: 57_000_123 },
     { topic: 'db', dbs: ['a', 'b/c'] },
     { topic: 'ddocs', db: 'app/x' },
+    { topic: 'config', section: 'log', key: 'level', value: 'debug' },
+    { topic: 'config', section: 'admins', key: 'ops', value: null },
   ];
 
   test('every message reads back as itself after encoding', () => {
@@ -38,6 +40,8 @@ describe('cluster messages', () => {
       ['totp', '["a","b",1.5]'],
       ['db', '{"a":1}'],
       ['ddocs', '["a"]'],
+      ['config', '["log","level"]'],
+      ['config', '["log","level",3]'],
       ['unknown', '[]'],
       ['__proto__', '{}'],
     ];

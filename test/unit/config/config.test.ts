@@ -343,8 +343,8 @@ describe('Config writes', () => {
     assert.equal(config.get('s', 'k'), 'memory');
     assert.equal(config.get('s', 'j'), undefined);
     assert.deepEqual(changes, [
-      { section: 's', key: 'k', value: 'memory', previous: 'mine' },
-      { section: 's', key: 'j', value: undefined, previous: 'kept' },
+      { section: 's', key: 'k', value: 'memory', previous: 'mine', written: 'memory', remote: false },
+      { section: 's', key: 'j', value: undefined, previous: 'kept', written: undefined, remote: false },
     ]);
     assert.equal(fs.readFileSync(at('local.ini'), 'utf8'), '[s]\nk = mine\nj = kept\n');
     // A later persisted write saves only its own key.
@@ -393,8 +393,8 @@ describe('Config change events', () => {
     await config.set('s', 'k', 'one');
     await config.set('s', 'k', 'two');
     assert.deepEqual(seen, [
-      [{ section: 's', key: 'k', value: 'one', previous: 'default' }, 'one'],
-      [{ section: 's', key: 'k', value: 'two', previous: 'one' }, 'two'],
+      [{ section: 's', key: 'k', value: 'one', previous: 'default', written: 'one', remote: false }, 'one'],
+      [{ section: 's', key: 'k', value: 'two', previous: 'one', written: 'two', remote: false }, 'two'],
     ]);
   });
 
@@ -405,9 +405,25 @@ describe('Config change events', () => {
     await config.delete('s', 'k');
     await config.delete('s', 'j');
     assert.deepEqual(seen, [
-      { section: 's', key: 'k', value: 'default', previous: 'mine' },
-      { section: 's', key: 'j', value: undefined, previous: 'x' },
+      { section: 's', key: 'k', value: 'default', previous: 'mine', written: undefined, remote: false },
+      { section: 's', key: 'j', value: undefined, previous: 'x', written: undefined, remote: false },
     ]);
+  });
+
+  it("another worker's change applies in memory only and is reported as remote", async () => {
+    const { config, path: at } = await loadFrom({ 'default.ini': '[s]\nk = default\n', 'local.ini': '[s]\nj = x\n' });
+    const seen: ConfigChange[] = [];
+    config.onChange((change) => seen.push(change));
+    config.applyRemote('s', 'k', 'theirs');
+    config.applyRemote('s', 'j', undefined);
+    config.applyRemote('s', 'never-set', undefined);
+    assert.equal(config.get('s', 'k'), 'theirs');
+    assert.equal(config.get('s', 'j'), undefined);
+    assert.deepEqual(seen, [
+      { section: 's', key: 'k', value: 'theirs', previous: 'default', written: 'theirs', remote: true },
+      { section: 's', key: 'j', value: undefined, previous: 'x', written: undefined, remote: true },
+    ]);
+    assert.equal(fs.readFileSync(at('local.ini'), 'utf8'), '[s]\nj = x\n');
   });
 
   it('listeners run before the write resolves', async () => {

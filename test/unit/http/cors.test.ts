@@ -44,7 +44,7 @@ function fakeConfig(sections: Sections) {
       sections[section] ??= {};
       if (value === undefined) delete sections[section]![key];
       else sections[section]![key] = value;
-      for (const listener of listeners) listener({ section, key, value, previous });
+      for (const listener of listeners) listener({ section, key, value, previous, written: value, remote: false });
     },
   };
 }

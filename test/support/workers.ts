@@ -1,0 +1,51 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { request, type HttpOptions, type HttpResponse } from './http.js';
+
+/** The pids of a process's children (Linux /proc): the workers of a primary. */
+export function childPids(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/PID/stat is the parent pid; the command name (field 2) may hold spaces.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === parent && fields[0] !== 'Z') pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids.sort((a, b) => a - b);
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The same request `count` times, one after another, each on a fresh connection. */
+export async function requestsFrom(url: string, path: string, options: HttpOptions, count: number): Promise<HttpResponse[]> {
+  const responses: HttpResponse[] = [];
+  for (let i = 0; i < count; i++) responses.push(await request(url, path, options));
+  return responses;
+}
+
+/** Polls `probe` every 50 ms until it holds; fails after `limitMs`. */
+export async function untilTrue(probe: () => Promise<boolean>, limitMs = 10000): Promise<void> {
+  const started = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - started > limitMs) throw new Error(`not true within ${limitMs} ms`);
+    await new Promise((wait) => setTimeout(wait, 50));
+  }
+}
+
+/** `promise`, or a rejection after `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
