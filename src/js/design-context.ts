@@ -68,10 +68,10 @@ export class DesignContext {
     }
   }
 
-  /** Hands the argument lists (JSON text of an array of arrays) and the function to call to the context. */
-  load(args: string, path: string, mode: CallMode, limits: Limits): void {
+  /** Hands a batch's argument lists and shared arguments (JSON texts) and the function to call to the context. */
+  load({ args, shared, mode, limits }: { args: string; shared: string; mode: CallMode; limits: Limits }, path: string): void {
     const vm = this.#context;
-    const handles = [vm.newString(args), vm.newString(path), vm.newString(mode)];
+    const handles = [vm.newString(args), vm.newString(path), vm.newString(mode), vm.newString(shared)];
     this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
     try {
       vm.unwrapResult(vm.callFunction(this.#batch, vm.undefined, ...handles)).dispose();

@@ -65,13 +65,13 @@ async function callBatch(request: Extract<Request, { type: 'call' }>): Promise<v
   if (!context) return reply({ id: request.id, type: 'missing' });
   const path = JSON.stringify(request.path);
   const count = request.count;
-  context.load(request.args, path, request.mode, request.limits);
+  context.load(request, path);
   const results: string[] = [];
   let beat = Date.now();
   for (let index = 0; index < count; index++) {
     if (context.broken) {
       context = (await contextOf(request.key, undefined, request.limits))!;
-      context.load(request.args, path, request.mode, request.limits);
+      context.load(request, path);
     }
     results.push(context.runOne(index, request.limits));
     if (Date.now() - beat > BEAT_MS) {

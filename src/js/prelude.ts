@@ -15,7 +15,7 @@ export const PRELUDE = String.raw`
   var parse = JSON.parse, stringify = JSON.stringify, isArrayOf = Array.isArray;
   var defineProperty = Object.defineProperty, freeze = Object.freeze, keysOf = Reflect.ownKeys;
   var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
-  var logs = [], emitted = null, compiled = {}, modules = {}, batch = [], ddoc = null;
+  var logs = [], emitted = null, compiled = {}, modules = {}, batch = [], shared = [], ddoc = null;
 
   function errorToJson(e) {
     if (e !== null && typeof e === 'object' && 'stack' in e && 'name' in e && 'message' in e) return { error: String(e.name), message: String(e.message) };
@@ -149,7 +149,7 @@ export const PRELUDE = String.raw`
     emitted = currentMode === 'map' ? [] : null;
     try {
       if (currentError !== null) throw currentError;
-      var args = batch[index];
+      var args = shared.length === 0 ? batch[index] : batch[index].concat(shared);
       var value = currentMode === 'map' ? (current.call(ddoc, args[0]), emitted) : current.apply(ddoc, args);
       return outcome(true, value);
     } catch (e) {
@@ -163,8 +163,9 @@ export const PRELUDE = String.raw`
     try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); }
   }
   function load(ddocJson) { ddoc = deepFreeze(parse(ddocJson)); }
-  function setBatch(json, pathJson, mode) {
+  function setBatch(json, pathJson, mode, sharedJson) {
     batch = parse(json);
+    shared = deepFreeze(parse(sharedJson));
     currentMode = mode;
     try { current = compile(parse(pathJson)); currentError = null; } catch (e) { current = null; currentError = e; }
   }

@@ -25,9 +25,12 @@ export interface Limits {
   readonly memoryBytes: number;
 }
 
-/** Main thread → worker. `ddoc` (JSON text) is sent when the worker may not hold that revision yet. */
+/**
+ * Main thread → worker. `ddoc` (JSON text) is sent when the worker may not hold that revision yet;
+ * `args` is the JSON text of the argument lists, `shared` that of the arguments every list ends with.
+ */
 export type Request =
-  | { readonly id: number; readonly type: 'call'; readonly key: string; readonly ddoc?: string; readonly path: readonly string[]; readonly mode: CallMode; readonly args: string; readonly count: number; readonly limits: Limits }
+  | { readonly id: number; readonly type: 'call'; readonly key: string; readonly ddoc?: string; readonly path: readonly string[]; readonly mode: CallMode; readonly args: string; readonly shared: string; readonly count: number; readonly limits: Limits }
   | { readonly id: number; readonly type: 'check'; readonly key: string; readonly ddoc?: string; readonly paths: readonly (readonly string[])[]; readonly limits: Limits };
 
 /**

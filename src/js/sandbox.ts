@@ -19,7 +19,9 @@
  *   argument list, with the design document as `this` (as CouchDB). One outcome per argument list,
  *   in order: `{ok: true, value, logs}` or `{ok: false, kind, error, logs}` (protocol.ts: `kind`
  *   `thrown` carries the thrown value, e.g. `{forbidden: 'm'}`; `compile` carries CouchDB's
- *   compilation_error text). Reduce: argument list `[keys, values, rereduce]`.
+ *   compilation_error text). Reduce: argument list `[keys, values, rereduce]`. Optional `shared`
+ *   arguments end every list: sent and parsed once per batch, and frozen there, as the design
+ *   document is, so that no call can change what the next one sees (validation's userCtx, secObj).
  * - `sandbox.map(ddoc, path, docs)`: calls a map function once per document; the value of each
  *   outcome is the list of its `emit(key, value)` pairs as `[key, value]` (undefined → null). A
  *   document whose map function throws gets its own failed outcome; the others are unaffected.
@@ -81,12 +83,12 @@ export class JsSandbox {
     });
   }
 
-  call(ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[]): Promise<Outcome[]> {
-    return this.#batch(ddoc, path, 'call', argLists);
+  call(ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[], shared: readonly Json[] = []): Promise<Outcome[]> {
+    return this.#batch(ddoc, path, 'call', argLists, JSON.stringify(shared));
   }
 
   map(ddoc: DesignDoc, path: FunctionPath, docs: readonly Json[]): Promise<Outcome[]> {
-    return this.#batch(ddoc, path, 'map', docs.map((doc) => [doc]));
+    return this.#batch(ddoc, path, 'map', docs.map((doc) => [doc]), '[]');
   }
 
   async check(ddoc: DesignDoc, paths: readonly FunctionPath[]): Promise<(string | undefined)[]> {
@@ -117,17 +119,17 @@ export class JsSandbox {
     return known;
   }
 
-  async #batch(ddoc: DesignDoc, path: FunctionPath, mode: 'call' | 'map', argLists: readonly (readonly Json[])[]): Promise<Outcome[]> {
+  async #batch(ddoc: DesignDoc, path: FunctionPath, mode: 'call' | 'map', argLists: readonly (readonly Json[])[], shared: string): Promise<Outcome[]> {
     const chunks: (readonly (readonly Json[])[])[] = [];
     for (let start = 0; start < argLists.length; start += CHUNK) chunks.push(argLists.slice(start, start + CHUNK));
-    const done = await Promise.all(chunks.map((chunk) => this.#chunk(ddoc, path, mode, chunk)));
+    const done = await Promise.all(chunks.map((chunk) => this.#chunk(ddoc, path, mode, chunk, shared)));
     const outcomes = done.flat();
     const log = this.#settings.log;
     if (log) for (const outcome of outcomes) for (const line of outcome.logs) log.info(`${ddoc._id}: log: ${line}`);
     return outcomes;
   }
 
-  async #chunk(ddoc: DesignDoc, path: FunctionPath, mode: 'call' | 'map', chunk: readonly (readonly Json[])[]): Promise<Outcome[]> {
+  async #chunk(ddoc: DesignDoc, path: FunctionPath, mode: 'call' | 'map', chunk: readonly (readonly Json[])[], shared: string): Promise<Outcome[]> {
     const { key, text } = this.#text(ddoc);
     const limits = this.#settings.limits();
     const args = JSON.stringify(chunk);
@@ -135,7 +137,7 @@ export class JsSandbox {
       key,
       // Loading the design document may come first (up to 5 s, design-context.ts).
       timeoutMs: Math.max(5000, limits.timeoutMs),
-      make: (id, withDdoc) => ({ id, type: 'call', key, ...(withDdoc ? { ddoc: text } : {}), path, mode, args, count: chunk.length, limits }),
+      make: (id, withDdoc) => ({ id, type: 'call', key, ...(withDdoc ? { ddoc: text } : {}), path, mode, args, shared, count: chunk.length, limits }),
       failed: (message) => ({ id: 0, type: 'results', results: JSON.stringify(chunk.map(() => [false, { divan_failure: 'crash', message }, []])) }),
     });
     if (answer.type !== 'results') throw new Error('The JavaScript worker answered a call with compile errors.');

@@ -49,8 +49,8 @@ function validation(deps: ValidationDeps, ddocs: readonly DesignDoc[], batch: Up
     for (const ddoc of ddocs) {
       const open = proposed.flatMap((_, index) => (refusals[index] === undefined ? [index] : []));
       if (open.length === 0) break;
-      const argLists = open.map((index) => [proposed[index]!.doc, proposed[index]!.oldDoc, userCtx, batch.secObj]);
-      const outcomes = await deps.sandbox.call(ddoc, ['validate_doc_update'], argLists);
+      const argLists = open.map((index) => [proposed[index]!.doc, proposed[index]!.oldDoc]);
+      const outcomes = await deps.sandbox.call(ddoc, ['validate_doc_update'], argLists, [userCtx, batch.secObj]);
       open.forEach((index, at) => (refusals[index] = refusalOf(outcomes[at]!)));
     }
     return refusals;

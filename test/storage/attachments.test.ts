@@ -73,6 +73,26 @@ for (const backend of BACKENDS) {
       assert.equal(await storage.attachments.has('db', orphan.digest), false, 'data no revision ever named goes too');
     });
 
+    it('purging revisions releases the data they named; data another revision still names survives', async () => {
+      const { storage } = ctx();
+      const only = await storage.attachments.save('db', pieces(randomBytes(1000)), 10_000, tooLarge);
+      const shared = await storage.attachments.save('db', pieces(randomBytes(2000)), 10_000, tooLarge);
+      const both = { ...stubBody(only), _attachments: { ...stubBody(only)._attachments as JsonObject, g: (stubBody(shared)._attachments as JsonObject).f! } };
+      const [one] = await storage.writeDocuments('db', [{ id: 'a', body: both, deleted: false }], { newEdits: true });
+      assert.ok(one?.ok);
+      const [two] = await storage.writeDocuments('db', [{ id: 'a', body: { ...both, v: 2 }, deleted: false, baseRev: one.rev }], { newEdits: true });
+      assert.ok(two?.ok);
+      const [other] = await storage.writeDocuments('db', [{ id: 'b', body: stubBody(shared), deleted: false }], { newEdits: true });
+      assert.ok(other?.ok);
+      assert.deepEqual(await storage.purgeDocuments('db', [{ id: 'a', revs: [two.rev] }]), [[two.rev]]);
+      await storage.compact('db', { graceMs: 0 });
+      assert.equal(await storage.attachments.has('db', only.digest), false, 'no revision names it after the purge');
+      assert.equal((await readAll(storage, shared.digest))?.length, 2000, "document b's revision still names it");
+      assert.deepEqual(await storage.purgeDocuments('db', [{ id: 'b', revs: [other.rev] }]), [[other.rev]]);
+      await storage.compact('db', { graceMs: 0 });
+      assert.equal(await storage.attachments.has('db', shared.digest), false);
+    });
+
     it('a revision naming data that is not stored is refused; deleting the database removes its data', async () => {
       const { storage } = ctx();
       await assert.rejects(storage.writeDocuments('db', [{ id: 'x', body: stubBody({ digest: 'md5-AAAAAAAAAAAAAAAAAAAAAA==', length: 1 }), deleted: false }], { newEdits: true }));

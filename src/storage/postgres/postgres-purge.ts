@@ -28,9 +28,13 @@ async function purgeDocument(client: pg.ClientBase, dbId: number, request: Purge
   if (row === undefined) return [];
   const plan = planDocumentPurge(row.tree, request.revs);
   if (plan.purged.length === 0) return [];
+  // The purged bodies no longer name their attachments: their counts go down in the same statement.
   const bodies = await client.query<{ leaf: boolean; size: number }>(
-    'DELETE FROM revision_bodies WHERE doc_pk = $1 AND rev = ANY($2::text[]) RETURNING leaf, octet_length(body)::int8 AS size',
-    [row.doc_pk, plan.removed],
+    `WITH refs AS (DELETE FROM attachment_refs WHERE doc_pk = $1 AND rev = ANY($2::text[]) RETURNING digest),
+     counted AS (SELECT digest, count(*) AS n FROM refs GROUP BY digest),
+     released AS (UPDATE attachment_blobs a SET refs = a.refs - c.n FROM counted c WHERE a.db_id = $3 AND a.digest = c.digest)
+     DELETE FROM revision_bodies WHERE doc_pk = $1 AND rev = ANY($2::text[]) RETURNING leaf, octet_length(body)::int8 AS size`,
+    [row.doc_pk, plan.removed, dbId],
   );
   for (const body of bodies.rows) tally.body(body.leaf, Number(body.size));
   const seq = tally.document(row.deleted, plan);

@@ -4,6 +4,7 @@
  */
 import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../purge-plan.js';
 import type { DatabaseLimit } from '../storage.js';
+import { releaseReferences } from './sqlite-attachments.js';
 import type { Connection } from './sqlite-connection.js';
 import type { Statements } from './sqlite-statements.js';
 
@@ -53,6 +54,8 @@ export class SqlitePurges {
         const body = this.#purge.deleteBody.get(row.doc_pk, rev);
         if (body !== undefined) tally.body(body.leaf === 1, body.size);
       }
+      // The purged bodies no longer name their attachments: compaction's sweep may reclaim the data.
+      releaseReferences(this.#st, dbId, plan.removed.map((rev) => ({ doc_pk: row.doc_pk, rev })));
       const seq = tally.document(row.deleted === 1, plan);
       if (plan.remaining === undefined || seq === undefined) this.#purge.deleteDocument.run(row.doc_pk);
       else this.#st.updateDocument.run(plan.remaining.treeJson, plan.remaining.winner, plan.remaining.deleted ? 1 : 0, seq, row.doc_pk);

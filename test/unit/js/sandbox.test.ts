@@ -28,6 +28,23 @@ describe('the JavaScript sandbox', () => {
     ]);
   });
 
+  test('shared arguments end every argument list, read-only: no call changes what the next one sees', async () => {
+    const sharing: DesignDoc = {
+      _id: '_design/sharing',
+      _rev: '1-a',
+      filters: {
+        f: `function (doc, userCtx, secObj) {
+          var seen = userCtx.roles.join(',') + '|' + secObj.admins.names.length;
+          try { userCtx.roles.push('leaked'); } catch (e) {}
+          userCtx.name = 'changed'; secObj.admins.names = ['x'];
+          return [doc.n, userCtx.name, seen];
+        }`,
+      },
+    };
+    const outcomes = await sandbox.call(sharing, ['filters', 'f'], [[{ n: 1 }], [{ n: 2 }]], [{ name: 'bob', roles: ['r'] }, { admins: { names: [] } }]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.ok && outcome.value), [[1, 'bob', 'r|0'], [2, 'bob', 'r|0']]);
+  });
+
   test('a map function returns its emits per document, a throwing document fails alone', async () => {
     const outcomes = await sandbox.map(ddoc, ['views', 'double', 'map'], [{ n: 1 }, { n: 2, bad: true }, { n: 3 }]);
     assert.deepEqual(outcomes.map((outcome) => (outcome.ok ? outcome.value : outcome.error)), [
