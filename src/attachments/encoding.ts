@@ -11,23 +11,25 @@ import { isObject } from '../documents/document-json.js';
 import type { JsonObject } from '../json/json.js';
 
 export interface CompressionSettings {
-  /** `compressible_types`, split: `text/*` patterns or exact types, lower case. */
-  types: string[];
+  /** `compressible_types`, one pattern each (`*` matches any run of characters, as CouchDB's). */
+  types: RegExp[];
   /** zlib level 0-9; 0 stores every attachment as sent. */
   level: number;
 }
 
 /** Parses `compressible_types` and `compression_level`. */
 export function compressionSettings(types: string, level: number): CompressionSettings {
-  const list = types.split(',').map((type) => type.trim().toLowerCase()).filter((type) => type !== '');
-  return { types: list, level: Number.isInteger(level) ? Math.min(9, Math.max(0, level)) : 0 };
+  const list = types.split(',').map((type) => type.trim()).filter((type) => type !== '');
+  const pattern = (type: string): RegExp => new RegExp(`^${type.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('.*')}$`, 'i');
+  return { types: list.map(pattern), level: Number.isInteger(level) ? Math.min(9, Math.max(0, level)) : 0 };
 }
 
 /** Whether an attachment of `contentType` is stored gzip-compressed. */
 export function isCompressible(settings: CompressionSettings, contentType: string): boolean {
   if (settings.level === 0) return false;
-  const type = contentType.split(';', 1)[0]!.trim().toLowerCase();
-  return settings.types.some((pattern) => (pattern.endsWith('/*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern));
+  // Parameters (`; charset=…`) do not count, as in CouchDB's match.
+  const type = contentType.split(';', 1)[0]!.trim();
+  return settings.types.some((pattern) => pattern.test(type));
 }
 
 /** `source` gzip-compressed, streamed; `identityLength()` is the count of bytes read so far. */

@@ -6,8 +6,29 @@ import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import PouchDB, { type PouchFetchInit } from 'pouchdb-core';
+import httpAdapter from 'pouchdb-adapter-http';
+import memoryAdapter from 'pouchdb-adapter-memory';
+import replication from 'pouchdb-replication';
 import { describeOnEachBackend } from '../support/backend-servers.js';
 import type { TestServer } from '../support/server.js';
+
+PouchDB.plugin(memoryAdapter).plugin(httpAdapter).plugin(replication);
+
+interface AttachmentDb {
+  put(doc: object): Promise<{ rev: string }>;
+  getAttachment(id: string, name: string): Promise<Buffer>;
+  replicate: { to(target: unknown): Promise<{ ok: boolean; docs_written: number }>; from(source: unknown): Promise<{ ok: boolean; docs_written: number }> };
+}
+
+/** PouchDB's fetch, as admin; `buffer()` as node-fetch has it (PouchDB's memory adapter hashes Buffers). */
+async function adminFetch(url: string, init: PouchFetchInit): Promise<Response> {
+  const headers = new Headers();
+  for (const [name, value] of init.headers.entries()) headers.set(name, value);
+  headers.set('Authorization', `Basic ${Buffer.from('root:r00t-pass').toString('base64')}`);
+  const response = await fetch(url, { method: init.method, body: init.body, headers, signal: init.signal });
+  return Object.assign(response, { buffer: async () => Buffer.from(await response.arrayBuffer()) });
+}
 
 const md5 = (bytes: Buffer): string => `md5-${createHash('md5').update(bytes).digest('base64')}`;
 const AUTH = `Basic ${Buffer.from('root:r00t-pass').toString('base64')}`;
@@ -98,6 +119,21 @@ describeOnEachBackend('attachments stored gzip-compressed', (server) => {
     assert.equal(raw.headers['content-encoding'], undefined);
     assert.ok(raw.body.equals(png));
     assert.ok((await rawGet(server(), '/gz/img/t.json')).body.equals(TEXT));
+  });
+
+  test('PouchDB pushes a text attachment (stored gzip) and pulls it back byte-identical', async () => {
+    await server().admin('/gzpouch', { method: 'PUT' });
+    const remote = new PouchDB(`${server().url}/gzpouch`, { skip_setup: true, fetch: adminFetch });
+    const source = new PouchDB(`gz-src-${process.pid}-${Math.random()}`, { adapter: 'memory' }) as unknown as AttachmentDb;
+    await source.put({ _id: 'notes', _attachments: { 'n.txt': { content_type: 'text/plain', data: TEXT }, 'x.json': { content_type: 'application/json', data: Buffer.from('{"a":1}') } } });
+    const push = await source.replicate.to(remote);
+    assert.equal(push.docs_written, 1);
+    assert.equal((await server().admin('/gzpouch/notes?att_encoding_info=true')).body._attachments['n.txt'].encoding, 'gzip');
+    const target = new PouchDB(`gz-dst-${process.pid}-${Math.random()}`, { adapter: 'memory' }) as unknown as AttachmentDb;
+    const pull = await target.replicate.from(remote);
+    assert.equal(pull.docs_written, 1);
+    assert.ok((await target.getAttachment('notes', 'n.txt')).equals(TEXT));
+    assert.equal((await target.getAttachment('notes', 'x.json')).toString(), '{"a":1}');
   });
 });
 
