@@ -19,6 +19,7 @@ import {
   missingStub,
   previousRevisionMissing,
 } from '../errors/attachment-errors.js';
+import { gzipped, isCompressible, type CompressionSettings } from './encoding.js';
 import type { DocumentEdit, Storage, StoredRevision } from '../storage/storage.js';
 
 /** A stub as stored in a revision body, in CouchDB's member order. */
@@ -28,6 +29,9 @@ export interface StoredStub {
   digest: string;
   length: number;
   stub: true;
+  /** Present when stored gzip-compressed: `digest` and `encoded_length` are then of the stored bytes. */
+  encoding?: 'gzip';
+  encoded_length?: number;
 }
 
 /** Where the bytes of `follows: true` attachments come from (a multipart/related body). */
@@ -37,6 +41,7 @@ export interface IncomingContext {
   storage: Storage;
   db: string;
   maxAttachmentSize: number;
+  compression: CompressionSettings;
   /** The stored winner (deleted too) when already read, for the generation of a recreated document. */
   winner?: StoredRevision;
   follows?: FollowsSource;
@@ -79,8 +84,15 @@ function oneChunk(bytes: Buffer): AsyncIterable<Buffer> {
 }
 
 async function saved(context: IncomingContext, name: string, source: AsyncIterable<Buffer>, contentType: string, revpos: number): Promise<StoredStub> {
-  const { digest, length } = await context.storage.attachments.save(context.db, source, context.maxAttachmentSize, () => attachmentTooLarge(name));
-  return { content_type: contentType, revpos, digest, length, stub: true };
+  const tooLarge = (): Error => attachmentTooLarge(name);
+  if (!isCompressible(context.compression, contentType)) {
+    const { digest, length } = await context.storage.attachments.save(context.db, source, context.maxAttachmentSize, tooLarge);
+    return { content_type: contentType, revpos, digest, length, stub: true };
+  }
+  // The limit is on the bytes sent; gzip may make incompressible data a little larger.
+  const gzip = gzipped(source, context.compression.level, context.maxAttachmentSize, tooLarge);
+  const { digest, length } = await context.storage.attachments.save(context.db, gzip.data, Number.MAX_SAFE_INTEGER, tooLarge);
+  return { content_type: contentType, revpos, digest, length: gzip.identityLength(), stub: true, encoding: 'gzip', encoded_length: length };
 }
 
 /**

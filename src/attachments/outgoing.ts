@@ -8,6 +8,7 @@ import { isObject } from '../documents/document-json.js';
 import type { JsonObject } from '../json/json.js';
 import type { AttachmentStore } from '../storage/attachment-store.js';
 import type { StoredRevision } from '../storage/storage.js';
+import { decoded } from './encoding.js';
 
 /** The generation below which attachments are left as stubs (0: none). */
 export function sinceGeneration(stored: StoredRevision, attsSince: readonly string[] | undefined): number {
@@ -42,7 +43,7 @@ export async function inlineAttachments(store: AttachmentStore, db: string, doc:
       inlined[name] = stub;
       continue;
     }
-    inlined[name] = { content_type: stub['content_type'] ?? 'application/octet-stream', revpos: stub['revpos'] ?? 0, digest: stub['digest'], data: await base64Of(data) };
+    inlined[name] = { content_type: stub['content_type'] ?? 'application/octet-stream', revpos: stub['revpos'] ?? 0, digest: stub['digest'], data: await base64Of(decoded(data, stub['encoding'])) };
   }
   return { ...doc, _attachments: inlined };
 }
@@ -52,7 +53,10 @@ export interface FollowingPart {
   name: string;
   contentType: string;
   digest: string;
+  /** The length sent (decoded). */
   length: number;
+  /** `gzip` when stored compressed: the part is decoded on its way out. */
+  encoding?: string;
 }
 
 /**
@@ -72,7 +76,7 @@ export function withFollows(doc: JsonObject, since: number): { doc: JsonObject; 
     }
     const contentType = typeof stub['content_type'] === 'string' ? stub['content_type'] : 'application/octet-stream';
     const length = Number(stub['length'] ?? 0);
-    parts.push({ name, contentType, digest: stub['digest'], length });
+    parts.push({ name, contentType, digest: stub['digest'], length, ...(typeof stub['encoding'] === 'string' ? { encoding: stub['encoding'] } : {}) });
     marked[name] = { content_type: contentType, revpos: stub['revpos'] ?? 0, digest: stub['digest'], length, follows: true };
   }
   return { doc: { ...doc, _attachments: marked }, parts };

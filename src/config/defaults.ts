@@ -17,6 +17,10 @@ export const DEFAULTS = {
     users_db_suffix: '_users',
     os_process_timeout: 5000,
   },
+  attachments: {
+    compressible_types: 'text/*, application/javascript, application/json, application/xml',
+    compression_level: 8,
+  },
   quickjs: {
     memory_limit_bytes: 67108864,
   },

@@ -26,7 +26,7 @@ export async function openAttachment(opened: OpenedDatabase, id: string, name: s
   const stored = await opened.storage.readDocument(opened.db, id, rev === undefined ? {} : { rev: parseRev(rev) });
   if (!stored) throw documentMissing();
   if (stored.deleted && rev === undefined) throw documentDeleted();
-  const shown = opened.shown(stored, {});
+  const shown = opened.shown(stored, { attEncodingInfo: true });
   const stub = storedStubs(shown)[name];
   if (stub === undefined) throw attachmentMissing();
   return {

@@ -2,7 +2,7 @@ import { resolveAttachments, type FollowsSource, type StoredStub } from '../atta
 import type { JsonObject } from '../json/json.js';
 import type { DocumentEdit, StoredRevision } from '../storage/storage.js';
 import type { OpenedDatabase } from './opened-database.js';
-import { maxAttachmentSize } from './settings.js';
+import { attachmentCompression, maxAttachmentSize } from './settings.js';
 
 export type Stubs = Record<string, StoredStub>;
 
@@ -23,6 +23,7 @@ export async function attachmentsOf(
       storage: opened.storage,
       db: opened.db,
       maxAttachmentSize: maxAttachmentSize(opened.context.config),
+      compression: attachmentCompression(opened.context.config),
       ...(recreates ? { winner: await winner() } : {}),
       ...(follows ? { follows } : {}),
     },

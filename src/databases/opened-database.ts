@@ -23,6 +23,7 @@ import type {
 } from '../storage/storage.js';
 import { listConflicts } from '../storage/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
+import { withoutEncodingInfo, decoded } from '../attachments/encoding.js';
 import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';
 
 /** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
@@ -65,8 +66,10 @@ export class OpenedDatabase {
   readonly caller: Caller;
   readonly hooks: readonly DatabaseHooks[];
   readonly context: LayerContext;
-  /** How the caller sees documents (the hooks' `afterDocRead`). */
+  /** How the caller sees documents (the hooks' `afterDocRead`; attachment stubs without their encoding). */
   readonly view: ReadFilter;
+  /** `view` with the stubs' `encoding`/`encoded_length` kept (`att_encoding_info=true`). */
+  readonly encodedView: ReadFilter;
 
   constructor(db: string, security: SecurityObject, caller: Caller, context: LayerContext) {
     this.db = db;
@@ -74,7 +77,9 @@ export class OpenedDatabase {
     this.caller = caller;
     this.context = context;
     this.hooks = context.hooks.for(db);
-    this.view = combinedFilter(this.hooks.flatMap((hooks) => (hooks.afterDocRead ? [hooks.afterDocRead(db, caller)] : [])));
+    const filters = this.hooks.flatMap((hooks) => (hooks.afterDocRead ? [hooks.afterDocRead(db, caller)] : []));
+    this.encodedView = combinedFilter(filters);
+    this.view = combinedFilter([...filters, { single: withoutEncodingInfo, listed: withoutEncodingInfo }]);
   }
 
   get storage(): Storage {
@@ -111,7 +116,10 @@ export class OpenedDatabase {
     });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
-    if (read.attachments?.follows) return { rev: stored.rev, ...withFollows(this.shown(stored, render), sinceGeneration(stored, read.attachments.since)) };
+    if (read.attachments?.follows) {
+      const { doc, parts } = withFollows(this.shown(stored, { ...render, attEncodingInfo: true }), sinceGeneration(stored, read.attachments.since));
+      return { rev: stored.rev, doc: render.attEncodingInfo ? doc : withoutEncodingInfo(doc), parts };
+    }
     return { rev: stored.rev, doc: await this.shownWithAttachments(stored, render, read.attachments) };
   }
 
@@ -120,30 +128,36 @@ export class OpenedDatabase {
     return inlineAttachments(this.storage.attachments, this.db, doc, sinceGeneration(stored, wanted.since));
   }
 
-  /** `shown`, with the attachments' data inlined when asked for. */
+  /** `shown`, with the attachments' data inlined (decoded) when asked for. */
   async shownWithAttachments(stored: StoredRevision, render: RenderOptions, wanted: AttachmentsWanted | undefined): Promise<JsonObject> {
-    const doc = this.shown(stored, render);
-    return wanted ? this.withAttachmentData(stored, doc, wanted) : doc;
+    if (!wanted) return this.shown(stored, render);
+    const doc = await this.withAttachmentData(stored, this.shown(stored, { ...render, attEncodingInfo: true }), wanted);
+    return render.attEncodingInfo ? doc : withoutEncodingInfo(doc);
   }
 
   /** The bytes of an attachment this database holds (after a read showed its digest). */
-  async attachmentData(digest: string): Promise<AsyncIterable<Buffer>> {
+  async attachmentData(digest: string, encoding?: string): Promise<AsyncIterable<Buffer>> {
     const data = await this.storage.attachments.read(this.db, digest);
     if (data === undefined) throw new Error(`attachment data ${digest} went missing`);
-    return data;
+    return decoded(data, encoding);
   }
 
   /** Listing rows (`_all_docs`, `_changes` with `include_docs`): each row's `doc` with its attachments' data inline. */
   async inlineListedDocs(rows: readonly (JsonObject | undefined)[]): Promise<void> {
     for (const row of rows) {
       const doc = row?.['doc'];
-      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = await inlineAttachments(this.storage.attachments, this.db, doc, 0);
+      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = withoutEncodingInfo(await inlineAttachments(this.storage.attachments, this.db, doc, 0));
     }
+  }
+
+  /** The read view of listed documents: with the stubs' encoding when their data is to be inlined (`inlineListedDocs`). */
+  listedView(inlined: boolean): ReadFilter {
+    return inlined ? this.encodedView : this.view;
   }
 
   /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */
   shown(stored: StoredRevision, render: RenderOptions): JsonObject {
-    const visible = this.view.single(renderRevision(stored, render));
+    const visible = (render.attEncodingInfo ? this.encodedView : this.view).single(renderRevision(stored, render));
     if (visible === undefined) throw documentMissing();
     return visible;
   }

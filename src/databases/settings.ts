@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { compressionSettings, type CompressionSettings } from '../attachments/encoding.js';
 import type { DocumentLimits } from '../storage/storage.js';
 
 /** `[couchdb] max_document_size`: the largest JSON document accepted. */
@@ -22,4 +23,9 @@ export function documentLimits(config: Config): DocumentLimits {
     maxLeaves: Math.max(1, config.getInteger('couchdb', 'max_document_leaves')),
     maxRevisions: Math.max(1, config.getInteger('couchdb', 'max_document_revisions')),
   };
+}
+
+/** `[attachments] compressible_types` and `compression_level`: which attachments are stored gzip-compressed. */
+export function attachmentCompression(config: Config): CompressionSettings {
+  return compressionSettings(config.getString('attachments', 'compressible_types'), config.getInteger('attachments', 'compression_level'));
 }

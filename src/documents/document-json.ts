@@ -122,6 +122,8 @@ export interface RenderOptions {
   conflicts?: boolean;
   deletedConflicts?: boolean;
   localSeq?: boolean;
+  /** Attachment stubs keep `encoding` and `encoded_length` (applied by the database's read view). */
+  attEncodingInfo?: boolean;
 }
 
 /** A stored revision as CouchDB writes it: `_id`, `_rev`, `_deleted`, the body, then metadata. */

@@ -13,7 +13,7 @@ export function acceptsRelated(accept: string | undefined): boolean {
   return accept !== undefined && accept.split(',').some((type) => type.split(';', 1)[0]!.trim().toLowerCase() === 'multipart/related');
 }
 
-export function relatedReply(doc: JsonObject, parts: readonly FollowingPart[], data: (digest: string) => Promise<AsyncIterable<Buffer>>, headers: Record<string, string>): Reply {
+export function relatedReply(doc: JsonObject, parts: readonly FollowingPart[], data: (part: FollowingPart) => Promise<AsyncIterable<Buffer>>, headers: Record<string, string>): Reply {
   const boundary = randomHex(16);
   return {
     status: 200,
@@ -23,7 +23,7 @@ export function relatedReply(doc: JsonObject, parts: readonly FollowingPart[], d
       for (const part of parts) {
         const name = part.name.replace(/["\\\r\n]/g, (c) => encodeURIComponent(c));
         await out.write(`\r\n--${boundary}\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Type: ${part.contentType}\r\nContent-Length: ${part.length}\r\n\r\n`);
-        for await (const chunk of await data(part.digest)) {
+        for await (const chunk of await data(part)) {
           if (out.signal.aborted) return;
           await out.write(chunk);
         }

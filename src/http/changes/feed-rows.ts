@@ -10,7 +10,7 @@ const BATCH = 1000;
 function render(change: ChangeRow, revs: readonly string[], args: FeedArgs): JsonObject {
   const entry: JsonObject = { seq: args.sequences.format(change.seq), id: change.id, changes: revs.map((rev) => ({ rev })) };
   if (change.deleted) entry['deleted'] = true;
-  if (args.includeDocs) entry['doc'] = change.body ? args.opened.view.listed(fullDocument(change)) : null;
+  if (args.includeDocs) entry['doc'] = change.body ? args.opened.listedView(args.attachments).listed(fullDocument(change)) : null;
   return entry;
 }
 

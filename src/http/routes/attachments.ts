@@ -1,4 +1,5 @@
 import { deleteAttachment, openAttachment, putAttachment, type OpenedAttachment } from '../../databases/attachment-ops.js';
+import { acceptsGzip, decoded } from '../../attachments/encoding.js';
 import { validateDocumentId } from '../../documents/document-json.js';
 import { rangeNotSatisfiable } from '../../errors/attachment-errors.js';
 import { methodNotAllowed, notFound } from '../../errors/catalog.js';
@@ -32,17 +33,22 @@ export function parseRange(header: string | undefined, length: number): { start:
 function readReply(request: Request, attachment: OpenedAttachment): Reply {
   const { stub } = attachment;
   const etag = `"${stub.digest.replace(/^md5-/, '')}"`;
+  const gzip = stub.encoding === 'gzip';
   // nosniff: a browser renders the attachment only as the type it was stored with.
-  const headers: Record<string, string> = { 'Content-Type': stub.content_type, ETag: etag, 'Accept-Ranges': 'bytes', 'X-Content-Type-Options': 'nosniff' };
+  const headers: Record<string, string> = { 'Content-Type': stub.content_type, ETag: etag, 'Accept-Ranges': gzip ? 'none' : 'bytes', 'X-Content-Type-Options': 'nosniff' };
   if (request.header('if-none-match') === etag) return { status: 304, headers };
-  const range = request.method === 'GET' ? parseRange(request.header('range'), stub.length) : undefined;
+  // As CouchDB: a gzip-stored attachment is sent whole (Range ignored), encoded when the client takes gzip.
+  const encoded = gzip && acceptsGzip(request.header('accept-encoding'));
+  if (encoded) headers['Content-Encoding'] = 'gzip';
+  const range = request.method === 'GET' && !gzip ? parseRange(request.header('range'), stub.length) : undefined;
   if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${stub.length}`;
-  headers['Content-Length'] = String(range ? range.end - range.start + 1 : stub.length);
+  headers['Content-Length'] = String(range ? range.end - range.start + 1 : encoded ? (stub.encoded_length ?? stub.length) : stub.length);
   return {
     status: range ? 206 : 200,
     headers,
     stream: async (out) => {
-      for await (const chunk of await attachment.read(range)) {
+      const data = await attachment.read(range);
+      for await (const chunk of gzip && !encoded ? decoded(data, 'gzip') : data) {
         if (out.signal.aborted) return;
         await out.write(chunk);
       }

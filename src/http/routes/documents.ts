@@ -43,12 +43,13 @@ export async function document(request: Request, services: Services): Promise<Re
           conflicts: meta || booleanParam(request.query, 'conflicts'),
           deletedConflicts: meta || booleanParam(request.query, 'deleted_conflicts'),
           localSeq: booleanParam(request.query, 'local_seq'),
+          attEncodingInfo: booleanParam(request.query, 'att_encoding_info'),
         },
         { latest: booleanParam(request.query, 'latest'), attachments: wanted && { ...wanted, follows: related } },
       );
       const etag = `"${rev}"`;
       if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };
-      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (digest) => opened.attachmentData(digest), { ETag: etag });
+      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (part) => opened.attachmentData(part.digest, part.encoding), { ETag: etag });
       return json(200, doc, { ETag: etag });
     }
     case 'PUT': {
