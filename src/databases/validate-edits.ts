@@ -1,3 +1,4 @@
+import { withoutEncodingInfo } from '../attachments/encoding.js';
 import type { DocValidation, Proposed, UpdateBatch } from '../documents/database-hooks.js';
 import { renderRevision } from '../documents/document-json.js';
 import type { JsonObject } from '../json/json.js';
@@ -34,7 +35,7 @@ function newDocOf(edit: DocumentEdit): JsonObject {
   if (rev !== undefined) doc['_rev'] = rev;
   if (edit.deleted) doc['_deleted'] = true;
   if (edit.revPath) doc['_revisions'] = { start: Number.parseInt(edit.revPath[0]!, 10), ids: edit.revPath.map((each) => each.slice(each.indexOf('-') + 1)) };
-  return Object.assign(doc, edit.body);
+  return withoutEncodingInfo(Object.assign(doc, edit.body));
 }
 
 /**
@@ -47,5 +48,6 @@ export async function proposedOf(opened: OpenedDatabase, edit: DocumentEdit, sto
   const current = await stored(edit.id);
   if (current === undefined) return { doc: newDocOf(edit), oldDoc: null };
   const old = current.rev === base ? current : await opened.storage.readDocument(opened.db, edit.id, { rev: base });
-  return { doc: newDocOf(edit), oldDoc: old ? renderRevision(old) : null };
+  // Stubs show no `encoding`/`encoded_length` to JavaScript, as CouchDB's.
+  return { doc: newDocOf(edit), oldDoc: old ? withoutEncodingInfo(renderRevision(old)) : null };
 }

@@ -6,6 +6,7 @@
  * updater per index at a time (`ViewStore.exclusive`: on PostgreSQL across nodes; whoever waited
  * finds the index already up to date). A map function that throws skips that document (logged).
  */
+import { withoutEncodingInfo } from '../attachments/encoding.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
@@ -46,7 +47,8 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
 
 async function indexBatch(context: IndexerContext, db: string, group: ViewGroup, changes: readonly ChangeRow[]): Promise<MappedDocument[]> {
   const mapped = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
-  const docs: JsonObject[] = mapped.map((change) => ({ _id: change.id, _rev: change.changes[0]!, ...change.body }));
+  // Map functions see attachment stubs without `encoding`/`encoded_length`, as CouchDB's.
+  const docs: JsonObject[] = mapped.map((change) => withoutEncodingInfo({ _id: change.id, _rev: change.changes[0]!, ...change.body }));
   const perMap = await Promise.all(group.maps.map((map) => (docs.length === 0 ? [] : context.functions.map(group.doc, ['views', map.view, 'map'], docs))));
   const rowsById = new Map<string, EncodedRow[]>();
   mapped.forEach((change, i) => rowsById.set(change.id, rowsOf(perMap.map((outcomes) => outcomes[i]!), db, group, change.id, context.log)));
