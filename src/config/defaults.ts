@@ -19,7 +19,7 @@ export const DEFAULTS = {
   },
   attachments: {
     compressible_types: 'text/*, application/javascript, application/json, application/xml',
-    compression_level: 8,
+    compression_level: 0,
   },
   quickjs: {
     memory_limit_bytes: 67108864,

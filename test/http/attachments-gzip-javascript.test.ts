@@ -32,4 +32,4 @@ describeOnEachBackend('gzip-stored attachments in design-document JavaScript', (
     assert.equal(rows.status, 200);
     assert.deepEqual(rows.body.rows.map((row: { key: string; value: boolean }) => [row.key, row.value]), [['a.txt', false]]);
   });
-});
+}, '[attachments]\ncompression_level = 8\n');

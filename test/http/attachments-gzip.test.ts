@@ -135,7 +135,7 @@ describeOnEachBackend('attachments stored gzip-compressed', (server) => {
     assert.ok((await target.getAttachment('notes', 'n.txt')).equals(TEXT));
     assert.equal((await target.getAttachment('notes', 'x.json')).toString(), '{"a":1}');
   });
-});
+}, '[attachments]\ncompression_level = 8\n');
 
 describeOnEachBackend(
   'attachments with compression_level = 0',
