@@ -47,8 +47,12 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
 
 async function indexBatch(context: IndexerContext, db: string, group: ViewGroup, changes: readonly ChangeRow[]): Promise<MappedDocument[]> {
   const mapped = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
-  // Map functions see attachment stubs without `encoding`/`encoded_length`, as CouchDB's.
-  const docs: JsonObject[] = mapped.map((change) => withoutEncodingInfo({ _id: change.id, _rev: change.changes[0]!, ...change.body }));
+  // As CouchDB's: `_conflicts` when the document has any; stubs without `encoding`/`encoded_length`.
+  const docs: JsonObject[] = mapped.map((change) => {
+    const doc: JsonObject = { _id: change.id, _rev: change.changes[0]!, ...change.body };
+    if (change.conflicts !== undefined && change.conflicts.length > 0) doc['_conflicts'] = change.conflicts;
+    return withoutEncodingInfo(doc);
+  });
   const perMap = await Promise.all(group.maps.map((map) => (docs.length === 0 ? [] : context.functions.map(group.doc, ['views', map.view, 'map'], docs))));
   const rowsById = new Map<string, EncodedRow[]>();
   mapped.forEach((change, i) => rowsById.set(change.id, rowsOf(perMap.map((outcomes) => outcomes[i]!), db, group, change.id, context.log)));
@@ -70,7 +74,7 @@ export async function updateIndex(context: IndexerContext, db: string, group: Vi
     let done = 0;
     try {
       for (;;) {
-        const changes = await storage.changes(db, { since: seq, limit: INDEX_BATCH, includeDocs: true });
+        const changes = await storage.changes(db, { since: seq, limit: INDEX_BATCH, includeDocs: true, conflicts: true });
         if (changes.length === 0) break;
         const indexed = await indexBatch(context, db, group, changes);
         seq = changes[changes.length - 1]!.seq;
