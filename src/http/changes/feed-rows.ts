@@ -1,3 +1,5 @@
+import { isObject } from '../../documents/document-json.js';
+import { javascriptError } from '../../errors/catalog.js';
 import type { ChangeRow } from '../../databases/types.js';
 import { matchesSelector } from '../../documents/selector.js';
 import type { Json, JsonObject } from '../../json/json.js';
@@ -50,6 +52,18 @@ async function leafDocuments(args: FeedArgs, rows: readonly ChangeRow[], withDel
 
 const truthy = (value: Json): boolean => value !== null && value !== false && value !== 0 && value !== '';
 
+/**
+ * What a filter function threw, as CouchDB's query server reports it: the request fails (an Error
+ * as its name and message; `{error, reason}` as given).
+ */
+function thrownByFilter(error: Json): Error {
+  if (isObject(error) && typeof error['error'] === 'string') {
+    const reason = error['reason'] ?? error['message'];
+    return javascriptError(error['error'], typeof reason === 'string' ? reason : JSON.stringify(reason ?? null));
+  }
+  return javascriptError('unnamed_error', JSON.stringify(error));
+}
+
 /** A filter function over every document at once (one sandbox round trip); a failing call lets its document out. */
 async function functionPasses(filter: Extract<FeedArgs['filter'], { kind: 'function' }>, docs: (JsonObject | undefined)[][]): Promise<boolean[][]> {
   const argLists = docs.flat().flatMap((doc) => (doc === undefined ? [] : [[doc, filter.req]]));
@@ -59,6 +73,7 @@ async function functionPasses(filter: Extract<FeedArgs['filter'], { kind: 'funct
     list.map((doc) => {
       if (doc === undefined) return false;
       const outcome = outcomes[next++]!;
+      if (!outcome.ok && outcome.kind === 'thrown') throw thrownByFilter(outcome.error);
       if (!outcome.ok) filter.log.warning(`filter ${filter.ddoc._id}/${filter.name} failed on ${String(doc['_id'])}: ${JSON.stringify(outcome.error)}`);
       return outcome.ok && truthy(outcome.value);
     }),
