@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --workers N] [-- --no-scaling] [-- --compare URL --admin user:pass]`
+ * `npm run bench [-- --quick] [-- --workers N] [-- --no-scaling] [-- --only TEXT] [-- --compare URL --admin user:pass]`
  *
  * Measures every authentication path of Divan against a bare node:http server answering a JSON body
  * of the same size, in the same run, alternating baseline and scenario so that drift shows. Figures
@@ -30,6 +30,8 @@ interface Options {
   warmup: number;
   workers: number;
   scaling: boolean;
+  /** `--only TEXT`: only the scenarios whose name contains it (cold logins too when it matches). */
+  only?: string;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -49,6 +51,7 @@ function parseOptions(argv: string[]): Options {
     warmup: quick ? 2 : 3,
     workers: Number(at('--workers') ?? availableParallelism()),
     scaling: !argv.includes('--no-scaling'),
+    only: at('--only'),
   };
 }
 
@@ -141,6 +144,30 @@ async function prepare(url: string, admin: [string, string], coldUserCount: numb
   return setup;
 }
 
+/**
+ * With `--compare`: the other server gets this run's proxy secret and JWT keys through its `_config`
+ * API (CouchDB's names; PEM line breaks written as `\\n`, as its ini files hold them), so proxy and
+ * JWT are measured there too, with the same tokens' shapes.
+ */
+async function configureCompared(url: string, admin: [string, string], secret: string, keys: JwtKeys): Promise<void> {
+  const settings: [string, string, string][] = [
+    ['chttpd_auth', 'secret', secret],
+    ['chttpd_auth', 'proxy_use_secret', 'true'],
+    ['chttpd', 'authentication_handlers', AUTH_HANDLERS],
+    ['jwt_keys', 'hmac:_default', keys.hmac.toString('base64')],
+    ['jwt_keys', 'rsa:_default', pemLine(keys.rsa.publicKey)],
+    ['jwt_keys', 'ec:_default', pemLine(keys.ec.publicKey)],
+  ];
+  for (const [section, key, value] of settings) {
+    const answer = await call(url, `/_node/_local/_config/${section}/${encodeURIComponent(key)}`, {
+      method: 'PUT',
+      headers: { Authorization: basic(...admin), ...JSON_HEADERS },
+      body: JSON.stringify(value),
+    });
+    if (answer.status >= 300) throw new Error(`cannot set [${section}] ${key} on ${url}: ${answer.status} ${answer.body}`);
+  }
+}
+
 interface JwtKeys {
   hmac: Buffer;
   rsa: ReturnType<typeof generateKeyPairSync>;
@@ -156,7 +183,11 @@ async function jwtTokens(sub: string, keys: JwtKeys): Promise<{ hs256: string; r
   };
 }
 
-function scenarios(setup: Setup): Scenario[] {
+function scenarios(setup: Setup, only?: string): Scenario[] {
+  return allScenarios(setup).filter((scenario) => only === undefined || scenario.name.includes(only));
+}
+
+function allScenarios(setup: Setup): Scenario[] {
   const list: Scenario[] = [
     { name: 'cookie GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Cookie: setup.cookie } } },
     { name: 'Basic GET /_session (repeated)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: setup.basic } } },
@@ -249,20 +280,25 @@ function formatTable(rows: Row[], memory: string): string {
   return lines.join('\n');
 }
 
+const AUTH_HANDLERS =
+  '{chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}';
+
+/** A public key in PEM on one line, line breaks as `\\n` (how CouchDB's and Divan's `[jwt_keys]` hold them). */
+const pemLine = (key: JwtKeys['rsa']['publicKey']): string => String(key.export({ type: 'spki', format: 'pem' })).trim().replace(/\n/g, '\\n');
+
 function writeIni(file: string, secret: string, keys: JwtKeys): void {
-  const pem = (key: JwtKeys['rsa']['publicKey']): string => String(key.export({ type: 'spki', format: 'pem' })).trim().replace(/\n/g, '\\n');
   writeFileSync(
     file,
     [
       '[chttpd]',
-      'authentication_handlers = {chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}',
+      `authentication_handlers = ${AUTH_HANDLERS}`,
       '[chttpd_auth]',
       `secret = ${secret}`,
       'proxy_use_secret = true',
       '[jwt_keys]',
       `hmac:_default = ${keys.hmac.toString('base64')}`,
-      `rsa:_default = ${pem(keys.rsa.publicKey)}`,
-      `ec:_default = ${pem(keys.ec.publicKey)}`,
+      `rsa:_default = ${pemLine(keys.rsa.publicKey)}`,
+      `ec:_default = ${pemLine(keys.ec.publicKey)}`,
       '[log]',
       'level = warning',
       '',
@@ -341,15 +377,22 @@ function formatScaling(rows: ScalingRow[], workers: number): string {
   return lines.join('\n');
 }
 
+/** Issue 22's goal against CouchDB: every authentication path and the document read at ≥ 3× its req/s. */
+const VERSUS_GOAL = 3;
+const versusGoalApplies = (scenario: string): boolean => /GET \/_session$|GET \/_session \(|GET \/\{db\}\/\{doc\}/.test(scenario) && !scenario.includes('cold logins');
+
 /** With `--compare`: Divan's req/s over the other server's, scenario by scenario. */
 function formatVersus(rows: Row[]): string {
   const other = rows.filter((row) => row.target !== 'Divan');
   if (other.length === 0) return '';
-  const lines = ['| scenario | Divan req/s | other req/s | Divan ÷ other |', '|---|---:|---:|---:|'];
+  const lines = ['| scenario | Divan req/s | other req/s | Divan ÷ other | goal | met |', '|---|---:|---:|---:|---|---|'];
   for (const row of other) {
     const divan = rows.find((candidate) => candidate.target === 'Divan' && candidate.scenario === row.scenario);
     if (!divan || row.rps === 0) continue;
-    lines.push(`| ${row.scenario} | ${divan.rps.toFixed(0)} | ${row.rps.toFixed(0)} | ${(divan.rps / row.rps).toFixed(2)} |`);
+    const times = divan.rps / row.rps;
+    const goal = versusGoalApplies(row.scenario) ? `≥ ${VERSUS_GOAL}` : '';
+    const met = goal === '' ? '' : times >= VERSUS_GOAL ? 'yes' : '**no**';
+    lines.push(`| ${row.scenario} | ${divan.rps.toFixed(0)} | ${row.rps.toFixed(0)} | ${times.toFixed(2)} | ${goal} | ${met} |`);
   }
   return `\n\n${lines.join('\n')}`;
 }
@@ -364,13 +407,13 @@ async function measureTargets(targets: Target[], baseline: Running, options: Opt
   // A process just started (and its workers) is slower for a few seconds (JIT): warm both first.
   await load(cannonOptions(baseline.url, { path: '/' }, options.connections, options.warmup * 2));
   for (const target of targets) {
-    for (const scenario of scenarios(target.setup).filter((each) => !each.request.uniquePath)) {
+    for (const scenario of scenarios(target.setup, options.only).filter((each) => !each.request.uniquePath)) {
       await load(cannonOptions(target.url, scenario.request, options.connections, options.warmup));
     }
   }
   let before = await measureBaseline();
   for (const target of targets) {
-    for (const scenario of scenarios(target.setup)) {
+    for (const scenario of scenarios(target.setup, options.only)) {
       const probe = await call(target.url, scenario.request.uniquePath ? `${scenario.request.path}probe` : scenario.request.path, {
         method: scenario.request.method ?? 'GET',
         headers: scenario.request.headers,
@@ -397,10 +440,12 @@ async function measureTargets(targets: Target[], baseline: Running, options: Opt
       });
       process.stderr.write(`${target.label}: ${scenario.name}: ${result.rps.toFixed(0)} req/s, ratio ${ratio.toFixed(2)}\n`);
     }
+    const coldName = `cookie GET /_session during ${target.setup.coldUsers.length} cold logins`;
+    if (options.only !== undefined && !coldName.includes(options.only)) continue;
     const cold = await coldLogins(target.url, target.setup, options);
     rows.push({
       target: target.label,
-      scenario: `cookie GET /_session during ${target.setup.coldUsers.length} cold logins`,
+      scenario: coldName,
       ...cold.measurement,
       goal: 'p99 < 25 ms',
       met: cold.measurement.p99 < 25,
@@ -422,7 +467,8 @@ async function main(): Promise<void> {
   const coldCount = 8;
   const targets: Target[] = [{ label: 'Divan', url: divan.url, setup: await prepare(divan.url, admin, coldCount, { secret, jwtKeys: keys }) }];
   if (options.compare && options.compareAdmin) {
-    targets.push({ label: new URL(options.compare).host, url: options.compare, setup: await prepare(options.compare, options.compareAdmin, coldCount, {}) });
+    await configureCompared(options.compare, options.compareAdmin, secret, keys);
+    targets.push({ label: new URL(options.compare).host, url: options.compare, setup: await prepare(options.compare, options.compareAdmin, coldCount, { secret, jwtKeys: keys }) });
   }
   const sample = await call(divan.url, '/_session', { headers: { Cookie: targets[0]!.setup.cookie } });
   const baseline = await startBaseline(Buffer.byteLength(sample.body), options.workers);

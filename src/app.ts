@@ -3,7 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClusterLink, type LinkedBus } from './cluster/cluster-link.js';
 import type { ClusterBus } from './cluster/cluster-bus.js';
+import { LocalGather, type Gather } from './cluster/gather.js';
 import { IpcBus } from './cluster/ipc-bus.js';
+import { IpcGather } from './cluster/ipc-gather.js';
+import { IpcLocks } from './cluster/ipc-locks.js';
+import { LocalLocks, type NamedLocks } from './cluster/named-locks.js';
 import type { WorkerChannel } from './cluster/worker-protocol.js';
 import { openPostgresBus } from './cluster/pg-bus.js';
 import { Config } from './config/config.js';
@@ -17,7 +21,9 @@ import { receiveClusterMessages, wireIdentity, type Identity } from './wiring/id
 import { wireViews } from './wiring/views.js';
 import { wireReplication } from './wiring/replication.js';
 import { Logger } from './log/logger.js';
+import { shareMetrics } from './metrics/gathered-metrics.js';
 import { Metrics } from './metrics/metrics.js';
+import { shareTasks } from './tasks/gathered-tasks.js';
 import type { Storage } from './storage/storage.js';
 import { openSqliteStorage } from './storage/sqlite/sqlite-storage.js';
 import { openPostgresStorage } from './storage/postgres/postgres-storage.js';
@@ -44,7 +50,7 @@ export interface AppOptions {
    * Set in a worker process of `[divan] workers`: its channel to the primary, and the node id it
    * shares with its siblings on the PostgreSQL cluster bus.
    */
-  worker?: { channel: WorkerChannel; nodeId: string };
+  worker?: { channel: WorkerChannel; nodeId: string; workers: number };
 }
 
 export interface App {
@@ -112,9 +118,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const env = options.env ?? {};
   // Listening before the configuration is read: a change a sibling makes meanwhile is kept, not lost.
   const ipc = options.worker ? new IpcBus(options.worker.channel) : undefined;
+  // The SQLite write lease and view updaters: granted by the primary when workers share the file.
+  const locks = options.worker ? new IpcLocks(options.worker.channel) : new LocalLocks();
   const { config, admins, generatedAdminPassword } = await bootstrap(options, dataDir, log);
 
-  const { backend, bus } = await openStorage(config, dataDir, env, log, options.worker?.nodeId);
+  const { backend, bus } = await openStorage(config, dataDir, env, log, { nodeId: options.worker?.nodeId, locks });
   const buses: LinkedBus[] = bus ? [{ bus, workers: false }] : [];
   if (ipc) buses.push({ bus: ipc, workers: true });
   const link = buses.length > 0 ? new ClusterLink(buses, log) : undefined;
@@ -123,9 +131,16 @@ export async function createApp(options: AppOptions): Promise<App> {
   const identity = wireIdentity(config, log, admins, data, link, metrics);
   if (link) receiveClusterMessages(link, config, data, identity);
   const leaseHolder = options.worker ? `${config.getString('divan', 'node_name')}#${randomHex().slice(0, 8)}` : undefined;
-  const replication = await wireReplication(config, log, data, VERSION, leaseHolder);
-  const services = servicesOf({ config, log, admins, metrics, data, identity, replication, link });
-  const listeners = listenersOf(config, services);
+  // Each worker process keeps its own tasks, jobs and counters: endpoints gather them from all.
+  const gather = options.worker ? new IpcGather(options.worker.channel) : new LocalGather();
+  const replication = await wireReplication(config, log, data, VERSION, gather, leaseHolder, options.worker?.workers ?? 1);
+  shareTasks(data.databases.tasks, gather);
+  shareMetrics(metrics, gather);
+  const services = servicesOf({ config, log, admins, metrics, data, identity, replication, link, gather });
+  gather.start();
+  // A request or a sibling's message may follow another process's commit: reads then look (sqlite-freshness.ts).
+  options.worker?.channel.onMessage(() => backend.outsideEvent?.());
+  const listeners = listenersOf(config, services, () => backend.outsideEvent?.());
   return {
     config,
     storage: backend,
@@ -140,6 +155,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await listeners.drain(10000);
       await Promise.all([admins.settled(), identity.upgrader.settled()]);
       identity.jwt.close();
+      gather.close();
       await Promise.all([link?.close(), data.sandbox.close()]);
       await backend.close();
     },
@@ -156,8 +172,9 @@ function servicesOf(parts: {
   identity: Identity;
   replication: Awaited<ReturnType<typeof wireReplication>>;
   link: ClusterLink | undefined;
+  gather: Gather;
 }): Services {
-  const { config, log, admins, metrics, data, identity, replication, link } = parts;
+  const { config, log, admins, metrics, data, identity, replication, link, gather } = parts;
   return {
     config,
     databases: data.databases,
@@ -166,8 +183,8 @@ function servicesOf(parts: {
     cookies: identity.cookies,
     log,
     changes: data.changes,
-    tasks: data.databases.tasks,
     metrics,
+    gather,
     views: wireViews(data.sandbox, log, data.databases.tasks),
     sandbox: data.sandbox,
     version: VERSION,
@@ -180,8 +197,12 @@ function servicesOf(parts: {
 }
 
 /** The HTTP and HTTPS listeners, their timeouts and TLS files read from the config when they start. */
-function listenersOf(config: Config, services: Services): Listeners {
-  return new Listeners(createPipeline(services), {
+function listenersOf(config: Config, services: Services, onRequest: () => void): Listeners {
+  const pipeline = createPipeline(services);
+  return new Listeners((req, res) => {
+    onRequest();
+    return pipeline(req, res);
+  }, {
     timeouts: () => ({
       headersTimeout: config.getInteger('divan', 'headers_timeout'),
       requestTimeout: config.getInteger('divan', 'request_timeout'),
@@ -220,12 +241,12 @@ async function openStorage(
   dataDir: string,
   env: Readonly<Record<string, string | undefined>>,
   log: Logger,
-  nodeId?: string,
+  { nodeId, locks }: { nodeId?: string; locks?: NamedLocks } = {},
 ): Promise<{ backend: Storage; bus?: ClusterBus }> {
   const kind = config.getString('divan', 'storage');
   if (kind === 'sqlite') {
     try {
-      return { backend: openSqliteStorage(join(dataDir, 'divan.sqlite')) };
+      return { backend: openSqliteStorage(join(dataDir, 'divan.sqlite'), locks) };
     } catch (error) {
       throw new StartupError((error as Error).message);
     }

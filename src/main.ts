@@ -81,7 +81,7 @@ function failStartup(error: unknown): never {
 }
 
 /** Runs one server process: the whole server (`workers = 1`), or one worker of the primary. */
-async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: string; port: number; tlsPort?: number }): Promise<void> {
+async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: string; workers: number; port: number; tlsPort?: number }): Promise<void> {
   let app: App;
   try {
     app = await createApp({ ...appOptions(flags), worker });
@@ -171,7 +171,7 @@ async function supervise(flags: Flags, workers: number): Promise<void> {
   const supervisor = new Supervisor({
     workers,
     tls,
-    env: { DIVAN_WORKER_PORT: String(port), DIVAN_WORKER_TLS_PORT: String(tlsPort), DIVAN_NODE_ID: randomBytes(8).toString('hex') },
+    env: { DIVAN_WORKER_PORT: String(port), DIVAN_WORKER_TLS_PORT: String(tlsPort), DIVAN_NODE_ID: randomBytes(8).toString('hex'), DIVAN_WORKER_COUNT: String(workers) },
     onReady: (listening) => printReady(prepared.generatedAdminPassword, listening),
     onStartFailed: (reason) => void supervisor.stop().then(() => fail(reason)),
     warn: (line) => process.stderr.write(`Divan: ${line}\n`),
@@ -190,8 +190,12 @@ async function supervise(flags: Flags, workers: number): Promise<void> {
 function workerChannel(): WorkerChannel {
   return {
     id: `w${cluster.worker!.id}`,
-    send: (message: ToPrimary) => process.send!(message),
+    send: (message: ToPrimary) => {
+      if (!process.connected) throw new Error('the channel to the primary is closed');
+      process.send!(message);
+    },
     onMessage: (listener) => process.on('message', listener),
+    onClose: (listener) => process.once('disconnect', listener),
   };
 }
 
@@ -200,7 +204,7 @@ async function main(): Promise<void> {
   if (cluster.isWorker) {
     const env = process.env;
     const tlsPort = env['DIVAN_WORKER_TLS_PORT'] === undefined ? undefined : Number(env['DIVAN_WORKER_TLS_PORT']);
-    return serve(flags, { channel: workerChannel(), nodeId: env['DIVAN_NODE_ID'] ?? '', port: Number(env['DIVAN_WORKER_PORT']), tlsPort });
+    return serve(flags, { channel: workerChannel(), nodeId: env['DIVAN_NODE_ID'] ?? '', workers: Number(env['DIVAN_WORKER_COUNT'] ?? 1) || 1, port: Number(env['DIVAN_WORKER_PORT']), tlsPort });
   }
   let workers: number;
   try {

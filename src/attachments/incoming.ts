@@ -14,12 +14,13 @@ import {
   attachmentNameUnderscore,
   attachmentNotObject,
   attachmentTooLarge,
+  followsDigestMismatch,
   followsWithoutParts,
   invalidAttachmentData,
   missingStub,
   previousRevisionMissing,
 } from '../errors/attachment-errors.js';
-import { gzipped, isCompressible, type CompressionSettings } from './encoding.js';
+import { decoded, gzipped, isCompressible, type CompressionSettings } from './encoding.js';
 import type { DocumentEdit, Storage, StoredRevision } from '../storage/storage.js';
 
 /** A stub as stored in a revision body, in CouchDB's member order. */
@@ -120,13 +121,15 @@ export async function resolveAttachments(context: IncomingContext, edit: Documen
   // Inline data is saved concurrently (one transaction for a hundred small attachments); `follows`
   // parts come one after the other from the request, so they are read in order.
   let parts: Promise<unknown> = Promise.resolve();
-  const pending = entries.map(({ name, contentType, kind }): [string, Promise<StoredStub>] => {
+  // A replicated revision keeps each attachment's `revpos` (the generation that added it), as CouchDB.
+  const posOf = (given: unknown): number => (edit.revPath !== undefined && Number.isInteger(given) && (given as number) >= 1 && (given as number) <= revpos ? (given as number) : revpos);
+  const pending = entries.map(({ name, contentType, kind, encoding, revpos: given, digest }): [string, Promise<StoredStub>] => {
     if (kind === 'stub') return [name, fromStub(name)];
-    if (kind !== 'follows') return [name, saved(context, name, oneChunk(kind), contentType, revpos)];
+    if (kind !== 'follows') return [name, saved(context, name, oneChunk(kind), contentType, posOf(given))];
     const part = parts.then(async () => {
       const body = await context.follows?.(name);
       if (body === undefined) throw followsWithoutParts();
-      return saved(context, name, body, contentType, revpos);
+      return verified(name, await saved(context, name, decoded(body, encoding), contentType, posOf(given)), encoding === undefined ? digest : undefined);
     });
     parts = part.catch(() => undefined);
     return [name, part];
@@ -139,8 +142,18 @@ export async function resolveAttachments(context: IncomingContext, edit: Documen
   return resolved;
 }
 
+/**
+ * A `follows` part must be the data its stub names: parts are paired with attachments by order, and
+ * a wrong pairing (or damage on the way) must fail the write rather than store one attachment's bytes
+ * under another's name. Checked when the part came as identity data and was stored so.
+ */
+function verified(name: string, stub: StoredStub, claimed: unknown): StoredStub {
+  if (typeof claimed === 'string' && claimed.startsWith('md5-') && stub.encoding === undefined && claimed !== stub.digest) throw followsDigestMismatch(name);
+  return stub;
+}
+
 /** One `_attachments` entry, checked: a stub, a `follows` part, or decoded inline data. */
-function checkedEntry(name: string, value: unknown): { name: string; contentType: string; kind: 'stub' | 'follows' | Buffer } {
+function checkedEntry(name: string, value: unknown): { name: string; contentType: string; kind: 'stub' | 'follows' | Buffer; encoding?: unknown; revpos?: unknown; digest?: unknown } {
   validateAttachmentName(name);
   if (!isObject(value)) throw attachmentNotObject();
   const contentType = typeof value['content_type'] === 'string' ? value['content_type'] : 'application/octet-stream';
@@ -148,10 +161,11 @@ function checkedEntry(name: string, value: unknown): { name: string; contentType
   if (typeof value['data'] === 'string') {
     const text = value['data'].replace(/\s+/g, '');
     if (!BASE64.test(text) || text.length % 4 === 1) throw invalidAttachmentData(name);
-    return { name, contentType, kind: Buffer.from(text, 'base64') };
+    return { name, contentType, kind: Buffer.from(text, 'base64'), revpos: value['revpos'] };
   }
   if (value['follows'] !== true) throw invalidAttachmentData(name);
-  return { name, contentType, kind: 'follows' };
+  // CouchDB's replicator sends an attachment CouchDB stores gzipped as it is stored (`encoding`).
+  return { name, contentType, kind: 'follows', encoding: value['encoding'], revpos: value['revpos'], digest: value['digest'] };
 }
 
 /** The stubs a stored body names (`{}` when none). */

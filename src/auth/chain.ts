@@ -26,6 +26,7 @@ export class AuthChain {
 
   async authenticate(request: AuthRequest, policy: ChainPolicy): Promise<Authenticated> {
     for (const handler of this.handlers) {
+      if (handler.mayAnswer !== undefined && !handler.mayAnswer(request)) continue;
       const outcome = await handler.authenticate(request);
       if (!outcome) continue;
       // Every handler's name passes the same character rule (JWT `sub` and proxy headers are the

@@ -20,6 +20,7 @@ export function refusalOutcome(method: AuthMethod, error: unknown): AuthOutcome 
 export function instrumented(handler: AuthHandler, method: AuthMethod, outcomes: AuthOutcomes): AuthHandler {
   return {
     name: handler.name,
+    ...(handler.mayAnswer ? { mayAnswer: (request) => handler.mayAnswer!(request) } : {}),
     async authenticate(request) {
       try {
         const outcome = await handler.authenticate(request);

@@ -29,6 +29,12 @@ export interface AuthHandler {
   /** The name shown in `info.authenticated` / `info.authentication_handlers`: `cookie`, `default`, … */
   readonly name: string;
   authenticate(request: AuthRequest): Promise<AuthOutcome>;
+  /**
+   * False only when `authenticate` would answer "not mine" at once, without any other effect (the
+   * request has no header of this handler's kind): the chain then skips the call, which saves a
+   * few promises per handler on every request. Absent: always called.
+   */
+  mayAnswer?(request: AuthRequest): boolean;
 }
 
 export interface Authenticated {

@@ -1,4 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
+import { GATHER_TIMEOUT_MS, GatherHub } from './gather-hub.js';
+import { asGatherToPrimary } from './gather-protocol.js';
+import { LockService } from './lock-service.js';
 import { asToPrimary, type ToPrimary, type ToWorker } from './worker-protocol.js';
 
 export interface Listening {
@@ -32,7 +35,8 @@ const RESPAWN_BACKOFF_MS = 1000;
 /**
  * The primary process of `[divan] workers`: forks the workers (they share the listening socket
  * through node:cluster), relays cluster messages between them and confirms delivery to the
- * publisher (ipc-bus.ts), replaces a worker that dies, and stops them all on `stop()`.
+ * publisher (ipc-bus.ts), gathers answers from all of them (gather-hub.ts), grants named locks
+ * (lock-service.ts), replaces a worker that dies, and stops them all on `stop()`.
  */
 export class Supervisor {
   readonly #options: SupervisorOptions;
@@ -40,6 +44,8 @@ export class Supervisor {
   readonly #listening = new Map<number, Listening[]>();
   /** Workers that hear cluster messages; only they are waited for. */
   readonly #hearing = new Set<number>();
+  readonly #gather: GatherHub;
+  readonly #locks = new LockService();
   #relaySeq = 0;
   #ready = false;
   #stopping = false;
@@ -47,6 +53,7 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
+    this.#gather = new GatherHub({ timeoutMs: GATHER_TIMEOUT_MS, warn: options.warn });
   }
 
   start(): void {
@@ -59,7 +66,10 @@ export class Supervisor {
     worker.on('message', (value: unknown) => {
       const message = asToPrimary(value);
       if (message) this.#handle(worker, message);
+      const gather = message ? undefined : asGatherToPrimary(value);
+      if (gather) this.#gather.received(`w${worker.id}`, worker, gather);
     });
+    worker.on('disconnect', () => this.#locks.forget(worker));
     return worker;
   }
 
@@ -72,6 +82,9 @@ export class Supervisor {
         return this.#publish(worker, message.seq, message.topic, message.payload);
       case 'delivered':
         return this.#delivered(worker.id, message.relay);
+      case 'lock':
+      case 'unlock':
+        return this.#locks.handle(worker, message);
       case 'listening': {
         const seen = this.#listening.get(worker.id) ?? [];
         seen.push({ address: message.address, port: message.port, tls: message.tls });
@@ -124,6 +137,8 @@ export class Supervisor {
   #exited(worker: Worker, code: number | null, signal: string | null): void {
     this.#listening.delete(worker.id);
     this.#hearing.delete(worker.id);
+    this.#gather.gone(`w${worker.id}`);
+    this.#locks.forget(worker);
     for (const [relay, entry] of this.#relays) {
       if (entry.publisher === worker) this.#relays.delete(relay);
       else this.#delivered(worker.id, relay);

@@ -1,18 +1,27 @@
+import type { GatherToPrimary, GatherToWorker } from './gather-protocol.js';
+import { asLockRequest, type LockRequest } from './lock-protocol.js';
+
 /**
  * What the primary process and its workers say to each other over the IPC channel node:cluster
  * gives them. Cluster messages go worker → primary (`publish`), primary → every other worker
  * (`relay`), each worker answers `delivered` once it applied one, and the primary tells the
  * publisher `published` once every live worker did (every worker that said `ready`: one still
  * loading its code could not hear a message). `listening` reports a worker's bound address.
+ * Gathering answers from every worker has its own messages (gather-protocol.ts).
+ * Named locks (`lock`, `unlock`, `granted`) are in lock-protocol.ts.
  */
+
 export type ToPrimary =
+  | GatherToPrimary
   /** The worker listens for cluster messages (it keeps those that come before it can apply them). */
   | { divan: 'ready' }
   | { divan: 'publish'; seq: number; topic: string; payload: string }
   | { divan: 'delivered'; relay: number }
-  | { divan: 'listening'; address: string; port: number; tls: boolean };
+  | { divan: 'listening'; address: string; port: number; tls: boolean }
+  | LockRequest;
 
 export type ToWorker =
+  | GatherToWorker
   | { divan: 'relay'; relay: number; topic: string; payload: string; from: string }
   | { divan: 'published'; seq: number };
 
@@ -22,6 +31,8 @@ export interface WorkerChannel {
   readonly id: string;
   send(message: ToPrimary): void;
   onMessage(listener: (message: unknown) => void): void;
+  /** Once, when the channel closes (the primary is gone or is stopping this worker). */
+  onClose(listener: () => void): void;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
@@ -48,6 +59,6 @@ export function asToPrimary(value: unknown): ToPrimary | undefined {
     case 'listening':
       return typeof value['address'] === 'string' && typeof value['port'] === 'number' ? (value as ToPrimary) : undefined;
     default:
-      return undefined;
+      return asLockRequest(value);
   }
 }

@@ -2,7 +2,8 @@ import path from 'node:path';
 
 import { badRequest } from '../errors/catalog.js';
 import { readConfigFile, rewriteConfigFile } from './config-file.js';
-import { DEFAULTS, type BooleanKey, type IntegerKey, type Section, type StringKey } from './defaults.js';
+import { type BooleanKey, type IntegerKey, type Section, type StringKey } from './defaults.js';
+import { builtIn, byCodeUnit, sortedRecord, toBoolean, toInteger } from './values.js';
 import { type IniSections, isRepresentable, isRepresentableSection, parseIni, setIniValue } from './ini.js';
 
 /**
@@ -50,6 +51,8 @@ export class Config {
   readonly #writable: IniSections;
   #user: IniSections = new Map();
   #effective: IniSections = new Map();
+  /** Typed reads and section records by kind, section and key, dropped on every change: requests read the same few settings. */
+  #memo = new Map<string, Map<string, Map<string, unknown>>>();
   #listeners: Listener[] = [];
   #writes: Promise<unknown> = Promise.resolve();
 
@@ -95,41 +98,82 @@ export class Config {
   getString<S extends Section>(section: S, key: StringKey<S>): string;
   getString(section: string, key: string, fallback: string): string;
   getString(section: string, key: string, fallback?: string): string {
-    return this.get(section, key) ?? fallback ?? String(builtIn(section, key));
+    const value = this.get(section, key);
+    if (value !== undefined) return value;
+    return fallback ?? String(builtIn(section, key));
   }
 
   getBoolean<S extends Section>(section: S, key: BooleanKey<S>): boolean;
   getBoolean(section: string, key: string, fallback: boolean): boolean;
   getBoolean(section: string, key: string, fallback?: boolean): boolean {
-    return toBoolean(this.get(section, key), fallback ?? (builtIn(section, key) as boolean));
+    if (fallback !== undefined) return toBoolean(this.get(section, key), fallback);
+    const slot = this.#slot('boolean', section);
+    let value = slot.get(key) as boolean | undefined;
+    if (value === undefined) slot.set(key, (value = toBoolean(this.get(section, key), builtIn(section, key) as boolean)));
+    return value;
   }
 
   getInteger<S extends Section>(section: S, key: IntegerKey<S>): number;
   getInteger(section: string, key: string, fallback: number): number;
   getInteger(section: string, key: string, fallback?: number): number {
-    return toInteger(this.get(section, key), fallback ?? (builtIn(section, key) as number));
+    if (fallback !== undefined) return toInteger(this.get(section, key), fallback);
+    const slot = this.#slot('integer', section);
+    let value = slot.get(key) as number | undefined;
+    if (value === undefined) slot.set(key, (value = toInteger(this.get(section, key), builtIn(section, key) as number)));
+    return value;
   }
 
   authString(key: StringKey<'chttpd_auth'>): string;
   authString(key: string, fallback: string): string;
   authString(key: string, fallback?: string): string {
-    return this.getAuth(key) ?? fallback ?? String(builtIn(AUTH, key));
+    if (fallback !== undefined) return this.getAuth(key) ?? fallback;
+    const slot = this.#slot('string', AUTH);
+    let value = slot.get(key) as string | undefined;
+    if (value === undefined) slot.set(key, (value = this.getAuth(key) ?? String(builtIn(AUTH, key))));
+    return value;
   }
 
   authBoolean(key: BooleanKey<'chttpd_auth'>): boolean;
   authBoolean(key: string, fallback: boolean): boolean;
   authBoolean(key: string, fallback?: boolean): boolean {
-    return toBoolean(this.getAuth(key), fallback ?? (builtIn(AUTH, key) as boolean));
+    if (fallback !== undefined) return toBoolean(this.getAuth(key), fallback);
+    const slot = this.#slot('boolean', AUTH);
+    let value = slot.get(key) as boolean | undefined;
+    if (value === undefined) slot.set(key, (value = toBoolean(this.getAuth(key), builtIn(AUTH, key) as boolean)));
+    return value;
   }
 
   authInteger(key: IntegerKey<'chttpd_auth'>): number;
   authInteger(key: string, fallback: number): number;
   authInteger(key: string, fallback?: number): number {
-    return toInteger(this.getAuth(key), fallback ?? (builtIn(AUTH, key) as number));
+    if (fallback !== undefined) return toInteger(this.getAuth(key), fallback);
+    const slot = this.#slot('integer', AUTH);
+    let value = slot.get(key) as number | undefined;
+    if (value === undefined) slot.set(key, (value = toInteger(this.getAuth(key), builtIn(AUTH, key) as number)));
+    return value;
   }
 
-  section(name: string): Record<string, string> {
-    return sortedRecord(this.#effective.get(name));
+  /** The section's keys in code-unit order; frozen, because one record is shared until the next change. */
+  section(name: string): Readonly<Record<string, string>> {
+    const keys = this.#effective.get(name);
+    // Only sections that exist are remembered: the name can come from a request.
+    if (keys === undefined) return EMPTY_SECTION;
+    const slot = this.#slot('section', name);
+    let record = slot.get('') as Readonly<Record<string, string>> | undefined;
+    if (record === undefined) slot.set('', (record = Object.freeze(sortedRecord(keys))));
+    return record;
+  }
+
+  /**
+   * The remembered readings of one section, as one kind (a key may be read as a string and as a
+   * number). Only settings with a built-in default are remembered, so the maps stay small.
+   */
+  #slot(kind: 'boolean' | 'integer' | 'string' | 'section', section: string): Map<string, unknown> {
+    let bySection = this.#memo.get(kind);
+    if (bySection === undefined) this.#memo.set(kind, (bySection = new Map()));
+    let byKey = bySection.get(section);
+    if (byKey === undefined) bySection.set(section, (byKey = new Map()));
+    return byKey;
   }
 
   all(): Record<string, Record<string, string>> {
@@ -221,8 +265,11 @@ export class Config {
   #rebuild(): void {
     this.#user = merge([...this.#files, this.#writable]);
     this.#effective = merge([this.#defaults, this.#user]);
+    this.#memo = new Map();
   }
 }
+
+const EMPTY_SECTION: Readonly<Record<string, string>> = Object.freeze({});
 
 function merge(layers: readonly IniSections[]): IniSections {
   const merged: IniSections = new Map();
@@ -234,40 +281,4 @@ function merge(layers: readonly IniSections[]): IniSections {
     }
   }
   return merged;
-}
-
-/** The table's default; a setting missing from the table without a fallback is a programming error. */
-function builtIn(section: string, key: string): string | number | boolean {
-  const table = DEFAULTS as Record<string, Record<string, string | number | boolean>>;
-  const value = Object.hasOwn(table, section) && Object.hasOwn(table[section]!, key) ? table[section]![key] : undefined;
-  if (value === undefined) throw new TypeError(`[${section}] ${key} has no default in src/config/defaults.ts`);
-  return value;
-}
-
-function toBoolean(value: string | undefined, fallback: boolean): boolean {
-  switch (value?.trim().toLowerCase()) {
-    case 'true':
-      return true;
-    case 'false':
-      return false;
-    default:
-      return fallback;
-  }
-}
-
-function toInteger(value: string | undefined, fallback: number): number {
-  const text = value?.trim();
-  if (text === undefined || !/^-?\d+$/.test(text)) return fallback;
-  const parsed = Number(text);
-  // Beyond 2^53 the number would silently be another one; "-0" would leak a negative zero.
-  return Number.isSafeInteger(parsed) ? parsed + 0 : fallback;
-}
-
-function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function sortedRecord(keys: ReadonlyMap<string, string> | undefined): Record<string, string> {
-  if (keys === undefined) return {};
-  return Object.fromEntries([...keys].sort(([a], [b]) => byCodeUnit(a, b)));
 }

@@ -46,6 +46,7 @@ export const DEFAULTS = {
     max_iterations: 6000000,
     pbkdf2_concurrency: 2,
     pbkdf2_max_waiting: 32,
+    pbkdf2_nice: 10,
     secret: '',
     timeout: 600,
     allow_persistent_cookies: true,
@@ -150,7 +151,7 @@ export const DEFAULTS = {
     keepalive_timeout: 5000,
     js_workers: 2,
     js_design_docs_per_worker: 16,
-    workers: 1,
+    workers: 0,
   },
 } as const;
 

@@ -1,10 +1,9 @@
-import { createHash, createHmac, pbkdf2 as pbkdf2Callback, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as cryptoModule from 'node:crypto';
-import { promisify } from 'node:util';
+import { channel } from 'node:diagnostics_channel';
 import { passwordHashingBusy } from '../errors/catalog.js';
+import { Pbkdf2Threads } from './pbkdf2-threads.js';
 import { WorkQueue } from './work-queue.js';
-
-const pbkdf2Async = promisify(pbkdf2Callback);
 
 /** The PRFs CouchDB accepts for PBKDF2, by their CouchDB names, with their Node digest names. */
 export const PBKDF2_PRFS: ReadonlyMap<string, string> = new Map([
@@ -19,16 +18,28 @@ const DIGEST_LENGTHS: Record<string, number> = { sha1: 20, sha224: 28, sha256: 3
 
 /**
  * Every PBKDF2 of the process takes a place here: logins, `_users` writes, hash upgrades and
- * `[admins]` hashing. The libuv pool (UV_THREADPOOL_SIZE, 4 by default) is per process and also
- * serves file reads, gzip and WebCrypto, so PBKDF2 may only use part of it, and a flood of cold
- * logins gets 503s instead of an ever longer line. Configured from `[chttpd_auth]`
- * (users/hash-cost.ts).
+ * `[admins]` hashing. Bounded so that a flood of cold logins gets 503s instead of an ever longer
+ * line. Configured from `[chttpd_auth]` (users/hash-cost.ts).
  */
 export const pbkdf2Queue = new WorkQueue({ concurrency: 2, maxWaiting: 32 }, passwordHashingBusy);
 
+const pbkdf2Threads = new Pbkdf2Threads();
+
 /**
- * PBKDF2 on the libuv pool: at 600000 iterations one derivation costs ~180 ms, which must never
- * run on the event loop. Salt and password are used as their UTF-8 bytes, as CouchDB does.
+ * `divan:pbkdf2` (node:diagnostics_channel) hears `{ salt, iterations }` for every derivation that
+ * starts: how tests and tools count the expensive work without timing it. Never the password.
+ */
+export const pbkdf2Channel = channel('divan:pbkdf2');
+let pbkdf2Nice = 10;
+
+/** `[chttpd_auth] pbkdf2_nice`: the nice value (0–19) of the threads that derive keys. */
+export function setPbkdf2Nice(nice: number): void {
+  pbkdf2Nice = Math.min(19, Math.max(0, Math.floor(nice) || 0));
+}
+
+/**
+ * PBKDF2 on low-priority threads (pbkdf2-threads.ts): at 600000 iterations one derivation costs
+ * ~180 ms, which must never run on the event loop. Salt and password are used as their UTF-8 bytes, as CouchDB does.
  * Throws a 503 when `pbkdf2Queue` is full, unless `neverRefuse` (administrators' own work).
  */
 export async function pbkdf2Hex(
@@ -41,7 +52,10 @@ export async function pbkdf2Hex(
   const length = DIGEST_LENGTHS[digest];
   if (length === undefined) throw new TypeError(`unsupported PBKDF2 digest ${digest}`);
   const key = await pbkdf2Queue.run(
-    () => pbkdf2Async(Buffer.from(password, 'utf8'), Buffer.from(salt, 'utf8'), iterations, length, digest),
+    () => {
+      if (pbkdf2Channel.hasSubscribers) pbkdf2Channel.publish({ salt, iterations });
+      return pbkdf2Threads.derive({ password, salt, iterations, length, digest, nice: pbkdf2Nice });
+    },
     options,
   );
   return key.toString('hex');
@@ -56,17 +70,31 @@ export function md5Hex(text: string): string {
 }
 
 /**
- * SHA-256 of `key ‖ 0 ‖ text` in one call (no Hmac object per call). For in-memory comparisons
- * under a secret random key, where a fixed-length digest of a keyed input is all that is needed.
+ * SHA-256 of `key ‖ 0 ‖ text` in one call (no Hmac object per call), in base64. For in-memory
+ * comparisons under a secret random key, where a fixed-length digest of a keyed input is all that
+ * is needed. A string rather than a Buffer: no backing store per call (it runs per Basic request).
  */
-export function keyedSha256(key: string, text: string): Buffer {
-  return oneShotHash('sha256', `${key}\u0000${text}`);
+export function keyedSha256(key: string, text: string): string {
+  return sha256Text(`${key}\u0000${text}`, 'base64');
 }
 
-const oneShotHash: (algorithm: string, data: string) => Buffer =
+type TextDigest = 'base64' | 'base64url';
+
+/** SHA-256 of UTF-8 text, as text; one call, no Hash object, where Node has `crypto.hash`. */
+export const sha256Text: (data: string, encoding: TextDigest) => string =
   typeof (cryptoModule as { hash?: unknown }).hash === 'function'
-    ? (algorithm, data) => (cryptoModule as unknown as { hash(a: string, d: string, o: 'buffer'): Buffer }).hash(algorithm, data, 'buffer')
-    : (algorithm, data) => createHash(algorithm).update(data, 'utf8').digest();
+    ? (data, encoding) => (cryptoModule as unknown as { hash(a: string, d: string, o: TextDigest): string }).hash('sha256', data, encoding)
+    : (data, encoding) => createHash('sha256').update(data, 'utf8').digest(encoding);
+
+/**
+ * Constant-time equality of two digests in text form (hex or base64, as `keyedSha256` gives), through
+ * `timingSafeEqual` like every other secret comparison (tested by test/hardening/constant-time):
+ * digest text is ASCII, so latin1 copies are exact and small enough for Node's Buffer pool.
+ */
+export function digestsEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+}
 
 export function hmac(digest: string, key: string | Buffer, message: string | Buffer): Buffer {
   return createHmac(digest, key).update(message).digest();

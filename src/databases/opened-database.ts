@@ -116,11 +116,14 @@ export class OpenedDatabase {
     });
     if (!stored) throw documentMissing();
     if (stored.deleted && rev === undefined) throw documentDeleted();
-    if (read.attachments?.follows) {
-      const { doc, parts } = withFollows(this.shown(stored, { ...render, attEncodingInfo: true }), sinceGeneration(stored, read.attachments.since));
-      return { rev: stored.rev, doc: render.attEncodingInfo ? doc : withoutEncodingInfo(doc), parts };
-    }
+    if (read.attachments?.follows) return { rev: stored.rev, ...this.shownWithFollows(stored, render, read.attachments.since) };
     return { rev: stored.rev, doc: await this.shownWithAttachments(stored, render, read.attachments) };
+  }
+
+  /** A shown revision whose attachments newer than `atts_since` are `follows: true` parts (multipart answers). */
+  shownWithFollows(stored: StoredRevision, render: RenderOptions, since: readonly string[] | undefined): { doc: JsonObject; parts: FollowingPart[] } {
+    const { doc, parts } = withFollows(this.shown(stored, { ...render, attEncodingInfo: true }), sinceGeneration(stored, since));
+    return { doc: render.attEncodingInfo ? doc : withoutEncodingInfo(doc), parts };
   }
 
   /** A shown revision with its attachments' data inlined (those newer than `atts_since`). */

@@ -152,6 +152,7 @@ export class PerUserDatabases {
   watchExternal(handler: AuthHandler): AuthHandler {
     return {
       name: handler.name,
+      ...(handler.mayAnswer ? { mayAnswer: (request: AuthRequest) => handler.mayAnswer!(request) } : {}),
       authenticate: async (request: AuthRequest): Promise<AuthOutcome> => {
         const outcome = await handler.authenticate(request);
         const name = outcome?.userCtx.name;

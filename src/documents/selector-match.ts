@@ -4,29 +4,18 @@
  */
 import { isObject } from './document-json.js';
 import type { Json, JsonObject } from '../json/json.js';
-import { compareJson, equal } from './selector-collation.js';
+import { compareJson, compareRaw, equal } from './selector-collation.js';
 import type { SelectorRegex } from './selector-regex.js';
 
 type Regexes = ReadonlyMap<string, SelectorRegex>;
+type Compare = (a: Json, b: Json) => number;
 
-/** A dotted field path (`a.b`, `a\.b` for a literal dot). */
+/**
+ * A dotted field path as CouchDB's `mango_util:parse_field` reads it: split at each dot not
+ * preceded by a backslash, then every backslash dropped (`a\\.b` is the field `a.b`, `\\$a` is `$a`).
+ */
 export function fieldPath(field: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  for (let i = 0; i < field.length; i++) {
-    const char = field[i]!;
-    if (char === '\\' && field[i + 1] === '.') {
-      current += '.';
-      i++;
-    } else if (char === '.') {
-      parts.push(current);
-      current = '';
-    } else {
-      current += char;
-    }
-  }
-  parts.push(current);
-  return parts;
+  return field.split(/(?<!\\)\./).map((part) => part.replaceAll('\\', ''));
 }
 
 export function lookup(value: Json | undefined, path: readonly string[]): Json | undefined {
@@ -38,35 +27,36 @@ export function lookup(value: Json | undefined, path: readonly string[]): Json |
   return current;
 }
 
-export function matchObject(regexes: Regexes, selector: JsonObject, value: Json | undefined): boolean {
+export function matchObject(regexes: Regexes, selector: JsonObject, value: Json | undefined, compare: Compare = compareJson): boolean {
   for (const [key, argument] of Object.entries(selector)) {
-    if (!matchEntry(regexes, key, argument, value)) return false;
+    if (!matchEntry(regexes, key, argument, value, compare)) return false;
   }
   return true;
 }
 
-function matchEntry(regexes: Regexes, key: string, argument: Json, value: Json | undefined): boolean {
+function matchEntry(regexes: Regexes, key: string, argument: Json, value: Json | undefined, compare: Compare): boolean {
   switch (key) {
     case '$and':
-      return (argument as JsonObject[]).every((item) => matchObject(regexes, item, value));
+      return (argument as JsonObject[]).every((item) => matchObject(regexes, item, value, compare));
     case '$or':
-      return (argument as JsonObject[]).some((item) => matchObject(regexes, item, value));
+      return (argument as JsonObject[]).some((item) => matchObject(regexes, item, value, compare));
     case '$nor':
-      return !(argument as JsonObject[]).some((item) => matchObject(regexes, item, value));
+      return !(argument as JsonObject[]).some((item) => matchObject(regexes, item, value, compare));
     case '$not':
-      return !matchObject(regexes, argument as JsonObject, value);
+      return !matchObject(regexes, argument as JsonObject, value, compare);
     default:
-      if (key.startsWith('$')) return matchCondition(regexes, key, argument, value);
-      return matchField(regexes, argument, lookup(value, fieldPath(key)));
+      if (key.startsWith('$')) return matchCondition(regexes, key, argument, value, compare);
+      // CouchDB compares `_id` in Erlang's term order (`mango_json:cmp_raw`), not in view collation.
+      return matchField(regexes, argument, lookup(value, fieldPath(key)), key === '_id' ? compareRaw : compareJson);
   }
 }
 
 /** The value of a field against what the selector says about it. */
-function matchField(regexes: Regexes, argument: Json, value: Json | undefined): boolean {
+function matchField(regexes: Regexes, argument: Json, value: Json | undefined, compare: Compare): boolean {
   if (isObject(argument)) {
     const keys = Object.keys(argument);
     if (keys.length > 0 && keys.every((key) => key.startsWith('$'))) {
-      return keys.every((key) => matchEntry(regexes, key, argument[key]!, value));
+      return keys.every((key) => matchEntry(regexes, key, argument[key]!, value, compare));
     }
     if (keys.length === 0) return value !== undefined && isObject(value) && Object.keys(value).length === 0;
     return matchObject(regexes, argument, value);
@@ -74,14 +64,17 @@ function matchField(regexes: Regexes, argument: Json, value: Json | undefined): 
   return value !== undefined && equal(value, argument);
 }
 
-function matchCondition(regexes: Regexes, operator: string, argument: Json, value: Json | undefined): boolean {
+/** `$in` as CouchDB's: an array value matches when any of its elements equals any argument. */
+function matchesIn(value: Json, argument: Json[]): boolean {
+  return argument.some((item) => (Array.isArray(value) ? value.some((v) => equal(v, item)) : equal(value, item)));
+}
+
+function matchCondition(regexes: Regexes, operator: string, argument: Json, value: Json | undefined, compare: Compare): boolean {
   switch (operator) {
     case '$exists':
       return (value !== undefined) === argument;
     case '$ne':
       return value === undefined || !equal(value, argument);
-    case '$nin':
-      return value === undefined || !(argument as Json[]).some((item) => equal(value, item));
     default:
       break;
   }
@@ -90,15 +83,19 @@ function matchCondition(regexes: Regexes, operator: string, argument: Json, valu
     case '$eq':
       return equal(value, argument);
     case '$gt':
-      return compareJson(value, argument) > 0;
+      return compare(value, argument) > 0;
     case '$gte':
-      return compareJson(value, argument) >= 0;
+      return compare(value, argument) >= 0;
     case '$lt':
-      return compareJson(value, argument) < 0;
+      return compare(value, argument) < 0;
     case '$lte':
-      return compareJson(value, argument) <= 0;
+      return compare(value, argument) <= 0;
     case '$in':
-      return (argument as Json[]).some((item) => (Array.isArray(value) ? value.some((v) => equal(v, item)) : equal(value, item)));
+      return matchesIn(value, argument as Json[]);
+    case '$nin':
+      // A missing field fails `$nin` (above), as CouchDB's `mango_selector:match`; an array value
+      // passes when none of its elements is an argument.
+      return !matchesIn(value, argument as Json[]);
     case '$type':
       return typeName(value) === argument;
     case '$size':
@@ -114,11 +111,11 @@ function matchCondition(regexes: Regexes, operator: string, argument: Json, valu
     case '$all':
       return Array.isArray(value) && (argument as Json[]).every((item) => value.some((v) => equal(v, item)));
     case '$elemMatch':
-      return Array.isArray(value) && value.some((item) => matchField(regexes, argument, item));
+      return Array.isArray(value) && value.some((item) => matchField(regexes, argument, item, compareJson));
     case '$allMatch':
-      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(regexes, argument, item));
+      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(regexes, argument, item, compareJson));
     case '$keyMapMatch':
-      return isObject(value) && Object.keys(value).some((key) => matchField(regexes, argument, key));
+      return isObject(value) && Object.keys(value).some((key) => matchField(regexes, argument, key, compareJson));
     default:
       return false;
   }

@@ -11,5 +11,8 @@ export const attachmentNameNotUtf8 = (): CouchError => new CouchError(400, 'bad_
 export const attachmentNotObject = (): CouchError => new CouchError(400, 'bad_request', 'Attachments must be a JSON object of objects');
 export const attachmentMissing = (): CouchError => new CouchError(404, 'not_found', 'Document is missing attachment');
 export const rangeNotSatisfiable = (): CouchError => new CouchError(416, 'requested_range_not_satisfiable', 'Requested range not satisfiable');
+/** A `follows` part whose bytes are not what its stub's digest says (parts paired wrongly, or damaged on the way). */
+export const followsDigestMismatch = (name: string): CouchError =>
+  new CouchError(400, 'bad_request', `The data of attachment ${JSON.stringify(name)} does not match its digest.`);
 export const followsWithoutParts = (): CouchError => new CouchError(400, 'bad_request', 'An attachment says follows but the request has no part for it.');
 export const localDocumentAttachments = (): CouchError => new CouchError(400, 'bad_request', '_local documents do not accept attachments.');

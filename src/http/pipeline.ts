@@ -29,7 +29,8 @@ export function parseTarget(target: string): { path: string; segments: string[];
   for (const raw of path.split('/')) {
     if (raw === '') continue;
     try {
-      segments.push(decodeURIComponent(raw));
+      // Most segments hold no escape: decoding them would only copy them.
+      segments.push(raw.includes('%') ? decodeURIComponent(raw) : raw);
     } catch {
       return undefined;
     }
@@ -90,27 +91,29 @@ interface Exchange {
 }
 
 /**
- * The client address of a request, through `[chttpd] trusted_proxies`. Whether a socket's peer is
- * a trusted proxy does not change during the connection: it is decided once per socket.
+ * The client address of a request, through `[chttpd] trusted_proxies`. A socket's peer, and
+ * whether it is a trusted proxy, do not change during the connection: both are decided once per
+ * socket (`remoteAddress` is a system call each time it is read).
  */
 function trustedPeerResolver(config: Services['config']): PeerOf {
   const proxies = (): string => config.getString('chttpd', 'trusted_proxies');
   const peers = new PeerResolver(proxies());
-  let trustedSockets = new WeakMap<object, boolean>();
+  let sockets = new WeakMap<object, { peer: string; viaTrustedProxy: boolean }>();
   config.onChange((change) => {
     if (change.section !== 'chttpd' || change.key !== 'trusted_proxies') return;
     peers.configure(proxies());
-    trustedSockets = new WeakMap();
+    sockets = new WeakMap();
   });
   return (raw) => {
-    const socketPeer = normalizeAddress(raw.socket.remoteAddress ?? '');
-    let trusted = trustedSockets.get(raw.socket);
-    if (trusted === undefined) {
-      trusted = peers.isTrusted(socketPeer);
-      trustedSockets.set(raw.socket, trusted);
+    let known = sockets.get(raw.socket);
+    if (known === undefined) {
+      const peer = normalizeAddress(raw.socket.remoteAddress ?? '');
+      known = { peer, viaTrustedProxy: peers.isTrusted(peer) };
+      sockets.set(raw.socket, known);
     }
     const forwardedFor = raw.headers['x-forwarded-for'];
-    return { peer: trusted && forwardedFor !== undefined ? peers.resolve(socketPeer, forwardedFor) : socketPeer, viaTrustedProxy: trusted };
+    if (!known.viaTrustedProxy || forwardedFor === undefined) return known;
+    return { peer: peers.resolve(known.peer, forwardedFor), viaTrustedProxy: true };
   };
 }
 
@@ -132,10 +135,15 @@ function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext)
   const { raw } = exchange;
   const target = parseTarget(raw.url ?? '/');
   if (!target) throw badRequest('invalid URL encoding');
+  const { peer, viaTrustedProxy } = peerOf(raw);
+  // Named fields rather than spreads: this object is built for every request.
   return new Request(raw, {
-    ...target,
-    ...peerOf(raw),
-    secure: Boolean((raw.socket as TLSSocket).encrypted),
+    segments: target.segments,
+    query: target.query,
+    path: target.path,
+    peer,
+    viaTrustedProxy,
+    secure: (raw.socket as TLSSocket).encrypted === true,
     id: exchange.requestId,
     limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size') },
   });
@@ -199,9 +207,8 @@ async function sendStream(res: ServerResponse, reply: Reply, exchange: Exchange,
   return reply;
 }
 
-/** Writes the reply; returns the reply actually sent (an error reply when this one could not be). */
-async function send(res: ServerResponse, reply: Reply, exchange: Exchange, context: PipelineContext): Promise<Reply> {
-  if (reply.stream !== undefined) return sendStream(res, reply, exchange, context);
+/** Writes a whole reply; returns the reply actually sent (an error reply when this one could not be). */
+function send(res: ServerResponse, reply: Reply, exchange: Exchange, context: PipelineContext): Reply {
   const options = writeOptions(exchange, context);
   try {
     writeReply(res, reply, options);
@@ -246,12 +253,13 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     const started = process.hrtime.bigint();
     const exchange = openExchange(raw, context);
     const reply = await answer(exchange, context);
-    await addSessionCookieOrLog(exchange.request, reply, services);
+    // Awaited only when there is a cookie to consider: every await costs the request a promise.
+    if (exchange.request?.auth.cookieSubject) await addSessionCookieOrLog(exchange.request, reply, services);
     // A change this request made must hold in every worker before the client can send the next one.
     const settling = services.settled?.();
     if (settling) await settling;
     if (res.headersSent || res.destroyed) return;
-    const sent = await send(res, reply, exchange, context);
+    const sent = reply.stream === undefined ? send(res, reply, exchange, context) : await sendStream(res, reply, exchange, context);
     logAccess(exchange, sent.status, started, services);
   };
 }

@@ -7,7 +7,7 @@ import type { CookieService } from '../auth/cookie/cookie-service.js';
 import type { Admins } from '../users/admins.js';
 import type { PasswordAuthenticator } from '../users/password-authenticator.js';
 import type { Metrics } from '../metrics/metrics.js';
-import type { ActiveTasks } from '../tasks/active-tasks.js';
+import type { Gather } from '../cluster/gather.js';
 import type { Views } from '../views/views.js';
 import type { Replicator } from '../replicator/replicator.js';
 import type { ReplicatorDocs } from '../replicator/replicator-docs.js';
@@ -26,10 +26,13 @@ export interface Services {
   readonly log: Logger;
   /** Wakes live `_changes` feeds when a database changes (on this node or, on a cluster, another). */
   readonly changes: ChangeNotifier;
-  /** This node's long-running work, for `GET /_active_tasks`. */
-  readonly tasks: ActiveTasks;
-  /** This node's counters and latencies (`_stats`, `_prometheus`). */
+  /** This process's counters and latencies (`_stats` and `_prometheus` gather every process's). */
   readonly metrics: Metrics;
+  /**
+   * Answers from every worker process, this one's included (`_active_tasks`, `_scheduler`,
+   * `_stats`…); a single process answers alone (src/cluster/gather.ts).
+   */
+  readonly gather: Gather;
   /** Map/reduce views (src/views/). */
   readonly views: Views;
   /** Replication jobs: `_replicate` and `_scheduler` (src/replicator/). */

@@ -24,11 +24,27 @@ function stringsOf(value: Json | undefined): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
-function group(security: SecurityObject, key: 'admins' | 'members'): NamesAndRoles {
+function readGroup(security: SecurityObject, key: 'admins' | 'members'): NamesAndRoles {
   // CouchDB still honours the pre-1.2 name `readers` for members.
   const value = security[key] ?? (key === 'members' ? security['readers'] : undefined);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { names: [], roles: [] };
   return { names: stringsOf(value['names']), roles: stringsOf(value['roles']) };
+}
+
+/**
+ * The groups of each `_security` object seen, read once: the storage layers hand out the same
+ * cached object for every request, and a `_security` change stores a new object (none is ever
+ * changed in place), so an entry cannot go stale; it goes with its object.
+ */
+const groups = new WeakMap<SecurityObject, { admins: NamesAndRoles; members: NamesAndRoles }>();
+
+function group(security: SecurityObject, key: 'admins' | 'members'): NamesAndRoles {
+  let known = groups.get(security);
+  if (known === undefined) {
+    known = { admins: readGroup(security, 'admins'), members: readGroup(security, 'members') };
+    groups.set(security, known);
+  }
+  return known[key];
 }
 
 function matches(userCtx: UserCtx, { names, roles }: NamesAndRoles): boolean {

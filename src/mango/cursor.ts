@@ -69,7 +69,8 @@ export async function runCursor(opened: OpenedDatabase, request: FindRequest, pl
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   const found: Found[] = [];
   if (plan.keys.empty || request.limit === 0) return { found, stats };
-  const read = plan.index.type === 'special' ? allDocsReader(opened, plan) : jsonIndexReader(opened, plan);
+  const special = plan.index.type === 'special';
+  const read = special ? allDocsReader(opened, plan) : jsonIndexReader(opened, plan);
   let after = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark, plan.index.signature);
   let skipped = 0;
   const batch = Math.min(MAX_BATCH, Math.max(16, request.skip + request.limit));
@@ -79,6 +80,9 @@ export async function runCursor(opened: OpenedDatabase, request: FindRequest, pl
     stats.docsExamined += rows.length;
     for (const row of rows) {
       after = row.position;
+      // Design documents are never results: CouchDB's shards examine (and count) them, and its
+      // coordinator drops their rows (`handle_all_docs_message`).
+      if (special && (row.doc['_id'] as string).startsWith('_design/')) continue;
       const doc = opened.view.listed(row.doc);
       if (!matchesSelector(request.selector, doc)) continue;
       if (skipped < request.skip) {

@@ -27,6 +27,7 @@ import type { Json, JsonObject } from '../json/json.js';
 import { mangoSelector } from './find-request.js';
 import { listIndexes } from './index-catalog.js';
 import { ALL_DOCS_INDEX, indexJson, indexView, signatureOf, sortIndexes } from './index-definitions.js';
+import { conjunctionJson, normalize } from './selector-analysis.js';
 import { parseSort } from './sort.js';
 
 const CREATE_KEYS = new Set(['index', 'ddoc', 'name', 'type', 'w', 'partitioned']);
@@ -55,7 +56,8 @@ export async function createIndex(opened: OpenedDatabase, body: JsonObject): Pro
   if (fields.length === 0) throw invalidSortJson(definition['fields']);
   const partial = definition['partial_filter_selector'];
   if (partial !== undefined) mangoSelector(partial);
-  const partialFilter = isObject(partial) && Object.keys(partial).length > 0 ? partial : undefined;
+  // Stored in normal form (`{"type": "x"}` as `{"type": {"$eq": "x"}}`), as CouchDB stores it.
+  const partialFilter = isObject(partial) && Object.keys(partial).length > 0 ? conjunctionJson(normalize(partial)) : undefined;
   const type = body['type'] ?? 'json';
   if (type !== 'json') throw invalidIndexType(type);
   // CouchDB hashes the whole request (so two names for one definition get two design documents).

@@ -5,8 +5,10 @@
  * - usable: a json index whose fields the selector requires to exist (sort fields excepted) and whose
  *   order serves the sort (columns held constant by `$eq` may be skipped); `_all_docs` without a
  *   sort, or sorted by `_id` with a range on `_id`. None usable: 400 `no_usable_index`;
- * - chosen: the `use_index` one when usable; otherwise the one whose leading columns cover most of
- *   the selector's range fields, then the one with fewer columns, then by design document and name.
+ * - chosen: the `use_index` one when usable; otherwise a json index whenever one is usable (CouchDB
+ *   groups candidates by cursor and tries `_all_docs` last), the one whose leading columns cover
+ *   most of the selector's range fields, then the one with fewer columns, then by design document
+ *   and name.
  *
  * The chosen index's key range comes from the selector's ranges on its leading columns.
  */
@@ -128,7 +130,9 @@ export function plan(indexes: readonly MangoIndex[], request: FindRequest): Plan
     else if (!request.allowFallback) throw useIndexUnsuitable(request.useIndex[0]!, request.useIndex[1]);
     else warnings.push(useIndexWarning(request.useIndex));
   }
-  const index = best(pool, ranges);
+  // CouchDB serves a query from json indexes whenever one is usable; `_all_docs` only otherwise.
+  const json = pool.filter((candidate) => candidate.type === 'json');
+  const index = best(json.length > 0 ? json : pool, ranges);
   const keys = keyRange(index.fields.map((field) => field.field), ranges);
   return { index, clauses, ranges, keys, descending: isDescending(request.sort), candidates, warnings };
 }

@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { Readable } from 'node:stream';
 import type { Json } from '../json/json.js';
 import type { Endpoint } from './endpoint.js';
 import { isTransient, RemoteError } from './replication-errors.js';
@@ -37,8 +38,9 @@ const FIRST_WAIT_MS = 250;
 
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const stop = (): void => (clearTimeout(timer), resolve());
+    const timer = setTimeout(() => (signal?.removeEventListener('abort', stop), resolve()), ms);
+    signal?.addEventListener('abort', stop, { once: true });
   });
 
 export class RemoteClient {
@@ -62,13 +64,18 @@ export class RemoteClient {
   }
 
   /** A request relative to the database URL (`''` is the database itself), retried while transient. */
-  async request(method: string, path: string, options: RequestOptions = {}): Promise<RemoteResponse> {
-    for (let attempt = 0; ; attempt++) {
+  request(method: string, path: string, options: RequestOptions = {}): Promise<RemoteResponse> {
+    return this.retrying(() => this.#authenticated(method, path, options));
+  }
+
+  /** Runs `attempt` again while it fails with a transient error, `retries_per_request` times, waiting twice as long each time. */
+  async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tried = 0; ; tried++) {
       try {
-        return await this.#authenticated(method, path, options);
+        return await attempt();
       } catch (error) {
-        if (!isTransient(error) || attempt >= this.#settings.retries || this.#signal?.aborted) throw error;
-        await sleep(Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** attempt), this.#signal);
+        if (!isTransient(error) || tried >= this.#settings.retries || this.#signal?.aborted) throw error;
+        await sleep(Math.min(MAX_WAIT_MS, FIRST_WAIT_MS * 2 ** tried), this.#signal);
       }
     }
   }
@@ -121,21 +128,85 @@ export class RemoteClient {
     return { ...headers, ...options.headers };
   }
 
-  #send(method: string, url: URL, options: RequestOptions, withIdentity = true): Promise<RemoteResponse> {
-    const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
-    const transport = url.protocol === 'https:' ? https : http;
-    return new Promise((resolve, reject) => {
-      const request = transport.request(url, { method, agent: this.#agent, headers: this.#headers(options, withIdentity), signal: this.#signal }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
-        response.on('error', (error) => reject(new RemoteError(0, 'network_error', error.message)));
-      });
-      request.setTimeout(options.timeoutMs ?? this.#settings.connectionTimeoutMs, () => request.destroy(new Error('request timed out')));
-      request.on('error', (error) => reject(new RemoteError(0, 'network_error', `${error.message} (${method} ${this.endpoint.url})`)));
-      request.end(body);
+  /**
+   * A request whose answer is read as a stream (a `multipart/mixed` `open_revs`): retried while
+   * transient up to the answer's headers; the caller reads `body` to its end or destroys it.
+   */
+  stream(method: string, path: string, options: RequestOptions = {}): Promise<StreamedResponse> {
+    let relogged = false;
+    return this.retrying(async () => {
+      if (this.endpoint.session && !this.#sessionTried) await this.#login();
+      const { request, response } = this.#start(method, this.#url(path, options.query), options, true);
+      request.end();
+      const message = await response;
+      const status = message.statusCode ?? 0;
+      if (status < 400) return { status, headers: message.headers, body: message };
+      // An error answer is small: read it whole, and retry or log in again as `request` would.
+      const whole = await collected(response);
+      if ((status === 401 || status === 403) && this.#cookie !== undefined && !relogged) {
+        relogged = true;
+        await this.#login();
+        throw new RemoteError(0, 'session_expired', 'logged in again');
+      }
+      if (isTransient(errorOf(whole))) throw errorOf(whole);
+      return { status, headers: message.headers, body: Readable.from([whole.body]) };
     });
   }
+
+  /**
+   * A request whose body the caller writes (a `multipart/related` PUT streamed from the source):
+   * not retried here, since the body cannot be sent twice. `answer` settles with the response, which
+   * may come before the body is all sent (a refusal): `answered` then turns true and writing stops.
+   */
+  async upload(method: string, path: string, options: RequestOptions): Promise<Upload> {
+    if (this.endpoint.session && !this.#sessionTried) await this.#login();
+    const { request, response } = this.#start(method, this.#url(path, options.query), options, true);
+    const upload: Upload = { request, answered: false, answer: collected(response) };
+    upload.answer.then(() => (upload.answered = true), () => (upload.answered = true));
+    return upload;
+  }
+
+  #start(method: string, url: URL, options: RequestOptions, withIdentity: boolean): { request: http.ClientRequest; response: Promise<http.IncomingMessage> } {
+    const transport = url.protocol === 'https:' ? https : http;
+    let request!: http.ClientRequest;
+    const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+      request = transport.request(url, { method, agent: this.#agent, headers: this.#headers(options, withIdentity), signal: this.#signal }, resolve);
+      request.setTimeout(options.timeoutMs ?? this.#settings.connectionTimeoutMs, () => request.destroy(new Error('request timed out')));
+      request.on('error', (error) => reject(new RemoteError(0, 'network_error', `${error.message} (${method} ${this.endpoint.url})`)));
+    });
+    return { request, response };
+  }
+
+  #send(method: string, url: URL, options: RequestOptions, withIdentity = true): Promise<RemoteResponse> {
+    const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
+    const { request, response } = this.#start(method, url, options, withIdentity);
+    request.end(body);
+    return collected(response);
+  }
+}
+
+export interface StreamedResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Readable;
+}
+
+export interface Upload {
+  request: http.ClientRequest;
+  answered: boolean;
+  answer: Promise<RemoteResponse>;
+}
+
+/** The whole answer of a request. */
+async function collected(response: Promise<http.IncomingMessage>): Promise<RemoteResponse> {
+  const message = await response;
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of message) chunks.push(chunk as Buffer);
+  } catch (error) {
+    throw new RemoteError(0, 'network_error', (error as Error).message);
+  }
+  return { status: message.statusCode ?? 0, headers: message.headers, body: Buffer.concat(chunks) };
 }
 
 function parseBody(response: RemoteResponse): Json {

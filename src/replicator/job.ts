@@ -6,6 +6,7 @@
  * a continuous one long-polls until it is stopped.
  */
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { TaskHandle } from '../tasks/active-tasks.js';
@@ -16,6 +17,8 @@ import type { ReplicationSpec } from './options.js';
 import { RemoteDb } from './remote-db.js';
 
 const LONGPOLL_TIMEOUT_MS = 30000;
+/** Documents with attachments a batch copies at once (each holds a few network chunks, not its attachments). */
+const MULTIPART_DOCUMENTS_AT_ONCE = 4;
 
 export interface JobProgress {
   stats: Stats;
@@ -55,6 +58,8 @@ export class ReplicationRun {
   readonly #context: RunContext;
 
   constructor(spec: ReplicationSpec, baseId: string, context: RunContext) {
+    // Every request of the job listens to this signal: many at once are expected, not a leak.
+    setMaxListeners(0, this.#controller.signal);
     this.spec = spec;
     this.baseId = baseId;
     this.#context = context;
@@ -129,7 +134,7 @@ export class ReplicationRun {
   async #follow(source: RemoteDb, target: RemoteDb): Promise<boolean> {
     const { workerBatchSize, workerProcesses, continuous } = this.spec;
     const pageSize = workerBatchSize * workerProcesses;
-    const ends = { source, target, useBulkGet: this.spec.useBulkGet, winningRevsOnly: this.spec.winningRevsOnly, log: this.#context.log };
+    const ends = { source, target, useBulkGet: this.spec.useBulkGet, winningRevsOnly: this.spec.winningRevsOnly, documentsAtOnce: MULTIPART_DOCUMENTS_AT_ONCE, log: this.#context.log };
     let changed = false;
     while (!this.stopped) {
       const page = await source.changes(this.progress.throughSeq, pageSize, this.spec.filter, continuous ? { timeoutMs: LONGPOLL_TIMEOUT_MS } : undefined);

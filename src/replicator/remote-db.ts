@@ -22,11 +22,6 @@ export interface ChangesPage {
   lastSeq: Json;
 }
 
-export interface FetchedRevision {
-  id: string;
-  doc: JsonObject;
-}
-
 const asObject = (value: Json | undefined): JsonObject => (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {});
 
 export class RemoteDb {
@@ -88,46 +83,26 @@ export class RemoteDb {
     return (await this.client.json('POST', '_revs_diff', { body: revs })) as never;
   }
 
-  /** The asked revisions with their history (`revs=true`) and attachment bodies inline. */
-  async fetch(wanted: { id: string; rev: string; atts_since?: string[] }[], useBulkGet: boolean): Promise<{ docs: FetchedRevision[]; bulkGetDocs: number }> {
-    if (useBulkGet && this.#bulkGet) {
-      const response = await this.client.request('POST', '_bulk_get', { query: { revs: 'true', latest: 'true', attachments: 'true' }, body: { docs: wanted } });
-      if (response.status < 400) {
-        const docs = bulkGetDocs(JSON.parse(response.body.toString('utf8')) as JsonObject);
-        return { docs: await this.#withAttachmentData(docs, wanted), bulkGetDocs: wanted.length };
-      }
-      // CouchDB before 2.3 and some other servers have no `_bulk_get`.
+  /**
+   * The asked revisions with their history (`revs=true`), attachments as stubs, one entry per asked
+   * revision (`undefined` where the source had an error for it); undefined when the source has no
+   * `_bulk_get` (CouchDB before 2.3 and some other servers), which is then not asked again.
+   */
+  async bulkGet(wanted: { id: string; rev: string; atts_since?: string[] }[]): Promise<(JsonObject[] | undefined)[] | undefined> {
+    if (!this.#bulkGet) return undefined;
+    const response = await this.client.request('POST', '_bulk_get', { query: { revs: 'true', latest: 'true' }, body: { docs: wanted.map(({ id, rev }) => ({ id, rev })) } });
+    if (response.status >= 400) {
       if (![400, 404, 405, 501].includes(response.status)) throw errorOf(response);
       this.#bulkGet = false;
+      return undefined;
     }
-    const byId = new Map<string, string[]>();
-    for (const { id, rev } of wanted) byId.set(id, [...(byId.get(id) ?? []), rev]);
-    const docs: FetchedRevision[] = [];
-    for (const [id, revs] of byId) {
-      const query = { open_revs: JSON.stringify(revs), revs: 'true', latest: 'true', attachments: 'true' };
-      const answer = await this.client.json('GET', encodeURIComponent(id), { query });
-      for (const item of Array.isArray(answer) ? answer : []) if (asObject(item)['ok']) docs.push({ id, doc: asObject(asObject(item)['ok']) });
-    }
-    return { docs, bulkGetDocs: 0 };
-  }
-
-  /**
-   * A server whose `_bulk_get` leaves attachments as stubs the target cannot have (older Divan,
-   * some CouchDB-compatible servers) is asked again for those revisions one by one with their data.
-   */
-  async #withAttachmentData(docs: FetchedRevision[], wanted: { id: string; rev: string; atts_since?: string[] }[]): Promise<FetchedRevision[]> {
-    const sinceOf = new Map(wanted.map((item) => [`${item.id}\u0000${item.rev}`, item.atts_since]));
-    const result: FetchedRevision[] = [];
-    for (const item of docs) {
-      const since = sinceOf.get(`${item.id}\u0000${String(item.doc['_rev'])}`);
-      if (!lacksData(item.doc, since)) {
-        result.push(item);
-        continue;
-      }
-      const query: Record<string, string> = { rev: String(item.doc['_rev']), revs: 'true', attachments: 'true', ...(since ? { atts_since: JSON.stringify(since) } : {}) };
-      result.push({ id: item.id, doc: asObject(await this.client.json('GET', encodeURIComponent(item.id), { query })) });
-    }
-    return result;
+    const results = asObject(JSON.parse(response.body.toString('utf8')) as Json)['results'];
+    const rows = Array.isArray(results) ? results : [];
+    return wanted.map((_, i) => {
+      const docs = asObject(rows[i])['docs'];
+      const items = (Array.isArray(docs) ? docs : []).map((item) => asObject(item)['ok']);
+      return items.length > 0 && items.every((ok) => ok !== undefined) ? items.map(asObject) : undefined;
+    });
   }
 
   /** `_bulk_docs` with `new_edits:false`: the rows of the documents the target refused. */
@@ -156,26 +131,4 @@ export class RemoteDb {
     if (typeof code !== 'string') throw new ReplicationSpecError(404, 'not_found', `Couldn't find filter \`${name}\` in design document _design/${ddoc}`);
     return code;
   }
-}
-
-/** Whether a revision has an attachment stub newer than every revision the target has (`since`). */
-function lacksData(doc: JsonObject, since: string[] | undefined): boolean {
-  const attachments = doc['_attachments'];
-  if (attachments === null || typeof attachments !== 'object' || Array.isArray(attachments)) return false;
-  const known = Math.max(0, ...(since ?? []).map((rev) => Number.parseInt(rev, 10)).filter(Number.isFinite));
-  return Object.values(attachments).some((att) => {
-    const { stub, revpos } = asObject(att);
-    return stub === true && (typeof revpos !== 'number' || revpos > known);
-  });
-}
-
-function bulkGetDocs(answer: JsonObject): FetchedRevision[] {
-  const results = Array.isArray(answer['results']) ? answer['results'] : [];
-  return results.flatMap((result) => {
-    const { id, docs } = asObject(result);
-    return (Array.isArray(docs) ? docs : []).flatMap((item) => {
-      const ok = asObject(item)['ok'];
-      return ok !== undefined && typeof id === 'string' ? [{ id, doc: asObject(ok) }] : [];
-    });
-  });
 }

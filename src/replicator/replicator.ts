@@ -3,10 +3,11 @@
  * continuous at once, `cancel`), the jobs for `_scheduler/jobs`, and the settings of
  * `[replicator]` read live from the config.
  */
+import type { Gather } from '../cluster/gather.js';
 import type { Config } from '../config/config.js';
 import { isServerAdmin } from '../identity/authorization.js';
 import type { UserCtx } from '../identity/user-ctx.js';
-import type { JsonObject } from '../json/json.js';
+import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
 import { parseReplication, type Defaults, type ReplicationSpec } from './options.js';
@@ -19,24 +20,37 @@ export interface ReplicatorOptions {
   config: Config;
   log: Logger;
   tasks: ActiveTasks;
+  /** The other worker processes (their jobs are cancelled and found through it). */
+  gather: Gather;
+  /** Processes sharing this node's `max_jobs` (worker processes; 1 for a single process). */
+  processes?: number;
   version: string;
   onStateChange?: SchedulerSettings['onStateChange'];
 }
 
+/** Which worker runs a job id (`true` from that one); which cancels it (`cancelled`, `unauthorized` or null). */
+const RUNS = 'replication_runs';
+const CANCEL = 'replication_cancel';
+
 export class Replicator {
   readonly scheduler: Scheduler;
   readonly #config: Config;
+  readonly #gather: Gather;
   readonly userAgent: string;
 
   constructor(options: ReplicatorOptions) {
     this.#config = options.config;
     this.userAgent = `Divan-Replicator/${options.version}`;
     const settings: SchedulerSettings = {
-      maxJobs: () => options.config.getInteger('replicator', 'max_jobs'),
+      // CouchDB's max_jobs is per node: with N worker processes each runs at most its share.
+      maxJobs: () => Math.max(1, Math.ceil(options.config.getInteger('replicator', 'max_jobs') / (options.processes ?? 1))),
       userAgent: this.userAgent,
       ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
     };
     this.scheduler = new Scheduler(settings, options.tasks, options.log);
+    this.#gather = options.gather;
+    options.gather.answer(RUNS, (id) => this.scheduler.get(String(id)) !== undefined);
+    options.gather.answer(CANCEL, (payload) => this.#cancelHere(payload as { id: string; user: string | null; admin: boolean }));
   }
 
   defaults(): Defaults {
@@ -87,7 +101,9 @@ export class Replicator {
     if (spec.cancel) return this.#cancel(spec, userCtx);
     const { id, baseId } = await this.idOf(spec);
     if (spec.continuous) {
-      if (!this.scheduler.get(id)) this.scheduler.add(id, baseId, spec, { user: userCtx.name });
+      // Started once per server, whichever worker process was asked first.
+      const elsewhere = (await this.#gather.gather(RUNS, id)).some((reply) => reply.value === true);
+      if (!elsewhere && !this.scheduler.get(id)) this.scheduler.add(id, baseId, spec, { user: userCtx.name });
       return { status: 202, body: { ok: true, _local_id: id } };
     }
     const running = this.scheduler.get(id);
@@ -107,13 +123,22 @@ export class Replicator {
     });
   }
 
+  /** CouchDB's cancel: the job may run in any worker process; none has it: 404 `not found`. */
   async #cancel(spec: ReplicationSpec, userCtx: UserCtx): Promise<{ status: number; body: JsonObject }> {
     const id = spec.cancelId ?? (await this.idOf(spec)).id;
-    const job = this.scheduler.get(id);
-    if (!job || job.origin.db !== undefined) return { status: 404, body: { error: 'not found' } };
-    if (!isServerAdmin(userCtx) && job.origin.user !== userCtx.name) throw new ReplicationSpecError(401, 'unauthorized', 'Only the owner or a server admin may cancel a replication.');
-    this.scheduler.remove(id);
-    return { status: 200, body: { ok: true, _local_id: id } };
+    const answers = (await this.#gather.gather(CANCEL, { id, user: userCtx.name, admin: isServerAdmin(userCtx) })).map((reply) => reply.value);
+    if (answers.includes('cancelled')) return { status: 200, body: { ok: true, _local_id: id } };
+    if (answers.includes('unauthorized')) throw new ReplicationSpecError(401, 'unauthorized', 'Only the owner or a server admin may cancel a replication.');
+    return { status: 404, body: { error: 'not found' } };
+  }
+
+  /** Cancels a `_replicate` job of this process; `_replicator` documents' jobs end with their document. */
+  #cancelHere(asked: { id: string; user: string | null; admin: boolean }): Json {
+    const job = this.scheduler.get(asked.id);
+    if (!job || job.origin.db !== undefined) return null;
+    if (!asked.admin && job.origin.user !== asked.user) return 'unauthorized';
+    this.scheduler.remove(asked.id);
+    return 'cancelled';
   }
 
   close(): void {

@@ -24,11 +24,6 @@ export function jobView(job: Job, node: string): JsonObject {
   };
 }
 
-export function jobsView(scheduler: Scheduler, node: string, skip = 0, limit = Infinity): JsonObject {
-  const jobs = scheduler.list().sort((a, b) => (a.id < b.id ? -1 : 1));
-  return { total_rows: jobs.length, offset: skip, jobs: jobs.slice(skip, skip + limit).map((job) => jobView(job, node)) };
-}
-
 export function docView(docs: ReplicatorDocs, scheduler: Scheduler, docId: string, node: string): JsonObject | undefined {
   const tracked = docs.tracked().get(docId);
   if (!tracked) return undefined;
@@ -38,7 +33,8 @@ export function docView(docs: ReplicatorDocs, scheduler: Scheduler, docId: strin
     database: '_replicator',
     doc_id: docId,
     id: tracked.jobId ?? tracked.ended?.id ?? null,
-    node: tracked.elsewhere ?? node,
+    // A lease holder is `node#instance` when worker processes share the node name (wiring/replication.ts).
+    node: tracked.elsewhere?.replace(/#[0-9a-f]+$/, '') ?? node,
     source: job?.spec.source.url ?? null,
     target: job?.spec.target.url ?? null,
     state,
@@ -49,8 +45,11 @@ export function docView(docs: ReplicatorDocs, scheduler: Scheduler, docId: strin
   };
 }
 
-export function docsView(docs: ReplicatorDocs, scheduler: Scheduler, node: string, skip = 0, limit = Infinity): JsonObject {
-  const ids = [...docs.tracked().keys()].sort();
-  const rows = ids.map((id) => docView(docs, scheduler, id, node)).filter((row): row is JsonObject => row !== undefined);
-  return { total_rows: rows.length, offset: skip, docs: rows.slice(skip, skip + limit) };
+/**
+ * How much a worker knows of a document's job: it runs it (2), saw it end or fail (1), or only
+ * knows who holds its lease (0). With several workers, the answer of the one that knows most wins.
+ */
+export function docRank(docs: ReplicatorDocs, docId: string): number {
+  const tracked = docs.tracked().get(docId);
+  return tracked?.jobId !== undefined ? 2 : tracked?.elsewhere !== undefined ? 0 : 1;
 }

@@ -54,6 +54,11 @@ export interface ChunkSink {
   finish(blob: number, digest: string, length: number): Promise<void>;
   /** Drops a blob whose upload failed. */
   abandon(blob: number): Promise<void>;
+  /**
+   * `begin`, `append` and `finish` in one transaction, for an attachment that fits in one write
+   * (most do): one commit, so one fsync, instead of three. Optional: without it the three steps run.
+   */
+  whole?(db: string, chunks: Buffer[], digest: string, length: number): Promise<void>;
 }
 
 /** `md5-<base64>` as CouchDB writes digests. */
@@ -63,7 +68,8 @@ export function digestOf(hash: Hash): string {
 
 /** The shared upload loop: re-chunks `source` into `ATTACHMENT_CHUNK_SIZE` pieces, hashing as it goes. */
 export async function saveInChunks(sink: ChunkSink, db: string, source: AsyncIterable<Buffer>, maxBytes: number, tooLarge: () => Error): Promise<SavedAttachment> {
-  const blob = await sink.begin(db);
+  // Without a one-transaction `whole`, the blob is begun first (a missing database fails before any byte is read).
+  let blob = sink.whole ? undefined : await sink.begin(db);
   const hash = createHash('md5');
   let length = 0;
   let index = 0;
@@ -75,6 +81,7 @@ export async function saveInChunks(sink: ChunkSink, db: string, source: AsyncIte
   let filled = 0;
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
+    blob ??= await sink.begin(db);
     await sink.append(blob, index, pending);
     index += pending.length;
     pending = [];
@@ -98,12 +105,17 @@ export async function saveInChunks(sink: ChunkSink, db: string, source: AsyncIte
       }
     }
     if (filled > 0) pending.push(current.subarray(0, filled));
-    await flush();
     const digest = digestOf(hash);
+    if (blob === undefined && sink.whole) {
+      await sink.whole(db, pending, digest, length);
+      return { digest, length };
+    }
+    await flush();
+    blob ??= await sink.begin(db);
     await sink.finish(blob, digest, length);
     return { digest, length };
   } catch (error) {
-    await sink.abandon(blob).catch(() => undefined);
+    if (blob !== undefined) await sink.abandon(blob).catch(() => undefined);
     throw error;
   }
 }

@@ -117,6 +117,12 @@ export interface Storage {
   /** Map/reduce view indexes (view-store.ts); dropped with their database. */
   readonly views: ViewStore;
 
+  /**
+   * Something from outside this process arrived (a request, a message from a sibling worker): what
+   * another process committed before it must be visible to the reads that follow. A backend that
+   * caches (SQLite) checks for other processes' commits before the next read; others ignore it.
+   */
+  outsideEvent?(): void;
   /** Closes connections after pending writes have been committed. */
   close(): Promise<void>;
   /** Resolves when the backend can serve (used by `GET /_up`); rejects otherwise. */

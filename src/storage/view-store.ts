@@ -89,7 +89,7 @@ export interface ViewStore {
   drop(db: string, signatures: readonly string[]): Promise<number>;
   /**
    * Runs `work` as the only updater of the index: on PostgreSQL across every node (an advisory lock),
-   * on SQLite within the process.
+   * on SQLite across the worker processes sharing the file (the server's named locks).
    */
   exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T>;
 }

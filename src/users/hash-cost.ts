@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import { DEFAULTS } from '../config/defaults.js';
-import { pbkdf2Queue } from '../crypto/crypto.js';
+import { pbkdf2Queue, setPbkdf2Nice } from '../crypto/crypto.js';
 import { iterationCountTooHigh } from '../errors/catalog.js';
 import type { JsonObject } from '../storage/storage.js';
 import type { IterationLimits } from './password-hash.js';
@@ -39,17 +39,12 @@ export function refuseCostlyHash(doc: JsonObject, maxIterations: number): void {
   }
 }
 
-/**
- * Applies `[chttpd_auth] pbkdf2_concurrency` and `pbkdf2_max_waiting` now and on every change.
- * The concurrency stays below the libuv pool size so that PBKDF2 never holds every thread.
- */
-export function followPbkdf2QueueSettings(config: Config, env: Readonly<Record<string, string | undefined>> = process.env): void {
-  const poolSize = Number.parseInt(env['UV_THREADPOOL_SIZE'] ?? '', 10) || 4;
-  const apply = (): void =>
-    pbkdf2Queue.configure({
-      concurrency: Math.min(config.authInteger('pbkdf2_concurrency'), Math.max(1, poolSize - 1)),
-      maxWaiting: config.authInteger('pbkdf2_max_waiting'),
-    });
+/** Applies `[chttpd_auth] pbkdf2_concurrency`, `pbkdf2_max_waiting` and `pbkdf2_nice` now and on every change. */
+export function followPbkdf2QueueSettings(config: Config): void {
+  const apply = (): void => {
+    pbkdf2Queue.configure({ concurrency: config.authInteger('pbkdf2_concurrency'), maxWaiting: config.authInteger('pbkdf2_max_waiting') });
+    setPbkdf2Nice(config.authInteger('pbkdf2_nice'));
+  };
   apply();
   config.onChange((change) => {
     if (change.section === 'chttpd_auth' || change.section === 'couch_httpd_auth') apply();

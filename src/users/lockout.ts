@@ -92,7 +92,9 @@ export class Lockout {
     let flight = this.#inFlight.get(key);
     if (flight === undefined) {
       flight = { count: 0, waiters: [] };
-      this.#inFlight.set(flatCopy(key), flight);
+      // No flat copy (unlike #count's entries): this entry goes with the last attempt in flight,
+      // and those attempts hold their requests anyway.
+      this.#inFlight.set(key, flight);
     }
     flight.count++;
     const reserved = flight;

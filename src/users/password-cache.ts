@@ -1,7 +1,7 @@
 import { HitCounts } from '../metrics/hit-counts.js';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.js';
-import { constantTimeEqual, keyedSha256 } from '../crypto/crypto.js';
+import { digestsEqual, keyedSha256 } from '../crypto/crypto.js';
 
 /**
  * Remembers passwords that passed the slow PBKDF2 check, as a keyed fast hash, so repeated Basic
@@ -15,7 +15,7 @@ export class VerifiedPasswordCache {
   /** Lookups that found a verified password (the hash was skipped) and those that did not. */
   readonly counts = new HitCounts();
   readonly #key = randomBytes(32).toString('hex');
-  readonly #entries = new Map<string, { key: string; digest: Buffer; lastUsed: number }>();
+  readonly #entries = new Map<string, { key: string; digest: string; lastUsed: number }>();
   #maxObjects: number;
   #maxIdleMs: number;
   #enabled: boolean;
@@ -52,7 +52,7 @@ export class VerifiedPasswordCache {
     // Re-insert so Map order stays least-recently-used first.
     this.#entries.delete(entry.key);
     this.#entries.set(entry.key, entry);
-    return constantTimeEqual(entry.digest, this.#digest(salt, password));
+    return digestsEqual(entry.digest, this.#digest(salt, password));
   }
 
   remember(name: string, salt: string, password: string): void {
@@ -80,7 +80,7 @@ export class VerifiedPasswordCache {
     return this.#entries.size;
   }
 
-  #digest(salt: string, password: string): Buffer {
+  #digest(salt: string, password: string): string {
     return keyedSha256(this.#key, `${salt}\u0000${password}`);
   }
 }

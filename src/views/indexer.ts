@@ -7,6 +7,7 @@
  * finds the index already up to date). A map function that throws skips that document (logged).
  */
 import { withoutEncodingInfo } from '../attachments/encoding.js';
+import { compareRaw } from '../documents/selector-collation.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
@@ -40,7 +41,12 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
       return;
     }
     const pairs = Array.isArray(outcome.value) ? outcome.value : [];
-    for (const pair of pairs) if (Array.isArray(pair)) rows.push(encodedRow(view, pair[0] ?? null, pair[1] ?? null));
+    const emitted: { row: EncodedRow; value: Json }[] = [];
+    for (const pair of pairs) if (Array.isArray(pair)) emitted.push({ row: encodedRow(view, pair[0] ?? null, pair[1] ?? null), value: pair[1] ?? null });
+    // Rows of one document under one key come in Erlang's order of their values, as CouchDB's
+    // updater sorts a document's emits before it stores them (`couch_mrview_updater:insert_results`).
+    emitted.sort((a, b) => Buffer.compare(a.row.key, b.row.key) || compareRaw(a.value, b.value));
+    for (const { row } of emitted) rows.push(row);
   });
   return rows;
 }

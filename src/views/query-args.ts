@@ -21,6 +21,8 @@ export interface ViewArgs {
   groupLevel?: number;
   includeDocs: boolean;
   conflicts?: boolean;
+  /** With `include_docs`: the documents' attachments with their data inline. */
+  attachments?: boolean;
   update: 'true' | 'false' | 'lazy';
   stable: boolean;
   updateSeq: boolean;
@@ -91,7 +93,7 @@ const SETTERS: Record<string, Setter> = {
   update_seq: (args, value) => (args.updateSeq = boolean(value)),
   conflicts: (args, value) => (args.conflicts = boolean(value)),
   sorted: (args, value) => (args.sorted = boolean(value)),
-  attachments: (_args, value) => void boolean(value),
+  attachments: (args, value) => (args.attachments = boolean(value)),
   att_encoding_info: (_args, value) => void boolean(value),
 };
 SETTERS['start_key'] = SETTERS['startkey']!;

@@ -14,8 +14,8 @@ export interface DocumentRef {
   rev?: string;
 }
 
-/** Reads documents as the caller may see them; null for a missing or deleted one. */
-export type DocumentReader = (refs: readonly DocumentRef[], conflicts: boolean) => Promise<(JsonObject | null)[]>;
+/** Reads documents as the caller may see them (attachments inline when asked); null for a missing or deleted one. */
+export type DocumentReader = (refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }) => Promise<(JsonObject | null)[]>;
 
 export interface IndexAt {
   storage: Storage;
@@ -52,12 +52,35 @@ function refOf(id: string, value: Json): DocumentRef {
   return { id };
 }
 
+/**
+ * CouchDB keeps a document's rows under one key as one entry (`{dups, Values}`) and always expands
+ * it in ascending order, so a descending scan reverses documents and keys but not those values.
+ * Within one page only: a page that ends inside such a run holds its last values, not its first.
+ */
+function ascendingDuplicates<Row extends { id: string; key: Json }>(rows: Row[]): Row[] {
+  const out: Row[] = [];
+  let run: Row[] = [];
+  let runOf = '';
+  for (const row of rows) {
+    const of = JSON.stringify([row.key, row.id]);
+    if (of !== runOf) {
+      out.push(...run.reverse());
+      run = [];
+      runOf = of;
+    }
+    run.push(row);
+  }
+  out.push(...run.reverse());
+  return out;
+}
+
 /** `{total_rows, offset, rows}` of a map query. */
 export async function mapQuery(index: IndexAt, args: CheckedArgs, read: DocumentReader): Promise<JsonObject> {
   const result = await scan(index, args, true);
+  if (args.descending) result.rows = ascendingDuplicates(result.rows);
   const rows: JsonObject[] = result.rows.map((row) => ({ id: row.id, key: row.key, value: row.value }));
   if (args.includeDocs) {
-    const docs = await read(result.rows.map((row) => refOf(row.id, row.value)), args.conflicts === true);
+    const docs = await read(result.rows.map((row) => refOf(row.id, row.value)), { conflicts: args.conflicts === true, attachments: args.attachments === true });
     rows.forEach((row, i) => (row['doc'] = docs[i] ?? null));
   }
   return { total_rows: result.totalRows, offset: result.offset, rows };

@@ -34,6 +34,30 @@ function sameKeys(keys: Json[], args: ViewArgs): boolean {
   return keys.length === 1 && JSON.stringify(args.startKey) === only && JSON.stringify(args.endKey) === only;
 }
 
+/** Document ids compare by their UTF-8 bytes; an absent bound is below (`low`) or above every id. */
+function compareDocIds(a: string | undefined, aLow: boolean, b: string | undefined, bLow: boolean): number {
+  if (a === undefined || b === undefined) {
+    if (a === undefined && b === undefined) return aLow === bLow ? 0 : aLow ? -1 : 1;
+    return a === undefined ? (aLow ? -1 : 1) : bLow ? 1 : -1;
+  }
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/**
+ * A range no row can fall in is a 400, as CouchDB's `couch_mrview_util:check_range` answers (views
+ * only: `_all_docs` answers no rows): the start must sort before the end in the query's direction,
+ * keys by view collation, then document ids (absent ones at the range's far ends).
+ */
+function checkRange(args: ViewArgs): void {
+  if (args.startKey === undefined || args.endKey === undefined) return;
+  if (JSON.stringify(args.startKey) === JSON.stringify(args.endKey)) return;
+  const byKey = Buffer.compare(encodeKey(args.startKey), encodeKey(args.endKey));
+  const fwd = !args.descending;
+  const order = byKey !== 0 ? byKey : compareDocIds(args.startDocId, fwd, args.endDocId, !fwd);
+  if (fwd && order >= 0) throw queryParseError('No rows can match your key range, reverse your start_key and end_key or set descending=true');
+  if (!fwd && order < 0) throw queryParseError('No rows can match your key range, reverse your start_key and end_key or set descending=false');
+}
+
 /** CouchDB's checks, in its order; `hasReduce`: the view has a reduce function. */
 export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
   const level = groupLevelOf(args);
@@ -45,6 +69,7 @@ export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
   if (!reducing && level !== 0) throw queryParseError('Invalid use of grouping on a map view.');
   if (reducing && args.includeDocs) throw queryParseError('`include_docs` is invalid for reduce');
   if (reducing && args.conflicts !== undefined) throw queryParseError('`conflicts` is invalid for reduce views.');
+  checkRange(args);
   return { ...args, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
 }
 

@@ -55,7 +55,7 @@ export class Views {
     const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map };
     const body = checked.reducing
       ? await reduceQuery(index, checked, { source: view.reduce!, ddoc: group.doc, view: viewName, functions: this.#settings.functions, log: this.#settings.log })
-      : await mapQuery(index, checked, (refs, conflicts) => this.#documents(opened, refs, conflicts));
+      : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options));
     if (args.updateSeq) body['update_seq'] = sequencesOf(await opened.info()).format(seq);
     if (args.update === 'lazy') {
       this.refresh(opened, group).catch((error: unknown) => this.#settings.log.warning(`view ${opened.db}/${group.id}: update after the query failed: ${String(error)}`));
@@ -64,11 +64,11 @@ export class Views {
   }
 
   /** Documents for `include_docs` as the caller may see them; null for missing or deleted ones. */
-  async #documents(opened: OpenedDatabase, refs: readonly DocumentRef[], conflicts: boolean): Promise<(JsonObject | null)[]> {
+  async #documents(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }): Promise<(JsonObject | null)[]> {
     return Promise.all(
       refs.map(async (ref) => {
         try {
-          const { doc } = await opened.readDocument(ref.id, ref.rev, { conflicts });
+          const { doc } = await opened.readDocument(ref.id, ref.rev, { conflicts: options.conflicts }, options.attachments ? { attachments: {} } : {});
           return doc['_deleted'] === true ? null : doc;
         } catch (error) {
           if (error instanceof Error && 'status' in error && error.status === 404) return null;

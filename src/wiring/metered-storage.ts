@@ -24,11 +24,19 @@ export function meteredStorage(backend: Storage, metrics: Metrics): Storage {
     return backend.openRevisions(db, queries);
   };
   const replaced: Partial<Storage> = { writeDocuments, readDocument, openRevisions };
+  // Bound once per method, not on every call: storage calls sit on every request's path.
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(backend, {
     get(target, property) {
       if (Object.hasOwn(replaced, property)) return replaced[property as keyof Storage];
       const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (typeof value !== 'function') return value;
+      let method = bound.get(property);
+      if (method === undefined || (method as { original?: unknown }).original !== value) {
+        method = Object.assign((value as (...args: unknown[]) => unknown).bind(target), { original: value });
+        bound.set(property, method);
+      }
+      return method;
     },
   });
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
 
@@ -122,7 +123,15 @@ describe('attachments', () => {
     assert.equal(open.body[0].ok._attachments.t.data, Buffer.from('open revs').toString('base64'));
     const mixed = await server.admin(`/att/revs?open_revs=${encodeURIComponent(JSON.stringify([put.body.rev]))}&attachments=true`, { headers: { Accept: 'multipart/mixed' } });
     assert.match(String(mixed.headers['content-type']), /^multipart\/mixed/);
-    assert.ok(mixed.text.includes(Buffer.from('open revs').toString('base64')));
+    // As CouchDB's send_docs_multipart: the revision is a multipart/related part, its attachment a
+    // part of its own in bytes, whether or not `attachments=true` was asked (CouchDB's replicator does not ask).
+    for (const asked of ['&attachments=true', '']) {
+      const answer = await server.admin(`/att/revs?open_revs=${encodeURIComponent(JSON.stringify([put.body.rev]))}${asked}`, { headers: { Accept: 'multipart/mixed' } });
+      assert.match(answer.text, /\r\nContent-Type: multipart\/related; boundary="[0-9a-f]+"\r\n\r\n--[0-9a-f]+\r\nContent-Type: application\/json\r\n\r\n\{[^\r]*"follows":true/, asked);
+      assert.ok(answer.text.includes('\r\n\r\nopen revs\r\n--') && !answer.text.includes(Buffer.from('open revs').toString('base64')), asked);
+    }
+    const since = await server.admin(`/att/revs?open_revs=${encodeURIComponent(JSON.stringify([put.body.rev]))}&atts_since=${encodeURIComponent(JSON.stringify([put.body.rev]))}`, { headers: { Accept: 'multipart/mixed' } });
+    assert.ok(since.text.includes('"stub":true') && !since.text.includes('multipart/related'), 'atts_since: a JSON part with stubs');
     const bulk = await server.admin('/att/_bulk_get?attachments=true&revs=true', { method: 'POST', body: { docs: [{ id: 'revs' }] } });
     assert.equal(bulk.body.results[0].docs[0].ok._attachments.t.data, Buffer.from('open revs').toString('base64'));
     const stubs = await server.admin('/att/_bulk_get', { method: 'POST', body: { docs: [{ id: 'revs', rev: put.body.rev }] } });
@@ -153,6 +162,48 @@ describe('attachments', () => {
     assert.ok((await rawGet(server, '/att/multi/new.bin')).body.equals(bytes));
     const plain = await server.admin('/att/multi2', { method: 'PUT', body: 'x', headers: { 'Content-Type': 'text/plain' } });
     assert.equal(plain.status, 415, 'other bodies than JSON and multipart/related are still refused');
+  });
+
+  test('a follows part whose bytes do not match its stub digest is refused (400) and nothing is written: parts never land under the wrong name', async () => {
+    const one = Buffer.from('bytes of the attachment named 1');
+    const other = Buffer.from('bytes of b.txt');
+    // Sent in the JSON text's order (b.txt, then 1) with the parts in that order; pairing them in
+    // JavaScript's key order (integer-like keys first) would swap the two.
+    const json = `{"_id":"swap","_rev":"1-cccccccccccccccccccccccccccccccc","_revisions":{"start":1,"ids":["cccccccccccccccccccccccccccccccc"]},"_attachments":{"b.txt":{"content_type":"text/plain","revpos":1,"digest":"${md5(other)}","length":${other.length},"follows":true},"1":{"content_type":"text/plain","revpos":1,"digest":"${md5(one)}","length":${one.length},"follows":true}}}`;
+    const part = (bytes: Buffer): Buffer[] => [Buffer.from('\r\n--xyz\r\nContent-Type: text/plain\r\n\r\n'), bytes];
+    const body = Buffer.concat([Buffer.from(`--xyz\r\nContent-Type: application/json\r\n\r\n${json}`), ...part(other), ...part(one), Buffer.from('\r\n--xyz--')]);
+    const put = await server.admin('/att/swap?new_edits=false', { method: 'PUT', body, headers: { 'Content-Type': 'multipart/related; boundary="xyz"' } });
+    if (put.status === 201) {
+      // Paired by the text's order: then each name must hold its own bytes.
+      assert.ok((await rawGet(server, '/att/swap/1')).body.equals(one));
+      assert.ok((await rawGet(server, '/att/swap/b.txt')).body.equals(other));
+    } else {
+      assert.equal(put.status, 400, put.text);
+      assert.match(put.body.reason, /does not match its digest/);
+      assert.equal((await server.admin('/att/swap')).status, 404, 'nothing written');
+    }
+  });
+
+  test('a replicated follows part CouchDB sends gzip-compressed (encoding in its stub) is stored decoded, with its revpos', async () => {
+    const text = Buffer.from('compressible text\n'.repeat(500));
+    const gz = gzipSync(text);
+    const doc = {
+      _id: 'gz-follows',
+      _rev: '3-cccccccccccccccccccccccccccccccc',
+      _revisions: { start: 3, ids: ['cccccccccccccccccccccccccccccccc', 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'] },
+      _attachments: { 'a.txt': { content_type: 'text/plain', revpos: 2, digest: md5(gz), length: text.length, follows: true, encoding: 'gzip', encoded_length: gz.length } },
+    };
+    const body = Buffer.concat([
+      Buffer.from(`--gzb\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(doc)}\r\n--gzb\r\nContent-Disposition: attachment; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n`),
+      gz,
+      Buffer.from('\r\n--gzb--'),
+    ]);
+    const put = await server.admin('/att/gz-follows?new_edits=false', { method: 'PUT', body, headers: { 'Content-Type': 'multipart/related; boundary="gzb"' } });
+    assert.equal(put.status, 201, put.text);
+    assert.ok((await rawGet(server, '/att/gz-follows/a.txt')).body.equals(text), 'the identity bytes');
+    const stub = (await server.admin('/att/gz-follows')).body._attachments['a.txt'];
+    assert.equal(stub.length, text.length);
+    assert.equal(stub.revpos, 2, 'the revpos it was sent with, not the revision generation');
   });
 
   test('_all_docs and _changes with include_docs&attachments=true carry the data', async () => {

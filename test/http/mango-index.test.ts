@@ -53,7 +53,7 @@ for (const backend of SERVER_BACKENDS) {
     test('a partial index holds only matching documents and is used only when named', async () => {
       await createIndex(server(), 'idx', { index: { fields: ['age'], partial_filter_selector: { city: 'Paris' } }, ddoc: 'paris', name: 'paris-age' });
       const listed = (await server().admin('/idx/_index')).body.indexes.find((index: { name: string }) => index.name === 'paris-age');
-      assert.deepEqual(listed.def, { fields: [{ age: 'asc' }], partial_filter_selector: { city: 'Paris' } });
+      assert.deepEqual(listed.def, { fields: [{ age: 'asc' }], partial_filter_selector: { city: { $eq: 'Paris' } } });
       const unnamed = await find(server(), 'idx', { selector: { age: { $gt: 0 } } });
       assert.equal(unnamed.body.warning, 'No matching index found, create an index to optimize query time.');
       const named = await find(server(), 'idx', { selector: { age: { $gt: 0 } }, use_index: 'paris', execution_stats: true });

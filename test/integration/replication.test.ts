@@ -113,6 +113,21 @@ describe('replication between two Divan binaries (one-shot)', () => {
     assert.deepEqual(ids, Array.from({ length: 15 }, (_, i) => `d${String(2 * i + 1).padStart(2, '0')}`));
   });
 
+  test('the _view filter replicates only the documents the map function emits', async () => {
+    await a.call('/src/_design/pick', { method: 'PUT', body: { views: { thirds: { map: 'function (doc) { if (doc.n % 3 === 0) emit(doc.n, null); }' } } } });
+    const run = await replicate({ source: a.dbUrl('src'), target: b.dbUrl('thirds'), create_target: true, filter: '_view', query_params: { view: 'pick/thirds' } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    const ids = (await b.call('/thirds/_all_docs')).body.rows.map((row: { id: string }) => row.id);
+    // d00's leaves (the conflict of the first test) have no `n`: not emitted, not copied.
+    assert.deepEqual(ids, Array.from({ length: 9 }, (_, i) => `d${String(3 * (i + 1)).padStart(2, '0')}`), JSON.stringify(ids));
+  });
+
+  test('the _doc_ids filter named with its query_params, as CouchDB passes a `_` filter to _changes', async () => {
+    const run = await replicate({ source: a.dbUrl('src'), target: b.dbUrl('named-ids'), create_target: true, filter: '_doc_ids', query_params: { doc_ids: ['d03', 'd04'] } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.deepEqual((await b.call('/named-ids/_all_docs')).body.rows.map((row: { id: string }) => row.id), ['d03', 'd04']);
+  });
+
   test('documents a validation function refuses are counted in doc_write_failures, the job completes', async () => {
     await b.call('/guarded', { method: 'PUT' });
     await b.call('/guarded/_design/guard', { method: 'PUT', body: { validate_doc_update: 'function (doc) { if (doc.n > 1) throw({forbidden: "too big"}); }' } });

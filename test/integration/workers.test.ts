@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -168,6 +168,22 @@ for (const backend of BACKENDS.map((each) => each.name)) {
 }
 
 describe('two worker processes: start and stop', () => {
+  test('with neither --workers nor [divan] workers set, the server runs one worker per core', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'divan-workers-default-'));
+    try {
+      writeFileSync(join(dir, 'local.ini'), `[admins]\n${ADMIN[0]} = ${ADMIN[1]}\n[chttpd_auth]\niterations = 1000\n`);
+      const divan = await startDivan(['--port', '0', '--data', dir, '--config', join(dir, 'local.ini')], {}, { defaultWorkers: true });
+      try {
+        assert.equal(childPids(divan.child.pid!).length, availableParallelism());
+        assert.equal((await request(divan.url, '/_up')).status, 200);
+      } finally {
+        assert.equal(await divan.stop(), 0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('a port already taken stops the start with the worker\'s message and status 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'divan-workers-busy-'));
     const taken = createServer();

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type Agent, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 
 export interface HttpResponse {
   status: number;
@@ -15,6 +15,8 @@ export interface HttpOptions {
   body?: unknown;
   /** Basic credentials as [name, password]. */
   auth?: [string, string];
+  /** A keep-alive agent, to stay on one connection (one worker process); a fresh connection by default. */
+  agent?: Agent;
 }
 
 /** A plain node:http client, so tests control every header byte (fetch would add its own). */
@@ -37,7 +39,7 @@ export function request(baseUrl: string, path: string, options: HttpOptions = {}
   if (options.auth) headers['Authorization'] = `Basic ${Buffer.from(`${options.auth[0]}:${options.auth[1]}`).toString('base64')}`;
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: path.startsWith('/') ? path : url.pathname + url.search, method: options.method ?? 'GET', headers, agent: false },
+      { host: url.hostname, port: url.port, path: path.startsWith('/') ? path : url.pathname + url.search, method: options.method ?? 'GET', headers, agent: options.agent ?? false },
       (res) => collectResponse(res).then(resolve, reject),
     );
     req.on('error', reject);

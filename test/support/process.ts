@@ -24,9 +24,12 @@ function withWorkers(args: string[]): string[] {
   return args.includes('--workers') ? args : ['--workers', '1', ...args];
 }
 
-/** Starts the real binary and resolves once it prints its ready line. */
-export function startDivan(args: string[], env: Record<string, string> = {}): Promise<RunningDivan> {
-  const child = spawn(process.execPath, [MAIN, ...withWorkers(args)], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts the real binary and resolves once it prints its ready line. `defaultWorkers` leaves the
+ * worker count to the server's own default (for the test of that default).
+ */
+export function startDivan(args: string[], env: Record<string, string> = {}, { defaultWorkers = false } = {}): Promise<RunningDivan> {
+  const child = spawn(process.execPath, [MAIN, ...(defaultWorkers ? args : withWorkers(args))], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));

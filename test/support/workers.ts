@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { Agent } from 'node:http';
 import { request, type HttpOptions, type HttpResponse } from './http.js';
 
 /** The pids of a process's children (Linux /proc): the workers of a primary. */
@@ -48,4 +49,41 @@ export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** A kept-alive connection to one worker process, named by its request-id prefix. */
+export interface PinnedClient {
+  prefix: string;
+  request(path: string, options?: HttpOptions): Promise<HttpResponse>;
+  close(): void;
+}
+
+const prefixOf = (res: HttpResponse): string => String(res.headers['x-couch-request-id']).slice(0, 6);
+
+/**
+ * One kept-alive connection to each of `workers` worker processes (round robin hands new
+ * connections out in turn), so a test chooses which worker answers. The server's
+ * `keepalive_timeout` must outlast the test. Every answer is checked to come from the same worker.
+ */
+export async function pinnedToEachWorker(url: string, workers: number): Promise<PinnedClient[]> {
+  const pinned = new Map<string, PinnedClient>();
+  for (let attempt = 0; pinned.size < workers; attempt++) {
+    if (attempt > 20) throw new Error(`only ${pinned.size} of ${workers} workers reached`);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const prefix = prefixOf(await request(url, '/', { agent }));
+    if (pinned.has(prefix)) {
+      agent.destroy();
+      continue;
+    }
+    pinned.set(prefix, {
+      prefix,
+      async request(path, options = {}) {
+        const res = await request(url, path, { ...options, agent });
+        if (prefixOf(res) !== prefix) throw new Error(`answered by ${prefixOf(res)}, not ${prefix}: the connection was not kept`);
+        return res;
+      },
+      close: () => agent.destroy(),
+    });
+  }
+  return [...pinned.values()];
 }

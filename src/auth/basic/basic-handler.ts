@@ -12,6 +12,11 @@ export class BasicHandler implements AuthHandler {
     this.#authenticator = authenticator;
   }
 
+  mayAnswer(request: AuthRequest): boolean {
+    // parseBasicHeader's own first test: without this prefix it finds no credentials.
+    return request.headers.authorization?.startsWith('Basic ') === true;
+  }
+
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const header = request.headers.authorization;
     const parsed = parseBasicHeader(header);

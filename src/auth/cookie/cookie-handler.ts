@@ -51,6 +51,10 @@ export class CookieHandler implements AuthHandler {
     if (this.#verified.size > MAX_VERIFIED_COOKIES) this.#verified.delete(this.#verified.keys().next().value as string);
   }
 
+  mayAnswer(request: AuthRequest): boolean {
+    return request.headers.cookie !== undefined;
+  }
+
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const value = firstAuthSessionCookie(headerText(request.headers.cookie));
     if (value === undefined || value === '') return undefined;

@@ -97,6 +97,11 @@ export class JwtHandler implements AuthHandler {
     });
   }
 
+  mayAnswer(request: AuthRequest): boolean {
+    const authorization = request.headers.authorization;
+    return typeof authorization === 'string' && authorization.startsWith(BEARER);
+  }
+
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const authorization = request.headers.authorization;
     if (typeof authorization !== 'string' || !authorization.startsWith(BEARER)) return undefined;

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
-
+import { sha256Text } from '../../crypto/crypto.js';
 import type { UserCtx } from '../../identity/user-ctx.js';
 import { isFiniteNumber } from './claims.js';
 
@@ -73,5 +72,5 @@ export class TokenCache {
 }
 
 export function tokenDigest(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
+  return sha256Text(token, 'base64url');
 }

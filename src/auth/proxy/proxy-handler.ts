@@ -51,6 +51,10 @@ export class ProxyHandler implements AuthHandler {
     this.#log = log;
   }
 
+  mayAnswer(request: AuthRequest): boolean {
+    return this.#header(request, 'x_auth_username') !== undefined;
+  }
+
   async authenticate(request: AuthRequest): Promise<AuthOutcome> {
     const name = this.#header(request, 'x_auth_username');
     if (name === undefined) return undefined;
@@ -99,8 +103,18 @@ export class ProxyHandler implements AuthHandler {
     return true;
   }
 
+  /** Header names as configured, lower-cased once (Node's header keys are lower case). */
+  readonly #lowerCase = new Map<string, string>();
+
   #header(request: AuthRequest, setting: 'x_auth_username' | 'x_auth_roles' | 'x_auth_token'): string | undefined {
-    const value = request.headers[this.#config.authString(setting).toLowerCase()];
+    const configured = this.#config.authString(setting);
+    let name = this.#lowerCase.get(configured);
+    if (name === undefined) {
+      // Three settings: a handful of names over the server's life, cleared for good measure.
+      if (this.#lowerCase.size > 100) this.#lowerCase.clear();
+      this.#lowerCase.set(configured, (name = configured.toLowerCase()));
+    }
+    const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
   }
 }

@@ -6,7 +6,7 @@ import { badRequest, documentMissing, documentTooLarge, methodNotAllowed } from 
 import type { JsonObject } from '../../json/json.js';
 import type { FollowsSource } from '../../attachments/incoming.js';
 import { readBulkJson } from '../bulk-body.js';
-import { boundaryOf, MultipartReader } from '../multipart.js';
+import { boundaryOf, MultipartReader } from '../../multipart/reader.js';
 import { acceptsRelated, relatedReply } from '../multipart-reply.js';
 import { parseJsonBytes } from '../request.js';
 import { databaseName, documentIdOf } from '../document-path.js';

@@ -6,7 +6,7 @@ import { isObject } from '../../documents/document-json.js';
 import { authenticationRequired, methodNotAllowed, notFound, replicationError, requestBodyNotObject } from '../../errors/catalog.js';
 import { requireServerAdmin } from '../../identity/authorization.js';
 import { ReplicationSpecError, RemoteError } from '../../replicator/replication-errors.js';
-import { docView, docsView, jobView, jobsView } from '../../replicator/scheduler-views.js';
+import { nodeDocs, nodeJobs } from '../../replicator/scheduler-answers.js';
 import { nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -33,24 +33,24 @@ export async function replicate(request: Request, services: Services): Promise<R
 
 const page = (request: Request): [number, number] => [nonNegativeIntegerParam(request.query, 'skip') ?? 0, nonNegativeIntegerParam(request.query, 'limit') ?? Infinity];
 
-/** `/_scheduler/jobs`, `/_scheduler/docs`, `/_scheduler/docs/_replicator/{docid}`. */
+/** `/_scheduler/jobs`, `/_scheduler/docs`, `/_scheduler/docs/_replicator/{docid}`: every worker process's. */
 export async function scheduler(request: Request, services: Services): Promise<Reply> {
   requireServerAdmin(request.userCtx);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(['GET', 'HEAD']);
   const [, kind, db, ...rest] = request.segments;
-  const node = services.nodeName();
   const [skip, limit] = page(request);
-  if (kind === 'jobs' && db === undefined) return json(200, jobsView(services.replicator.scheduler, node, skip, limit));
   if (kind === 'jobs') {
-    const job = services.replicator.scheduler.get(db!);
+    const jobs = await nodeJobs(services.gather);
+    if (db === undefined) return json(200, { total_rows: jobs.length, offset: skip, jobs: jobs.slice(skip, skip + limit) });
+    const job = jobs.find((each) => each['id'] === db);
     if (!job) throw notFound('unknown');
-    return json(200, jobView(job, node));
+    return json(200, job);
   }
   if (kind !== 'docs') throw notFound('missing');
-  if (db === undefined) return json(200, docsView(services.replicatorDocs, services.replicator.scheduler, node, skip, limit));
-  if (db !== '_replicator') throw notFound('missing');
-  if (rest.length === 0) return json(200, docsView(services.replicatorDocs, services.replicator.scheduler, node, skip, limit));
-  const view = docView(services.replicatorDocs, services.replicator.scheduler, rest.join('/'), node);
+  if (db !== undefined && db !== '_replicator') throw notFound('missing');
+  const docs = await nodeDocs(services.gather);
+  if (rest.length === 0) return json(200, { total_rows: docs.length, offset: skip, docs: docs.slice(skip, skip + limit) });
+  const view = docs.find((each) => each['doc_id'] === rest.join('/'));
   if (!view) throw notFound('unknown');
   return json(200, view);
 }

@@ -7,7 +7,6 @@
 import { revisionDiffs, revisionOf } from '../../databases/revisions.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
 import type { OpenedRevision } from '../../databases/types.js';
-import { randomHex } from '../../crypto/crypto.js';
 import { isObject, validateDocumentId } from '../../documents/document-json.js';
 import { isCouchError } from '../../errors/couch-error.js';
 import { badRequest, documentMissing, invalidJson, invalidRevFormat, methodNotAllowed, requestBodyNotObject } from '../../errors/catalog.js';
@@ -15,6 +14,7 @@ import type { Json, JsonObject } from '../../json/json.js';
 import { readBulkJson } from '../bulk-body.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { attachmentsParam, booleanParam } from '../query.js';
+import { mixedReply, type MixedItem } from '../multipart-reply.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -173,19 +173,6 @@ function askedRevisions(openRevs: string): 'all' | string[] {
   return parseRevList(value);
 }
 
-/** CouchDB's layout for documents without attachments: one JSON part per revision. */
-function multipartReply(items: JsonObject[]): Reply {
-  const boundary = randomHex(16);
-  let body = `--${boundary}`;
-  for (const item of items) {
-    body += 'ok' in item
-      ? `\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(item['ok'])}\r\n--${boundary}`
-      : `\r\nContent-Type: application/json; error="true"\r\n\r\n${JSON.stringify(item)}\r\n--${boundary}`;
-  }
-  body += '--';
-  return { status: 200, body: Buffer.from(body, 'utf8'), headers: { 'Content-Type': `multipart/mixed; boundary="${boundary}"` } };
-}
-
 /** `GET /{db}/{id}?open_revs=all|[…]` (with `revs`, `latest`, `conflicts`). */
 export async function openRevs(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
@@ -195,18 +182,25 @@ export async function openRevs(request: Request, services: Services): Promise<Re
   const flags = renderFlags(request.query);
   const [results = []] = await opened.openRevisions([{ id, revs, latest: booleanParam(request.query, 'latest') }]);
   if (revs === 'all' && results.length === 0) throw documentMissing();
-  const items: JsonObject[] = [];
+  const multipart = wantsMultipart(request.header('accept'));
+  const items: MixedItem[] = [];
   for (const result of results) {
     if ('missing' in result) {
-      items.push({ missing: result.missing });
+      items.push({ json: { missing: result.missing }, error: true });
       continue;
     }
     try {
-      items.push({ ok: await opened.shownWithAttachments(result.ok, flags, flags.attachments) });
+      // A multipart answer always carries the attachments (those after `atts_since`) as parts, as
+      // CouchDB's send_docs_multipart: CouchDB's replicator asks without `attachments=true`.
+      if (multipart) {
+        const { doc, parts } = opened.shownWithFollows(result.ok, flags, flags.attachments?.since);
+        items.push(parts.length > 0 ? { doc, parts } : { json: doc });
+      } else items.push({ json: await opened.shownWithAttachments(result.ok, flags, flags.attachments) });
     } catch (error) {
       if (!isCouchError(error) || error.status !== 404) throw error;
-      items.push({ missing: result.ok.rev });
+      items.push({ json: { missing: result.ok.rev }, error: true });
     }
   }
-  return wantsMultipart(request.header('accept')) ? multipartReply(items) : json(200, items);
+  if (multipart) return mixedReply(items, (part) => opened.attachmentData(part.digest, part.encoding));
+  return json(200, items.map((item) => ('json' in item ? (item.error ? item.json : { ok: item.json }) : { ok: item.doc })));
 }

@@ -1,6 +1,7 @@
 import { requireServerAdmin } from '../../identity/authorization.js';
 import { randomHex } from '../../crypto/crypto.js';
 import { badRequest } from '../../errors/catalog.js';
+import { nodeTasks } from '../../tasks/gathered-tasks.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -59,8 +60,8 @@ export async function membership(_request: Request, services: Services): Promise
   return json(200, { all_nodes: [node], cluster_nodes: [node] });
 }
 
-/** `GET /_active_tasks`: this node's compactions, indexers and replications (server admins). */
+/** `GET /_active_tasks`: this node's compactions, indexers and replications, in every worker process (server admins). */
 export async function activeTasks(request: Request, services: Services): Promise<Reply> {
   requireServerAdmin(request.userCtx);
-  return json(200, services.tasks.list());
+  return json(200, await nodeTasks(services.gather));
 }

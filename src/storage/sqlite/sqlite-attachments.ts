@@ -101,6 +101,14 @@ export class SqliteAttachments implements AttachmentStore {
         });
         if (duplicate) await queue.enqueue(() => st.deleteChunks.run(blob));
       },
+      whole: (db, chunks, digest, length) =>
+        queue.enqueue(() => {
+          const dbId = databaseId(db);
+          if (st.blobByDigest.get(dbId, digest) !== undefined) return;
+          const blob = Number(st.insertBlob.run(dbId, Date.now()).lastInsertRowid);
+          chunks.forEach((chunk, i) => st.insertChunk.run(blob, i, chunk));
+          st.nameBlob.run(digest, length, blob);
+        }),
       abandon: async (blob) => {
         await queue.enqueue(() => st.deleteBlob.run(blob));
         await queue.enqueue(() => st.deleteChunks.run(blob));

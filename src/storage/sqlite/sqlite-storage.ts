@@ -18,17 +18,19 @@ import { sliceEdits } from '../write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
 import { reclaimSuperseded, writeEdits } from './sqlite-writer.js';
 import { RangeQueries } from './sqlite-range-queries.js';
-import { openConnection, type Connection, type Statement } from './sqlite-connection.js';
+import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { HitCounts } from '../../metrics/hit-counts.js';
 import type { PurgeRequest } from '../purge-plan.js';
 import { SqlitePurges } from './sqlite-purge.js';
 import { WriteQueue } from './sqlite-write-queue.js';
+import { Freshness } from './sqlite-freshness.js';
 import { SqliteIndexStore } from './sqlite-index-store.js';
 import { dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
 import { SqliteViewStore } from './sqlite-views.js';
 import { deleteRowsOfDatabase } from './sqlite-database-removal.js';
+import { LocalLocks, type NamedLocks } from '../../cluster/named-locks.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';
@@ -49,22 +51,24 @@ export class SqliteStorage implements Storage {
   readonly readCache = new HitCounts();
   readonly #purges: SqlitePurges;
   /** Changes whenever another connection (a sibling worker process) commits to the file. */
-  readonly #dataVersion: Statement;
-  #seenVersion: unknown;
+  readonly #freshness: Freshness;
 
-  constructor(file: string) {
+  constructor(file: string, locks: NamedLocks) {
     this.file = file;
     this.#db = openConnection(file);
     this.#st = prepareStatements(this.#db);
-    this.#queue = new WriteQueue(this.#db);
+    this.#queue = new WriteQueue(this.#db, locks);
     this.#purges = new SqlitePurges(this.#db, this.#st);
     this.#ranges = new RangeQueries(this.#db);
     const idOf = (name: string): number => this.#read(() => this.#databaseId(name));
     this.indexes = new SqliteIndexStore(this.#db, this.#queue, idOf);
     this.attachments = new SqliteAttachments(this.#st, this.#queue, idOf);
-    this.views = new SqliteViewStore(this.#db, this.#queue, idOf);
-    this.#dataVersion = this.#db.prepare('PRAGMA data_version').pluck();
-    this.#seenVersion = this.#dataVersion.get();
+    this.views = new SqliteViewStore(this.#db, this.#queue, idOf, locks);
+    this.#freshness = new Freshness(this.#db, () => {
+      this.#idCache.clear();
+      this.#securityCache.clear();
+      this.#winners.clear();
+    });
   }
 
   /** Transactions committed since opening; concurrent writes share one (group commit). */
@@ -118,7 +122,7 @@ export class SqliteStorage implements Storage {
     if (cached !== undefined) return cached;
     const row = this.#read(() => this.#st.databaseByName.get(db));
     if (row === undefined) return undefined;
-    // Dropped by this process's writes, and by #fresh when another process wrote.
+    // Dropped by this process's writes, and by the freshness check when another process wrote.
     const security = deepFreeze(JSON.parse(row.security) as SecurityObject);
     this.#securityCache.set(db, security);
     return security;
@@ -268,32 +272,24 @@ export class SqliteStorage implements Storage {
     this.#securityCache.delete(name);
   }
 
+  outsideEvent(): void {
+    this.#freshness.outsideEvent();
+  }
+
   #read<T>(query: () => T): T {
     if (this.#closed) throw new Error('storage is closed');
-    this.#fresh();
+    this.#freshness.beforeRead();
     return query();
   }
 
   /** Queues a write; inside its transaction (the file's write lock held), caches are checked first. */
   #write<T>(job: () => T): Promise<T> {
     return this.#queue.enqueue(() => {
-      this.#fresh();
+      this.#freshness.check();
       return job();
     });
   }
-
-  /** Forgets every cached read when another process committed since the last look. */
-  #fresh(): void {
-    const version = this.#dataVersion.get();
-    if (version === this.#seenVersion) return;
-    this.#seenVersion = version;
-    this.#idCache.clear();
-    this.#securityCache.clear();
-    this.#winners.clear();
-  }
 }
 
-/** Opens (creating if needed) the SQLite file; throws a one-line `Error` when it cannot. */
-export function openSqliteStorage(file: string): SqliteStorage {
-  return new SqliteStorage(file);
-}
+/** Opens (creating if needed) the SQLite file; throws a one-line `Error` when it cannot. `locks`: the server's (workers.md). */
+export const openSqliteStorage = (file: string, locks: NamedLocks = new LocalLocks()): SqliteStorage => new SqliteStorage(file, locks);

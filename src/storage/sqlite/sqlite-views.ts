@@ -15,6 +15,7 @@ import type {
 import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
+import type { NamedLocks } from '../../cluster/named-locks.js';
 
 interface IndexRow {
   index_id: number;
@@ -36,15 +37,16 @@ export class SqliteViewStore implements ViewStore {
   readonly #queue: WriteQueue;
   readonly #databaseId: (name: string) => number;
   readonly #statements = new Map<string, Statement>();
-  readonly #locks = new Map<string, Promise<unknown>>();
+  readonly #locks: NamedLocks;
   readonly #totals = new Map<string, { seq: number; rows: number }>();
   readonly #aggregates = new AnswerCache<ViewAggregate[]>();
   readonly #offsets = new AnswerCache<number>();
 
-  constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number) {
+  constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
     this.#queue = queue;
     this.#databaseId = databaseId;
+    this.#locks = locks;
   }
 
   #statement(sql: string): Statement {
@@ -165,16 +167,13 @@ export class SqliteViewStore implements ViewStore {
     });
   }
 
+  /** One updater per index across the worker processes sharing the file (the server's named locks). */
   async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
-    const name = `${db}\u0000${signature}`;
-    const previous = this.#locks.get(name) ?? Promise.resolve();
-    const run = previous.then(work, work);
-    const settled = run.catch(() => undefined);
-    this.#locks.set(name, settled);
+    const release = await this.#locks.acquire(`view\u0000${db}\u0000${signature}`);
     try {
-      return await run;
+      return await work();
     } finally {
-      if (this.#locks.get(name) === settled) this.#locks.delete(name);
+      release();
     }
   }
 }

@@ -1,3 +1,4 @@
+import { WRITE_LOCK, type NamedLocks, type Release } from '../../cluster/named-locks.js';
 import type { Connection, Transaction } from './sqlite-connection.js';
 
 interface Job {
@@ -8,32 +9,39 @@ interface Job {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** How long a batch may wait for another process's write lock before it fails (SQLite's busy timeout). */
+/** How long a batch may wait for a write lock held outside the lease before it fails (SQLite's busy timeout). */
 const LOCK_WAIT_MS = 5000;
 
 const isBusy = (error: unknown): boolean => (error as { code?: unknown })?.code === 'SQLITE_BUSY';
 
 /**
- * Group commit: every write started in the same event-loop turn runs in one SQLite transaction,
- * so they share one fsync. Each job runs in its own savepoint, so a job that throws is rolled
- * back alone and only its caller sees the error; callers are answered after COMMIT.
+ * Group commit: every write queued until this process's turn to write runs in one SQLite
+ * transaction, so they share one fsync. Each job runs in its own savepoint, so a job that throws is
+ * rolled back alone and only its caller sees the error; callers are answered after COMMIT.
  *
- * When another process (a sibling worker) holds the file's write lock, `BEGIN IMMEDIATE` is tried
- * without SQLite's blocking busy wait, and again a little later from a timer: the event loop keeps
- * serving reads meanwhile, and writes arriving meanwhile join the waiting batch.
+ * The turn is the `write` lease of the server's named locks (cluster/named-locks.ts): the worker
+ * processes that share the file take it in the order they asked, from before `BEGIN IMMEDIATE`
+ * until right after `COMMIT`. While a batch waits for it the event loop serves reads, and writes
+ * arriving meanwhile join the batch: the more the workers contend, the bigger each commit. A single
+ * process holds the lease in memory, so the code path is the same.
+ *
+ * A write lock held outside the lease (a process that is no worker of this server, a worker
+ * stopping without its channel) shows as SQLITE_BUSY: the batch keeps the lease and tries again a
+ * little later from a timer, without SQLite's blocking busy wait, for at most `LOCK_WAIT_MS`.
  */
 export class WriteQueue {
   #pending: Job[] = [];
+  /** A turn is scheduled or under way: later jobs wait for it (and join it while it waits). */
   #scheduled = false;
   readonly #db: Connection;
-  /** Since when the current batch waits for the write lock; undefined when it does not. */
-  #waitingSince: number | undefined;
+  readonly #locks: NamedLocks;
   #closed = false;
   #transactions = 0;
   readonly #runBatch: Transaction<(jobs: Job[]) => Outcome[]>;
 
-  constructor(db: Connection) {
+  constructor(db: Connection, locks: NamedLocks) {
     this.#db = db;
+    this.#locks = locks;
     // better-sqlite3 turns a transaction function called inside another into a savepoint.
     const runJob = db.transaction((job: Job) => job.run());
     this.#runBatch = db.transaction((jobs: Job[]): Outcome[] =>
@@ -60,34 +68,60 @@ export class WriteQueue {
     if (this.#closed) return Promise.reject(new Error('storage is closed'));
     return new Promise<T>((resolve, reject) => {
       this.#pending.push({ run, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.flush());
-      }
+      this.#schedule();
     });
   }
 
-  /** Runs every queued job now, in one transaction (or later, when another process holds the lock). */
-  flush(): void {
-    this.#scheduled = false;
+  /** A turn after the current event-loop turn, so that every write started in it joins the batch. */
+  #schedule(): void {
+    if (this.#scheduled || this.#closed || this.#pending.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => void this.#turn());
+  }
+
+  /** Takes the lease, commits what is queued by then, gives the lease back, and schedules the next turn. */
+  async #turn(): Promise<void> {
+    const release: Release = await this.#locks.acquire(WRITE_LOCK);
+    try {
+      const started = Date.now();
+      while (!this.#commitQueued(Date.now() - started > LOCK_WAIT_MS)) {
+        await new Promise((wait) => setTimeout(wait, 1));
+      }
+    } finally {
+      release();
+      this.#scheduled = false;
+      this.#schedule();
+    }
+  }
+
+  /**
+   * Commits every queued job in one transaction and answers their callers; false when the file's
+   * write lock is held outside the lease and the batch should try again (the jobs stay queued).
+   */
+  #commitQueued(waitedTooLong: boolean): boolean {
     const jobs = this.#pending;
     this.#pending = [];
-    if (jobs.length === 0) return;
+    if (jobs.length === 0 || this.#commit(jobs, !waitedTooLong && !this.#closed)) return true;
+    this.#pending = [...jobs, ...this.#pending];
+    return false;
+  }
+
+  /**
+   * Runs `jobs` in one transaction and answers each caller (with its error when the transaction
+   * failed as a whole); false, answering none, when SQLITE_BUSY says to wait and `mayWait`.
+   */
+  #commit(jobs: Job[], mayWait: boolean): boolean {
     let outcomes: Outcome[];
     try {
       outcomes = this.#begin(jobs);
       this.#transactions++;
     } catch (error) {
-      if (isBusy(error) && !this.#closed && this.#retryLater(jobs)) return;
-      this.#waitingSince = undefined;
+      if (mayWait && isBusy(error)) return false;
       for (const job of jobs) job.reject(error);
-      return;
+      return true;
     }
-    this.#waitingSince = undefined;
-    outcomes.forEach((outcome, i) => {
-      if (outcome.ok) jobs[i].resolve(outcome.value);
-      else jobs[i].reject(outcome.error);
-    });
+    outcomes.forEach((outcome, i) => (outcome.ok ? jobs[i]!.resolve(outcome.value) : jobs[i]!.reject(outcome.error)));
+    return true;
   }
 
   /** BEGIN IMMEDIATE without a blocking busy wait while the batch may still wait asynchronously. */
@@ -101,23 +135,14 @@ export class WriteQueue {
     }
   }
 
-  /** Puts the batch back in front of the queue and tries again shortly; false once waited too long. */
-  #retryLater(jobs: Job[]): boolean {
-    const now = Date.now();
-    this.#waitingSince ??= now;
-    if (now - this.#waitingSince > LOCK_WAIT_MS) return false;
-    this.#pending = [...jobs, ...this.#pending];
-    if (!this.#scheduled) {
-      this.#scheduled = true;
-      setTimeout(() => this.flush(), 1);
-    }
-    return true;
-  }
-
-  /** Commits what is queued and refuses later jobs. */
+  /**
+   * Commits what is queued now and refuses later jobs. Without waiting for the lease (the
+   * connection closes right after): a sibling holding it meets SQLite's lock and tries again.
+   */
   close(): void {
-    // Closed first: what is queued (a batch waiting for the lock too) commits now, waiting in SQLite's busy handler.
+    const jobs = this.#pending;
+    this.#pending = [];
     this.#closed = true;
-    this.flush();
+    if (jobs.length > 0) this.#commit(jobs, false);
   }
 }

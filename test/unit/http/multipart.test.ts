@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { boundaryOf, MultipartReader } from '../../../src/http/multipart.js';
+import { boundaryOf, MultipartReader } from '../../../src/multipart/reader.js';
 
 async function* split(bytes: Buffer, sizes: number[]): AsyncIterable<Buffer> {
   let at = 0;

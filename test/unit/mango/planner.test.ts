@@ -27,7 +27,11 @@ test('the planner picks indexes as CouchDB does', () => {
     [{ selector: { a: { $exists: true } } }, 'a'],
     [{ selector: { b: { $beginsWith: 'x' } } }, 'b'],
     [{ selector: { a: 1 }, sort: ['b'] }, 'ab'],
-    [{ selector: { $or: [{ a: 1 }, { a: 2 }] } }, '_all_docs'],
+    // A json index every branch requires is usable, and a usable json index goes before _all_docs.
+    [{ selector: { $or: [{ a: 1 }, { a: 2 }] } }, 'a'],
+    [{ selector: { a: { $in: [1, 2] }, z: { $gt: 2 } } }, 'a'],
+    [{ selector: { a: { $in: [1, 2] }, b: { $gt: 2 } } }, 'b'],
+    [{ selector: { b: { $in: [1, 2] }, a: { $regex: 'x' } } }, 'a'],
     [{ selector: { $or: [{ a: 1 }, { b: 2 }] } }, '_all_docs'],
     [{ selector: { _id: { $gt: 'x' } }, sort: ['_id'] }, '_all_docs'],
   ];

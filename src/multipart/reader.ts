@@ -1,8 +1,10 @@
 /**
- * A streaming reader of `multipart/related` bodies (RFC 2046), as CouchDB's replicator sends a
- * document with its attachments: parts are read one after the other, each body as a stream, and
- * never more than one network chunk plus a delimiter is held. busboy reads only
- * `multipart/form-data`, hence this small reader.
+ * A streaming reader of `multipart/related` and `multipart/mixed` bodies (RFC 2046), as CouchDB's
+ * replicator sends a document with its attachments and as `open_revs` answers it: parts are read
+ * one after the other, each body as a stream, and never more than one network chunk plus a
+ * delimiter is held. A part's body may itself be read as a multipart (the `multipart/related`
+ * parts of a `multipart/mixed` answer). busboy reads only `multipart/form-data`, hence this small
+ * reader; it is shared by the HTTP layer and the replicator.
  */
 import { badRequest } from '../errors/catalog.js';
 

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AuthChain } from '../../../src/auth/chain.js';
+import type { AuthHandler, AuthRequest } from '../../../src/auth/types.js';
+
+const request = (headers: AuthRequest['headers']): AuthRequest => ({ method: 'GET', segments: ['_session'], query: new URLSearchParams(), headers, peer: '127.0.0.1', secure: false });
+const open = { requireValidUser: false, requireValidUserExceptForUp: false };
+
+/** A handler that answers for its own header, and records each call of authenticate. */
+function headerHandler(name: string, header: string, calls: string[]): AuthHandler {
+  return {
+    name,
+    mayAnswer: (req) => req.headers[header] !== undefined,
+    async authenticate(req) {
+      calls.push(name);
+      const value = req.headers[header];
+      return typeof value === 'string' ? { userCtx: { name: value, roles: [] } } : undefined;
+    },
+  };
+}
+
+describe('AuthChain', () => {
+  test('a handler whose mayAnswer is false is skipped; the next one that may answer decides', async () => {
+    const calls: string[] = [];
+    const chain = new AuthChain([headerHandler('first', 'x-first', calls), headerHandler('second', 'x-second', calls)]);
+    const outcome = await chain.authenticate(request({ 'x-second': 'bob' }), open);
+    assert.deepEqual(calls, ['second']);
+    assert.equal(outcome.handler, 'second');
+    assert.equal(outcome.userCtx.name, 'bob');
+  });
+
+  test('with no handler that may answer the request is anonymous, and none is called', async () => {
+    const calls: string[] = [];
+    const chain = new AuthChain([headerHandler('first', 'x-first', calls)]);
+    const outcome = await chain.authenticate(request({}), open);
+    assert.deepEqual(calls, []);
+    assert.equal(outcome.userCtx.name, null);
+    assert.equal(outcome.handler, undefined);
+  });
+
+  test('a handler without mayAnswer is always asked', async () => {
+    const calls: string[] = [];
+    const plain: AuthHandler = { name: 'plain', authenticate: async () => (calls.push('plain'), undefined) };
+    await new AuthChain([plain]).authenticate(request({}), open);
+    assert.deepEqual(calls, ['plain']);
+  });
+});
