@@ -193,15 +193,23 @@ export function parseJwksUrls(value: string | undefined): { urls: string[]; prob
 }
 
 async function fetchJson(fetcher: typeof fetch, url: string, timeoutMs: number): Promise<unknown> {
-  const response = await fetcher(url, {
-    headers: { accept: 'application/jwk-set+json, application/json' },
-    signal: AbortSignal.timeout(timeoutMs),
-  });
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new Error(`HTTP ${response.status}`);
+  // A timer of our own, not AbortSignal.timeout: that one is unref'd and weakly held, so a fetch to
+  // a provider that never answers must not depend on it to ever end.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), timeoutMs);
+  try {
+    const response = await fetcher(url, {
+      headers: { accept: 'application/jwk-set+json, application/json' },
+      signal: controller.signal,
+    });
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new Error(`HTTP ${response.status}`);
+    }
+    return JSON.parse(await readLimited(response, JWKS_MAX_BYTES));
+  } finally {
+    clearTimeout(timer);
   }
-  return JSON.parse(await readLimited(response, JWKS_MAX_BYTES));
 }
 
 async function readLimited(response: Response, maxBytes: number): Promise<string> {
