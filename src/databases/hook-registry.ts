@@ -18,7 +18,10 @@ export class HookRegistry {
   }
 
   for(db: string): DatabaseHooks[] {
-    return this.#hooks.filter((hooks) => hooks.appliesTo(db));
+    // A loop rather than filter(): every request that opens a database asks.
+    const applying: DatabaseHooks[] = [];
+    for (const hooks of this.#hooks) if (hooks.appliesTo(db)) applying.push(hooks);
+    return applying;
   }
 
   /** Runs every `afterWrite` of `written.db`, one after the other, before the write is answered. */

@@ -5,6 +5,7 @@ import type { Caller, DatabaseHooks, ReadFilter } from '../documents/database-ho
 import { parseRev, renderRevision, type RenderOptions } from '../documents/document-json.js';
 import { documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
+import { JsonText } from '../json/json-text.js';
 import type {
   ChangeRow,
   ChangesOptions,
@@ -43,6 +44,15 @@ export interface LayerContext {
 }
 
 const AS_STORED: ReadFilter = { single: (doc) => doc, listed: (doc) => doc };
+const WITHOUT_ENCODING_INFO: ReadFilter = { single: withoutEncodingInfo, listed: withoutEncodingInfo };
+const CURRENT_REVISION = { revsInfo: false } as const;
+
+/**
+ * The text of a current revision shown without options or hooks, by the revision the storage
+ * handed out: a frozen one (the SQLite backend's cache) is the same object until the document
+ * changes, and can never change itself, so neither can its text.
+ */
+const plainTexts = new WeakMap<StoredRevision, JsonText>();
 
 /** Chains the `afterDocRead` filters of several hooks (today at most one applies). */
 function combinedFilter(filters: ReadFilter[]): ReadFilter {
@@ -66,10 +76,11 @@ export class OpenedDatabase {
   readonly caller: Caller;
   readonly hooks: readonly DatabaseHooks[];
   readonly context: LayerContext;
-  /** How the caller sees documents (the hooks' `afterDocRead`; attachment stubs without their encoding). */
-  readonly view: ReadFilter;
-  /** `view` with the stubs' `encoding`/`encoded_length` kept (`att_encoding_info=true`). */
-  readonly encodedView: ReadFilter;
+  // The read filters and views below are made when first needed: most requests that open a
+  // database (a cached read, a write) never look at them.
+  #filters: ReadFilter[] | undefined;
+  #view: ReadFilter | undefined;
+  #encodedView: ReadFilter | undefined;
 
   constructor(db: string, security: SecurityObject, caller: Caller, context: LayerContext) {
     this.db = db;
@@ -77,9 +88,21 @@ export class OpenedDatabase {
     this.caller = caller;
     this.context = context;
     this.hooks = context.hooks.for(db);
-    const filters = this.hooks.flatMap((hooks) => (hooks.afterDocRead ? [hooks.afterDocRead(db, caller)] : []));
-    this.encodedView = combinedFilter(filters);
-    this.view = combinedFilter([...filters, { single: withoutEncodingInfo, listed: withoutEncodingInfo }]);
+  }
+
+  /** The hooks' `afterDocRead` filters for this caller. */
+  get #readFilters(): ReadFilter[] {
+    return (this.#filters ??= this.hooks.flatMap((hooks) => (hooks.afterDocRead ? [hooks.afterDocRead(this.db, this.caller)] : [])));
+  }
+
+  /** How the caller sees documents (the hooks' `afterDocRead`; attachment stubs without their encoding). */
+  get view(): ReadFilter {
+    return (this.#view ??= combinedFilter([...this.#readFilters, WITHOUT_ENCODING_INFO]));
+  }
+
+  /** `view` with the stubs' `encoding`/`encoded_length` kept (`att_encoding_info=true`). */
+  get encodedView(): ReadFilter {
+    return (this.#encodedView ??= combinedFilter(this.#readFilters));
   }
 
   get storage(): Storage {
@@ -118,6 +141,24 @@ export class OpenedDatabase {
     if (stored.deleted && rev === undefined) throw documentDeleted();
     if (read.attachments?.follows) return { rev: stored.rev, ...this.shownWithFollows(stored, render, read.attachments.since) };
     return { rev: stored.rev, doc: await this.shownWithAttachments(stored, render, read.attachments) };
+  }
+
+  /**
+   * `readDocument` of the current revision without options, as the text of its JSON reply: the
+   * same bytes, serialised once per stored revision where no hook filters what the caller sees.
+   */
+  async readCurrentText(id: string): Promise<{ rev: string; text: JsonText }> {
+    this.requireReadAccess(id);
+    const stored = await this.storage.readDocument(this.db, id, CURRENT_REVISION);
+    if (!stored) throw documentMissing();
+    if (stored.deleted) throw documentDeleted();
+    if (this.#readFilters.length > 0 || !Object.isFrozen(stored)) return { rev: stored.rev, text: JsonText.of(this.shown(stored, {})) };
+    let text = plainTexts.get(stored);
+    if (text === undefined) {
+      text = JsonText.of(this.shown(stored, {}));
+      plainTexts.set(stored, text);
+    }
+    return { rev: stored.rev, text };
   }
 
   /** A shown revision whose attachments newer than `atts_since` are `follows: true` parts (multipart answers). */

@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
+import { JsonText } from '../json/json-text.js';
 import type { Json } from '../storage/storage.js';
 
 /** What an endpoint answers; the response step adds the common headers and writes it. */
 export interface Reply {
   status: number;
-  /** JSON values (strings included) are serialised with a trailing newline; a Buffer is sent as is. */
-  body?: Json | object | Buffer | string;
+  /** JSON values (strings included) are serialised with a trailing newline; a Buffer or a `JsonText` is sent as is. */
+  body?: Json | object | Buffer | string | JsonText;
   headers?: Record<string, string | string[]>;
   /**
    * A streamed body (continuous `_changes`, …): called instead of writing `body`. The status and
@@ -33,6 +34,7 @@ export function json(status: number, body: Json | object, headers?: Record<strin
 export function serialize(body: Reply['body']): Buffer {
   if (body === undefined) return Buffer.alloc(0);
   if (Buffer.isBuffer(body)) return body;
+  if (body instanceof JsonText) return Buffer.from(body.text, 'utf8');
   return Buffer.from(`${JSON.stringify(body)}\n`, 'utf8');
 }
 
@@ -109,14 +111,19 @@ export async function writeStreamingReply(
   }
 }
 
+function payloadOf(body: Exclude<Reply['body'], undefined>): string | Buffer {
+  if (Buffer.isBuffer(body)) return body;
+  return body instanceof JsonText ? body.text : `${JSON.stringify(body)}\n`;
+}
+
 export function writeReply(res: ServerResponse, reply: Reply, options: WriteOptions): void {
   // A 204 has no body, so no Content-Type and (RFC 9110 §8.6) no Content-Length.
   const noContent = reply.status === 204;
   // A JSON body goes out as a string: Node then sends headers and body in one write() instead of a
   // writev() of two chunks, which is measurable on small answers (the common case).
-  const payload: string | Buffer = noContent || reply.body === undefined ? '' : Buffer.isBuffer(reply.body) ? reply.body : `${JSON.stringify(reply.body)}\n`;
+  const payload: string | Buffer = noContent || reply.body === undefined ? '' : payloadOf(reply.body);
   const headers = commonHeaders(reply, options, !noContent);
-  if (!noContent) headers['Content-Length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  if (!noContent) headers['Content-Length'] = reply.body instanceof JsonText ? reply.body.byteLength : typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
   options.decorate?.(headers);
   res.writeHead(reply.status, headers);
   res.end(options.head || noContent ? undefined : payload);

@@ -4,6 +4,7 @@ import { maxDocumentSize } from '../../databases/settings.js';
 import { toEdit } from '../../documents/document-json.js';
 import { badRequest, documentMissing, documentTooLarge, methodNotAllowed } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
+import type { JsonText } from '../../json/json-text.js';
 import type { FollowsSource } from '../../attachments/incoming.js';
 import { readBulkJson } from '../bulk-body.js';
 import { boundaryOf, MultipartReader } from '../../multipart/reader.js';
@@ -21,6 +22,14 @@ function written(request: Request, db: string, id: string, rev: string, status =
   return json(status, { ok: true, id, rev }, { ETag: `"${rev}"`, Location: absoluteUrl(request, documentPath(db, id)) });
 }
 
+const notModified = (etag: string): Reply => ({ status: 304, headers: { ETag: etag } });
+
+function currentRevisionReply(request: Request, rev: string, text: JsonText): Reply {
+  const etag = `"${rev}"`;
+  if (request.header('if-none-match') === etag) return notModified(etag);
+  return { status: 200, body: text, headers: { ETag: etag } };
+}
+
 /** `/{db}/{docid}` and `/{db}/_design/{name}`: read, write, delete one document. */
 export async function document(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
@@ -30,6 +39,11 @@ export async function document(request: Request, services: Services): Promise<Re
   switch (request.method) {
     case 'GET':
     case 'HEAD': {
+      if (request.query.size === 0) {
+        // The common read, no parameters: the document's text, kept while its revision is current.
+        const { rev, text } = await opened.readCurrentText(id);
+        return currentRevisionReply(request, rev, text);
+      }
       // `meta=true` is revs_info, conflicts and deleted_conflicts, as CouchDB's parse_doc_query.
       const meta = booleanParam(request.query, 'meta');
       const wanted = attachmentsParam(request.query);
@@ -48,7 +62,7 @@ export async function document(request: Request, services: Services): Promise<Re
         { latest: booleanParam(request.query, 'latest'), attachments: wanted && { ...wanted, follows: related } },
       );
       const etag = `"${rev}"`;
-      if (request.header('if-none-match') === etag) return { status: 304, headers: { ETag: etag } };
+      if (request.header('if-none-match') === etag) return notModified(etag);
       if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (part) => opened.attachmentData(part.digest, part.encoding), { ETag: etag });
       return json(200, doc, { ETag: etag });
     }

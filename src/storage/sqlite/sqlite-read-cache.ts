@@ -32,8 +32,12 @@ export class WinnerCache {
     // Revision lists count too: up to 1000 ancestors (revs_limit) of ~100 heap bytes each would
     // otherwise let a cache bounded at 32 MiB hold gigabytes of histories.
     const revisions = stored.revisionPath.length + stored.conflicts.length + stored.deletedConflicts.length;
-    const size = JSON.stringify(stored.body).length + id.length + 256 + 100 * revisions;
-    if (size > this.#maxBytes / 64) return;
+    const bodyBytes = JSON.stringify(stored.body).length;
+    const otherBytes = id.length + 256 + 100 * revisions;
+    if (bodyBytes + otherBytes > this.#maxBytes / 64) return;
+    // The body counts twice in the bound: a read may keep the revision's reply text for as long
+    // as the revision is cached (opened-database.ts).
+    const size = 2 * bodyBytes + otherBytes;
     this.delete(dbId, id);
     this.#entries.set(`${dbId}\u0000${id}`, { stored: deepFreeze(stored), size });
     this.#bytes += size;

@@ -80,6 +80,7 @@ export class SqliteStorage implements Storage {
     if (this.#closed) return;
     this.#queue.close();
     this.#closed = true;
+    this.#freshness.close();
     this.#db.close();
   }
 

@@ -53,4 +53,32 @@ describe('SQLite freshness: when a reader looks for another connection\'s commit
     freshness.check();
     assert.equal(forgotten, 1, 'nothing new: nothing forgotten');
   });
+
+  test('a commit after a checkpoint restarted the log is seen, though the log is as long as before', () => {
+    let forgotten = 0;
+    const freshness = new Freshness(reader, () => forgotten++);
+    writer.pragma('wal_checkpoint(TRUNCATE)');
+    writer.prepare('INSERT INTO t VALUES (4)').run();
+    freshness.outsideEvent();
+    freshness.beforeRead();
+    assert.equal(forgotten, 1);
+    writer.pragma('wal_checkpoint(TRUNCATE)');
+    writer.prepare('INSERT INTO t VALUES (5)').run();
+    freshness.outsideEvent();
+    freshness.beforeRead();
+    assert.equal(forgotten, 2, 'the same frame count in a new log is a new commit');
+    freshness.outsideEvent();
+    freshness.beforeRead();
+    assert.equal(forgotten, 2, 'nothing new: nothing forgotten');
+  });
+
+  test('after close, reads go on asking the pragma and still see commits', () => {
+    let forgotten = 0;
+    const freshness = new Freshness(reader, () => forgotten++);
+    freshness.close();
+    writer.prepare('INSERT INTO t VALUES (6)').run();
+    freshness.outsideEvent();
+    freshness.beforeRead();
+    assert.equal(forgotten, 1);
+  });
 });
