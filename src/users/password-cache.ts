@@ -1,7 +1,7 @@
 import { HitCounts } from '../metrics/hit-counts.js';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.js';
-import { digestsEqual, keyedSha256 } from '../crypto/crypto.js';
+import { keyedSha256, storedDigestEquals } from '../crypto/crypto.js';
 
 /**
  * Remembers passwords that passed the slow PBKDF2 check, as a keyed fast hash, so repeated Basic
@@ -15,7 +15,11 @@ export class VerifiedPasswordCache {
   /** Lookups that found a verified password (the hash was skipped) and those that did not. */
   readonly counts = new HitCounts();
   readonly #key = randomBytes(32).toString('hex');
-  readonly #entries = new Map<string, { key: string; digest: string; lastUsed: number }>();
+  /** Where a presented password's digest is compared (checks are synchronous, so one serves all). */
+  readonly #scratch = Buffer.alloc(DIGEST_BYTES);
+  readonly #entries = new Map<string, Entry>();
+  /** The entry last in `#entries`' order, when still there: a repeated hit on it needs no re-insert. */
+  #newest: Entry | undefined;
   #maxObjects: number;
   #maxIdleMs: number;
   #enabled: boolean;
@@ -49,17 +53,24 @@ export class VerifiedPasswordCache {
       return undefined;
     }
     entry.lastUsed = now;
-    // Re-insert so Map order stays least-recently-used first.
-    this.#entries.delete(entry.key);
-    this.#entries.set(entry.key, entry);
-    return digestsEqual(entry.digest, this.#digest(salt, password));
+    if (entry !== this.#newest) {
+      // Re-insert so Map order stays least-recently-used first.
+      this.#entries.delete(entry.key);
+      this.#entries.set(entry.key, entry);
+      this.#newest = entry;
+    }
+    return storedDigestEquals(entry.digest, this.#digest(salt, password), this.#scratch);
   }
 
   remember(name: string, salt: string, password: string): void {
     if (!this.#enabled || this.#maxObjects <= 0) return;
     const cacheKey = entryKey(name, salt);
     this.#entries.delete(cacheKey);
-    this.#entries.set(cacheKey, { key: cacheKey, digest: this.#digest(salt, password), lastUsed: this.#now() });
+    // A buffer of its own: one cut from Node's shared pool would keep the whole pool slab alive.
+    const digest = Buffer.alloc(DIGEST_BYTES);
+    digest.write(this.#digest(salt, password), 'latin1');
+    this.#newest = { key: cacheKey, digest, lastUsed: this.#now() };
+    this.#entries.set(cacheKey, this.#newest);
     while (this.#entries.size > this.#maxObjects) {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);
@@ -80,9 +91,18 @@ export class VerifiedPasswordCache {
     return this.#entries.size;
   }
 
+  /** The digest's 32 bytes as latin1 text. */
   #digest(salt: string, password: string): string {
-    return keyedSha256(this.#key, `${salt}\u0000${password}`);
+    return keyedSha256(this.#key, `${salt}\u0000${password}`, 'latin1');
   }
+}
+
+const DIGEST_BYTES = 32;
+
+interface Entry {
+  key: string;
+  digest: Buffer;
+  lastUsed: number;
 }
 
 function entryKey(name: string, salt: string): string {

@@ -94,7 +94,12 @@ describe('PasswordAuthenticator with a second factor (injected clock)', () => {
     authenticator = new PasswordAuthenticator({
       config,
       admins: new Admins(config, log),
-      users: { lookup: async (name: string) => docs.get(name), rolesOf: async (name: string) => docs.get(name)?.roles ?? [] } as unknown as UserStore,
+      users: {
+        lookup: async (name: string) => docs.get(name),
+        rolesOf: async (name: string) => docs.get(name)?.roles ?? [],
+        lookupNow: (name: string) => docs.get(name),
+        rolesOfNow: (name: string) => docs.get(name)?.roles ?? [],
+      } as unknown as UserStore,
       cache,
       lockout,
       upgrader: { maybeUpgrade: () => void upgrades++ } as unknown as HashUpgrader,
