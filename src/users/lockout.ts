@@ -97,6 +97,20 @@ export class Lockout {
     return undefined;
   }
 
+  /**
+   * No failure recorded and no attempt in flight: any attempt is admitted at once, unlocked. One
+   * whose verdict then comes before anything yields (a cached password) needs no place held: no
+   * other attempt can see it in flight. It takes `unreserved()`'s ticket instead.
+   */
+  get idle(): boolean {
+    return this.#entries.size === 0 && this.#inFlight.size === 0 && this.#settings.threshold > 0;
+  }
+
+  /** The ticket of an attempt decided while `idle`, before anything yielded: a failure still counts. */
+  unreserved(peer: string, name: string, salt: string): LockoutTicket {
+    return this.#ticket(peer, name, salt, false);
+  }
+
   #reserve(key: string, peer: string, name: string, salt: string): LockoutTicket {
     let flight = this.#inFlight.get(key);
     if (flight === undefined) {

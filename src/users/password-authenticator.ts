@@ -117,17 +117,25 @@ export class PasswordAuthenticator implements PasswordChecker {
       throw nameOrPasswordIncorrect();
     }
     if (channel === 'basic' && credentials.hasTotp) throw nameOrPasswordIncorrect();
-    return this.#admitted(peer, name, credentials.hash.salt, (ticket) => this.#verifyHolding(name, password, peer, credentials, ticket, token));
+    const { salt } = credentials.hash;
+    let checked = false;
+    if (this.#lockout.idle) {
+      // Admission is certain and a cached verdict comes before anything yields: no place to hold.
+      const cached = this.#cache.check(name, salt, password);
+      if (cached !== undefined) return this.#conclude(name, password, peer, credentials, this.#lockout.unreserved(peer, name, salt), token, cached, true);
+      checked = true;
+    }
+    return this.#admitted(peer, name, salt, (ticket) => this.#verifyHolding(name, password, peer, credentials, ticket, token, checked));
   }
 
   /**
    * Whatever ends the check early (a 403 for the stored hash, a full PBKDF2 queue) is no verdict
    * on the password: it frees the attempt's place without counting a failure.
    */
-  #verifyHolding(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined): AuthenticatedUser | Promise<AuthenticatedUser> {
+  #verifyHolding(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined, checked: boolean): AuthenticatedUser | Promise<AuthenticatedUser> {
     let verdict: AuthenticatedUser | Promise<AuthenticatedUser>;
     try {
-      verdict = this.#verify(name, password, peer, credentials, ticket, token);
+      verdict = this.#verify(name, password, peer, credentials, ticket, token, checked);
     } catch (error) {
       ticket.settle(false);
       throw error;
@@ -137,9 +145,9 @@ export class PasswordAuthenticator implements PasswordChecker {
     return verdict;
   }
 
-  /** A cached verification answers at once; only a miss waits for the slow PBKDF2. */
-  #verify(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined): AuthenticatedUser | Promise<AuthenticatedUser> {
-    const cached = this.#cache.check(name, credentials.hash.salt, password);
+  /** A cached verification answers at once; only a miss (`checked`: already found missing) waits for the slow PBKDF2. */
+  #verify(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined, checked: boolean): AuthenticatedUser | Promise<AuthenticatedUser> {
+    const cached = checked ? undefined : this.#cache.check(name, credentials.hash.salt, password);
     if (cached !== undefined) return this.#conclude(name, password, peer, credentials, ticket, token, cached, true);
     return verifyPasswordHash(credentials.hash, password, iterationLimits(this.#config)).then((verified) =>
       this.#conclude(name, password, peer, credentials, ticket, token, verified, false),

@@ -86,6 +86,20 @@ describe('lockout admission: attempts in flight count as possible failures', () 
     assert.equal(lockout.admitNow('a', 'n', 's')?.locked, true);
   });
 
+  test('idle only while no failure is recorded and no attempt is in flight; an unreserved ticket still counts its failure', () => {
+    const lockout = new Lockout(settings, () => 0);
+    assert.equal(lockout.idle, true);
+    const ticket = lockout.admitNow('a', 'n', 's')!;
+    assert.equal(lockout.idle, false, 'an attempt in flight');
+    ticket.settle(false);
+    assert.equal(lockout.idle, true);
+    lockout.unreserved('a', 'n', 's').settle(true);
+    assert.equal(lockout.idle, false, 'a failure recorded');
+    for (let i = 0; i < 2; i++) lockout.unreserved('a', 'n', 's').settle(true);
+    assert.equal(lockout.isLocked('a', 'n', 's'), true);
+    assert.equal(new Lockout({ ...settings, threshold: 0 }, () => 0).idle, false, 'a threshold of 0 locks everyone');
+  });
+
   test('a waiting attempt goes ahead when one in flight succeeds', async () => {
     const lockout = new Lockout(settings, () => 0);
     const [a, b, c] = await Promise.all([1, 2, 3].map(() => lockout.admit('a', 'n', 's')));

@@ -178,6 +178,19 @@ describe('PasswordAuthenticator with a second factor (injected clock)', () => {
     assert.ok(logs.some((line) => line.includes('wrong or missing TOTP code')));
   });
 
+  test('a repeated Basic check answers without a promise; wrong passwords against the cache still count toward lockout', async () => {
+    assert.equal(await outcome(authenticator.authenticate('plain', 'plain-pass', PEER, 'basic')), 'ok');
+    const again = authenticator.check('plain', 'plain-pass', PEER, 'basic');
+    assert.ok(!(again instanceof Promise), 'credentials and password cached, lockout idle');
+    assert.deepEqual(again.roles, ['r']);
+    for (let i = 0; i < 3; i++) {
+      assert.throws(() => authenticator.check('plain', 'wrong', PEER, 'basic'), (error: unknown) => isCouchError(error) && error.status === 401);
+    }
+    assert.equal(lockout.isLocked(PEER, 'plain', SALT), true);
+    assert.deepEqual(await outcome(authenticator.authenticate('plain', 'plain-pass', PEER, 'basic')), LOCKED);
+    assert.equal(await outcome(authenticator.authenticate('plain', 'plain-pass', '10.0.0.2', 'basic')), 'ok', 'another client');
+  });
+
   test('missing and replayed codes count toward lockout too', async () => {
     assert.equal(await login('otp', 'otp-pass', code(STEP)), 'ok');
     assert.deepEqual(await login('otp', 'otp-pass', code(STEP)), BAD);
