@@ -185,13 +185,16 @@ async function answer(exchange: Exchange, context: PipelineContext): Promise<Rep
 /** A cookie that cannot be issued costs the client its shortcut, not its answer. */
 function addSessionCookieOrLog(request: Request | undefined, reply: Reply, services: Services): void | Promise<void> {
   if (!request?.auth.cookieSubject) return;
-  const failed = (error: unknown): void => services.log.error(`could not issue a session cookie: ${(error as Error).message}`);
   try {
     const adding = addSessionCookie(request, reply, services);
-    if (adding instanceof Promise) return adding.catch(failed);
+    if (adding instanceof Promise) return adding.catch((error: unknown) => logCookieFailure(services, error));
   } catch (error) {
-    failed(error);
+    logCookieFailure(services, error);
   }
+}
+
+function logCookieFailure(services: Services, error: unknown): void {
+  services.log.error(`could not issue a session cookie: ${(error as Error).message}`);
 }
 
 function writeOptions(exchange: Exchange, context: PipelineContext): WriteOptions {

@@ -101,7 +101,8 @@ export class PasswordAuthenticator implements PasswordChecker {
   /**
    * `authenticate` without a promise when nothing needs waiting for (the credentials and the
    * verified password are cached, the lockout admits at once): a repeated Basic request. Refusals
-   * are then thrown at once; each step is the same as `authenticate`'s, in the same order.
+   * are then thrown at once. While the lockout is idle the cache is consulted before admission,
+   * which is then certain (see Lockout.idle); otherwise the order is lockout, cache, PBKDF2.
    */
   check(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): AuthenticatedUser | Promise<AuthenticatedUser> {
     const known = this.resolveNow(name);

@@ -5,8 +5,9 @@ import { keyedSha256, storedDigestEquals } from '../crypto/crypto.js';
 
 /**
  * Remembers passwords that passed the slow PBKDF2 check, as a keyed fast hash, so repeated Basic
- * requests cost microseconds (CouchDB 3.4's `couch_passwords_cache`). Entries are keyed by user
- * name and salt, so a password change (new salt) never meets a stale entry. The digest is a
+ * requests cost microseconds (CouchDB 3.4's `couch_passwords_cache`). One entry per user name,
+ * valid only under the salt it was verified with, so a password change (new salt) never meets a
+ * stale entry: it is a miss, never a wrong password. The digest is a
  * SHA-256 under a random key that lives only in this process: entries are never written anywhere
  * and mean nothing to another process (someone who can read this process's memory could also read
  * passwords as they arrive, so the cache adds no new exposure there).
@@ -43,7 +44,9 @@ export class VerifiedPasswordCache {
   check(name: string, salt: string, password: string): boolean | undefined {
     if (!this.#enabled) return undefined;
     // Looked up with the plain (possibly sliced) string; only a stored key needs the flat copy.
-    const entry = this.#entries.get(`${name}\u0000${salt}`);
+    const stored = this.#entries.get(name);
+    // An entry verified under another salt (an older password) is no entry.
+    const entry = stored !== undefined && stored.salt === salt ? stored : undefined;
     const now = this.#now();
     const fresh = entry !== undefined && now - entry.lastUsed <= this.#maxIdleMs;
     this.counts.record(fresh);
@@ -64,12 +67,12 @@ export class VerifiedPasswordCache {
 
   remember(name: string, salt: string, password: string): void {
     if (!this.#enabled || this.#maxObjects <= 0) return;
-    const cacheKey = entryKey(name, salt);
+    const cacheKey = flatCopy(name);
     this.#entries.delete(cacheKey);
     // A buffer of its own: one cut from Node's shared pool would keep the whole pool slab alive.
     const digest = Buffer.alloc(DIGEST_BYTES);
     digest.write(this.#digest(salt, password), 'latin1');
-    this.#newest = { key: cacheKey, digest, lastUsed: this.#now() };
+    this.#newest = { key: cacheKey, salt, digest, lastUsed: this.#now() };
     this.#entries.set(cacheKey, this.#newest);
     while (this.#entries.size > this.#maxObjects) {
       const oldest = this.#entries.keys().next().value as string;
@@ -77,10 +80,9 @@ export class VerifiedPasswordCache {
     }
   }
 
-  /** Drops every entry of a user (password change, deletion). */
+  /** Drops the entry of a user (password change, deletion). */
   forget(name: string): void {
-    const prefix = `${name}\u0000`;
-    for (const key of this.#entries.keys()) if (key.startsWith(prefix)) this.#entries.delete(key);
+    this.#entries.delete(name);
   }
 
   clear(): void {
@@ -99,14 +101,12 @@ export class VerifiedPasswordCache {
 
 const DIGEST_BYTES = 32;
 
+/** One per user name: the salt the password was verified under, and its keyed digest. */
 interface Entry {
   key: string;
+  salt: string;
   digest: Buffer;
   lastUsed: number;
-}
-
-function entryKey(name: string, salt: string): string {
-  return flatCopy(`${name}\u0000${salt}`);
 }
 
 /**

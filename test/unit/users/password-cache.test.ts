@@ -17,6 +17,11 @@ describe('verified-password cache', () => {
     const cache = make(() => 0);
     cache.remember('bob', 'salt1', 'pw');
     assert.equal(cache.check('bob', 'salt2', 'pw'), undefined);
+    assert.equal(cache.check('bob', 'salt2', 'other'), undefined, 'a miss, not a wrong password');
+    cache.remember('bob', 'salt2', 'new-pw');
+    assert.equal(cache.check('bob', 'salt2', 'new-pw'), true);
+    assert.equal(cache.check('bob', 'salt1', 'pw'), undefined, 'the new password replaced the old entry');
+    assert.equal(cache.size, 1);
   });
 
   test('entries expire after max_idle without use', () => {
