@@ -1,6 +1,6 @@
 import { authenticationRequired, userNameRefused } from '../errors/catalog.js';
 import { ANONYMOUS } from '../identity/user-ctx.js';
-import type { AuthHandler, AuthRequest, Authenticated } from './types.js';
+import type { AuthHandler, AuthOutcome, AuthRequest, Authenticated } from './types.js';
 import { isAcceptableUserName } from '../identity/user-name.js';
 
 export interface ChainPolicy {
@@ -24,19 +24,38 @@ export class AuthChain {
     return this.handlers.map((handler) => handler.name);
   }
 
-  async authenticate(request: AuthRequest, policy: ChainPolicy): Promise<Authenticated> {
-    for (const handler of this.handlers) {
+  /**
+   * Without a promise while every handler asked answers without one (a repeated Basic request,
+   * an anonymous one), so the common request costs none; refusals are always a rejected promise.
+   */
+  authenticate(request: AuthRequest, policy: ChainPolicy): Authenticated | Promise<Authenticated> {
+    try {
+      return this.#from(0, request, policy);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #from(first: number, request: AuthRequest, policy: ChainPolicy): Authenticated | Promise<Authenticated> {
+    for (let index = first; index < this.handlers.length; index++) {
+      const handler = this.handlers[index]!;
       if (handler.mayAnswer !== undefined && !handler.mayAnswer(request)) continue;
-      const outcome = await handler.authenticate(request);
-      if (!outcome) continue;
-      // Every handler's name passes the same character rule (JWT `sub` and proxy headers are the
-      // ones that could carry anything): 400, never a user context the rest of Divan must distrust.
-      if (outcome.userCtx.name !== null && !isAcceptableUserName(outcome.userCtx.name)) throw userNameRefused();
-      return { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
+      const outcome = handler.authenticate(request);
+      if (outcome instanceof Promise) {
+        return outcome.then((settled) => (settled ? accepted(handler, settled) : this.#from(index + 1, request, policy)));
+      }
+      if (outcome) return accepted(handler, outcome);
     }
     if (requiresAuthentication(request, policy)) throw authenticationRequired();
     return { userCtx: { name: ANONYMOUS.name, roles: [] } };
   }
+}
+
+function accepted(handler: AuthHandler, outcome: NonNullable<AuthOutcome>): Authenticated {
+  // Every handler's name passes the same character rule (JWT `sub` and proxy headers are the
+  // ones that could carry anything): 400, never a user context the rest of Divan must distrust.
+  if (outcome.userCtx.name !== null && !isAcceptableUserName(outcome.userCtx.name)) throw userNameRefused();
+  return { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
 }
 
 /** CouchDB's truth table: POST /_session is always open so that users can log in. */

@@ -1,7 +1,7 @@
 import { accountLocked } from '../errors/catalog.js';
 import { isCouchError } from '../errors/couch-error.js';
 import type { AuthMethod, AuthOutcome, AuthOutcomes } from '../metrics/auth-outcomes.js';
-import type { AuthHandler } from './types.js';
+import type { AuthHandler, AuthOutcome as HandlerOutcome } from './types.js';
 
 const LOCKED_REASON = accountLocked().reason;
 
@@ -18,19 +18,27 @@ export function refusalOutcome(method: AuthMethod, error: unknown): AuthOutcome 
  * user, the refusal's kind when it throws; "not mine" (no credentials of its kind) is not counted.
  */
 export function instrumented(handler: AuthHandler, method: AuthMethod, outcomes: AuthOutcomes): AuthHandler {
+  const refused = (error: unknown): never => {
+    const refusal = refusalOutcome(method, error);
+    if (refusal) outcomes.authOutcome(method, refusal);
+    throw error;
+  };
+  const succeeded = (outcome: HandlerOutcome): HandlerOutcome => {
+    if (outcome) outcomes.authOutcome(method, 'success');
+    return outcome;
+  };
   return {
     name: handler.name,
     ...(handler.mayAnswer ? { mayAnswer: (request) => handler.mayAnswer!(request) } : {}),
-    async authenticate(request) {
+    // Without a promise when the handler answers without one.
+    authenticate(request) {
+      let outcome: HandlerOutcome | Promise<HandlerOutcome>;
       try {
-        const outcome = await handler.authenticate(request);
-        if (outcome) outcomes.authOutcome(method, 'success');
-        return outcome;
+        outcome = handler.authenticate(request);
       } catch (error) {
-        const refusal = refusalOutcome(method, error);
-        if (refusal) outcomes.authOutcome(method, refusal);
-        throw error;
+        return refused(error);
       }
+      return outcome instanceof Promise ? outcome.then(succeeded, refused) : succeeded(outcome);
     },
   };
 }

@@ -28,7 +28,11 @@ export interface CookieSubject {
 export interface AuthHandler {
   /** The name shown in `info.authenticated` / `info.authentication_handlers`: `cookie`, `default`, … */
   readonly name: string;
-  authenticate(request: AuthRequest): Promise<AuthOutcome>;
+  /**
+   * A handler may answer without a promise when it has everything in memory (the chain then
+   * needs none either); it may then also throw its refusal at once.
+   */
+  authenticate(request: AuthRequest): AuthOutcome | Promise<AuthOutcome>;
   /**
    * False only when `authenticate` would answer "not mine" at once, without any other effect (the
    * request has no header of this handler's kind): the chain then skips the call, which saves a

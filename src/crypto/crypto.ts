@@ -70,21 +70,22 @@ export function md5Hex(text: string): string {
 }
 
 /**
- * SHA-256 of `key ‖ 0 ‖ text` in one call (no Hmac object per call), in base64. For in-memory
- * comparisons under a secret random key, where a fixed-length digest of a keyed input is all that
- * is needed. A string rather than a Buffer: no backing store per call (it runs per Basic request).
+ * SHA-256 of `key ‖ 0 ‖ text` in one call (no Hmac object per call), in base64 (or as its 32 bytes
+ * in a latin1 string, for `storedDigestEquals`). For in-memory comparisons under a secret random
+ * key, where a fixed-length digest of a keyed input is all that is needed. A string rather than a
+ * Buffer: no backing store per call (it runs per Basic request).
  */
-export function keyedSha256(key: string, text: string): string {
-  return sha256Text(`${key}\u0000${text}`, 'base64');
+export function keyedSha256(key: string, text: string, encoding: 'base64' | 'latin1' = 'base64'): string {
+  return sha256Text(`${key}\u0000${text}`, encoding);
 }
 
-type TextDigest = 'base64' | 'base64url';
+type TextDigest = 'base64' | 'base64url' | 'latin1';
 
 /** SHA-256 of UTF-8 text, as text; one call, no Hash object, where Node has `crypto.hash`. */
 export const sha256Text: (data: string, encoding: TextDigest) => string =
   typeof (cryptoModule as { hash?: unknown }).hash === 'function'
     ? (data, encoding) => (cryptoModule as unknown as { hash(a: string, d: string, o: TextDigest): string }).hash('sha256', data, encoding)
-    : (data, encoding) => createHash('sha256').update(data, 'utf8').digest(encoding);
+    : (data, encoding) => createHash('sha256').update(data, 'utf8').digest(encoding === 'latin1' ? 'binary' : encoding);
 
 /**
  * Constant-time equality of two digests in text form (hex or base64, as `keyedSha256` gives), through
@@ -94,6 +95,17 @@ export const sha256Text: (data: string, encoding: TextDigest) => string =
 export function digestsEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   return timingSafeEqual(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'));
+}
+
+/**
+ * Constant-time equality of a digest kept as bytes and a fresh one as latin1 text (`keyedSha256(…,
+ * 'latin1')`), through `timingSafeEqual`. The fresh one is copied into `scratch`, a buffer of the
+ * digest's length that the caller reuses, so a comparison allocates nothing.
+ */
+export function storedDigestEquals(stored: Buffer, fresh: string, scratch: Buffer): boolean {
+  if (fresh.length !== stored.length || scratch.length !== stored.length) return false;
+  scratch.write(fresh, 'latin1');
+  return timingSafeEqual(stored, scratch);
 }
 
 export function hmac(digest: string, key: string | Buffer, message: string | Buffer): Buffer {

@@ -44,7 +44,7 @@ export function parseTarget(target: string): { path: string; segments: string[];
  * "Basic responses carry a cookie"), so the next request can skip the password hash. Login and
  * logout set their own cookie and keep it.
  */
-async function addSessionCookie(request: Request, reply: Reply, services: Services): Promise<void> {
+function addSessionCookie(request: Request, reply: Reply, services: Services): void | Promise<void> {
   const { handler, cookieSubject } = request.auth;
   if (!cookieSubject) return;
   const existing = reply.headers?.['Set-Cookie'];
@@ -55,7 +55,13 @@ async function addSessionCookie(request: Request, reply: Reply, services: Servic
   } else if (handler !== 'default' || !services.config.authBoolean('basic_auth_cookie')) {
     return;
   }
-  const header = await cookies.freshSetCookie(cookieSubject.name, cookieSubject.salt, request.secure);
+  const header = cookies.freshSetCookie(cookieSubject.name, cookieSubject.salt, request.secure);
+  // The same cookie within one second is remembered: then no promise is needed.
+  if (header instanceof Promise) return header.then((minted) => setSessionCookie(reply, existing, minted));
+  setSessionCookie(reply, existing, header);
+}
+
+function setSessionCookie(reply: Reply, existing: string | string[] | undefined, header: string): void {
   // One cookie goes as a string: Node checks every element of an array header on every reply.
   reply.headers = { ...reply.headers, 'Set-Cookie': existing === undefined ? header : [...[existing].flat(), header] };
 }
@@ -163,10 +169,11 @@ async function answer(exchange: Exchange, context: PipelineContext): Promise<Rep
       return { status: 204, headers: check.headers };
     }
     if (check.kind === 'refused') exchange.corsGrant = undefined;
-    request.auth = await services.chain().authenticate(request, {
+    const auth = services.chain().authenticate(request, {
       requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user'),
       requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up'),
     });
+    request.auth = auth instanceof Promise ? await auth : auth;
     const endpoint = route(request, context.extraEndpoints);
     checkBodyContentType(request);
     return await endpoint(request, services);
@@ -176,13 +183,18 @@ async function answer(exchange: Exchange, context: PipelineContext): Promise<Rep
 }
 
 /** A cookie that cannot be issued costs the client its shortcut, not its answer. */
-async function addSessionCookieOrLog(request: Request | undefined, reply: Reply, services: Services): Promise<void> {
+function addSessionCookieOrLog(request: Request | undefined, reply: Reply, services: Services): void | Promise<void> {
   if (!request?.auth.cookieSubject) return;
   try {
-    await addSessionCookie(request, reply, services);
+    const adding = addSessionCookie(request, reply, services);
+    if (adding instanceof Promise) return adding.catch((error: unknown) => logCookieFailure(services, error));
   } catch (error) {
-    services.log.error(`could not issue a session cookie: ${(error as Error).message}`);
+    logCookieFailure(services, error);
   }
+}
+
+function logCookieFailure(services: Services, error: unknown): void {
+  services.log.error(`could not issue a session cookie: ${(error as Error).message}`);
 }
 
 function writeOptions(exchange: Exchange, context: PipelineContext): WriteOptions {
@@ -254,7 +266,10 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     const exchange = openExchange(raw, context);
     const reply = await answer(exchange, context);
     // Awaited only when there is a cookie to consider: every await costs the request a promise.
-    if (exchange.request?.auth.cookieSubject) await addSessionCookieOrLog(exchange.request, reply, services);
+    if (exchange.request?.auth.cookieSubject) {
+      const adding = addSessionCookieOrLog(exchange.request, reply, services);
+      if (adding) await adding;
+    }
     // A change this request made must hold in every worker before the client can send the next one.
     const settling = services.settled?.();
     if (settling) await settling;

@@ -26,6 +26,11 @@ export interface PasswordChecker {
    * throws the CouchError to answer (401 for a wrong password, 403 for a locked account).
    */
   authenticate(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): Promise<AuthenticatedUser>;
+  /**
+   * The same check, answered without a promise when nothing needs waiting for (everything it
+   * needs is in memory); a refusal is then thrown at once.
+   */
+  check(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): AuthenticatedUser | Promise<AuthenticatedUser>;
   /** The user's current roles and salt, without checking any password; undefined for an unknown name. */
   resolve(name: string): Promise<KnownUser | undefined>;
 }

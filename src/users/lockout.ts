@@ -75,17 +75,40 @@ export class Lockout {
    * while concurrent right passwords only wait for each other, never for a lock.
    */
   async admit(peer: string, name: string, salt: string): Promise<LockoutTicket> {
-    if (this.#settings.mode !== 'enforce') return this.#ticket(peer, name, salt, this.isLocked(peer, name, salt));
-    const key = lockoutKey(peer, name, salt);
     for (;;) {
-      const failures = this.#failures(key);
-      if (failures >= this.#settings.threshold) return this.#ticket(peer, name, salt, true);
-      const flight = this.#inFlight.get(key);
-      if (flight === undefined || failures + flight.count < this.#settings.threshold) {
-        return this.#reserve(key, peer, name, salt);
-      }
+      const ticket = this.admitNow(peer, name, salt);
+      if (ticket !== undefined) return ticket;
+      const flight = this.#inFlight.get(lockoutKey(peer, name, salt))!;
       await new Promise<void>((wake) => flight.waiters.push(wake));
     }
+  }
+
+  /**
+   * `admit`'s decision when it needs no waiting (the common case); undefined, with nothing
+   * reserved, when the attempt would have to wait for attempts in flight to settle.
+   */
+  admitNow(peer: string, name: string, salt: string): LockoutTicket | undefined {
+    if (this.#settings.mode !== 'enforce') return this.#ticket(peer, name, salt, this.isLocked(peer, name, salt));
+    const key = lockoutKey(peer, name, salt);
+    const failures = this.#failures(key);
+    if (failures >= this.#settings.threshold) return this.#ticket(peer, name, salt, true);
+    const flight = this.#inFlight.get(key);
+    if (flight === undefined || failures + flight.count < this.#settings.threshold) return this.#reserve(key, peer, name, salt);
+    return undefined;
+  }
+
+  /**
+   * No failure recorded and no attempt in flight: any attempt is admitted at once, unlocked. One
+   * whose verdict then comes before anything yields (a cached password) needs no place held: no
+   * other attempt can see it in flight. It takes `unreserved()`'s ticket instead.
+   */
+  get idle(): boolean {
+    return this.#entries.size === 0 && this.#inFlight.size === 0 && this.#settings.threshold > 0;
+  }
+
+  /** The ticket of an attempt decided while `idle`, before anything yielded: a failure still counts. */
+  unreserved(peer: string, name: string, salt: string): LockoutTicket {
+    return this.#ticket(peer, name, salt, false);
   }
 
   #reserve(key: string, peer: string, name: string, salt: string): LockoutTicket {

@@ -10,7 +10,7 @@ import type { VerifiedPasswordCache } from './password-cache.js';
 import { verifyPasswordHash, type PasswordHash } from './password-hash.js';
 import { verifyTotp, type TotpSettings, type TotpVerdict } from './totp.js';
 import { TotpReplayGuard } from './totp-replay.js';
-import type { UserStore } from './user-store.js';
+import { NOT_CACHED, type UserStore } from './user-store.js';
 import type { UserCredentials } from './user-documents.js';
 
 /** The credentials a name resolves to: an `[admins]` hash (with only the roles of a same-named user doc) or a user doc. */
@@ -72,13 +72,22 @@ export class PasswordAuthenticator implements PasswordChecker {
    * not matter, because anyone who may sign up can write a document with that name.
    */
   async resolve(name: string): Promise<ResolvedCredentials | undefined> {
+    const known = this.resolveNow(name);
+    if (known !== NOT_CACHED) return known;
     const adminHash = this.#admins.hashOf(name);
-    if (adminHash) return { hash: adminHash, roles: ['_admin', ...(await this.#users.rolesOf(name))], hasTotp: false };
-    const document = await this.#users.lookup(name);
-    if (!document) return undefined;
-    const credentials: ResolvedCredentials = { hash: document.hash, roles: document.roles, hasTotp: document.hasTotp, document };
-    if (document.totp) credentials.totp = document.totp;
-    return credentials;
+    if (adminHash) return adminCredentials(adminHash, await this.#users.rolesOf(name));
+    return userCredentials(await this.#users.lookup(name));
+  }
+
+  /** `resolve` answered from memory alone (the users cache); NOT_CACHED when that needs a read. */
+  resolveNow(name: string): ResolvedCredentials | undefined | typeof NOT_CACHED {
+    const adminHash = this.#admins.hashOf(name);
+    if (adminHash) {
+      const roles = this.#users.rolesOfNow(name);
+      return roles === NOT_CACHED ? NOT_CACHED : adminCredentials(adminHash, roles);
+    }
+    const document = this.#users.lookupNow(name);
+    return document === NOT_CACHED ? NOT_CACHED : userCredentials(document);
   }
 
   /**
@@ -86,33 +95,68 @@ export class PasswordAuthenticator implements PasswordChecker {
    * factor, and only after the lockout check.
    */
   async authenticate(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): Promise<AuthenticatedUser> {
-    const credentials = await this.resolve(name);
+    return this.check(name, password, peer, channel, token);
+  }
+
+  /**
+   * `authenticate` without a promise when nothing needs waiting for (the credentials and the
+   * verified password are cached, the lockout admits at once): a repeated Basic request. Refusals
+   * are then thrown at once. While the lockout is idle the cache is consulted before admission,
+   * which is then certain (see Lockout.idle); otherwise the order is lockout, cache, PBKDF2.
+   */
+  check(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): AuthenticatedUser | Promise<AuthenticatedUser> {
+    const known = this.resolveNow(name);
+    if (known === NOT_CACHED) return this.resolve(name).then((credentials) => this.#checkResolved(name, password, peer, channel, credentials, token));
+    return this.#checkResolved(name, password, peer, channel, known, token);
+  }
+
+  #checkResolved(name: string, password: string, peer: string, channel: PasswordChannel, credentials: ResolvedCredentials | undefined, token: string | undefined): AuthenticatedUser | Promise<AuthenticatedUser> {
     if (!credentials) {
       // CouchDB treats unknown names on /_session as users with an empty salt, lockout included,
       // so that a lock does not tell which names exist; on Basic they fail at once.
-      if (channel === 'session') {
-        const ticket = await this.#admit(peer, name, '');
-        this.#fail(ticket, peer, name);
-      }
+      if (channel === 'session') return this.#admitted(peer, name, '', (ticket) => this.#fail(ticket, peer, name));
       throw nameOrPasswordIncorrect();
     }
     if (channel === 'basic' && credentials.hasTotp) throw nameOrPasswordIncorrect();
-    const ticket = await this.#admit(peer, name, credentials.hash.salt);
-    // Whatever ends the check early (a 403 for the stored hash, a full PBKDF2 queue) is no
-    // verdict on the password: it frees the attempt's place without counting a failure.
-    try {
-      return await this.#verify(name, password, peer, credentials, ticket, token);
-    } finally {
-      ticket.settle(false);
+    const { salt } = credentials.hash;
+    let checked = false;
+    if (this.#lockout.idle) {
+      // Admission is certain and a cached verdict comes before anything yields: no place to hold.
+      const cached = this.#cache.check(name, salt, password);
+      if (cached !== undefined) return this.#conclude(name, password, peer, credentials, this.#lockout.unreserved(peer, name, salt), token, cached, true);
+      checked = true;
     }
+    return this.#admitted(peer, name, salt, (ticket) => this.#verifyHolding(name, password, peer, credentials, ticket, token, checked));
   }
 
-  async #verify(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined): Promise<AuthenticatedUser> {
+  /**
+   * Whatever ends the check early (a 403 for the stored hash, a full PBKDF2 queue) is no verdict
+   * on the password: it frees the attempt's place without counting a failure.
+   */
+  #verifyHolding(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined, checked: boolean): AuthenticatedUser | Promise<AuthenticatedUser> {
+    let verdict: AuthenticatedUser | Promise<AuthenticatedUser>;
+    try {
+      verdict = this.#verify(name, password, peer, credentials, ticket, token, checked);
+    } catch (error) {
+      ticket.settle(false);
+      throw error;
+    }
+    if (verdict instanceof Promise) return verdict.finally(() => ticket.settle(false));
+    ticket.settle(false);
+    return verdict;
+  }
+
+  /** A cached verification answers at once; only a miss (`checked`: already found missing) waits for the slow PBKDF2. */
+  #verify(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined, checked: boolean): AuthenticatedUser | Promise<AuthenticatedUser> {
+    const cached = checked ? undefined : this.#cache.check(name, credentials.hash.salt, password);
+    if (cached !== undefined) return this.#conclude(name, password, peer, credentials, ticket, token, cached, true);
+    return verifyPasswordHash(credentials.hash, password, iterationLimits(this.#config)).then((verified) =>
+      this.#conclude(name, password, peer, credentials, ticket, token, verified, false),
+    );
+  }
+
+  #conclude(name: string, password: string, peer: string, credentials: ResolvedCredentials, ticket: LockoutTicket, token: string | undefined, verified: boolean, wasCached: boolean): AuthenticatedUser {
     const { hash } = credentials;
-    const cached = this.#cache.check(name, hash.salt, password);
-    const verified =
-      cached ??
-      (await verifyPasswordHash(hash, password, iterationLimits(this.#config)));
     // Checked whatever the password gave, so that the time taken does not tell a right password
     // with a wrong code from a wrong password.
     const code = credentials.hasTotp ? this.#checkCode(credentials.totp, token) : undefined;
@@ -123,15 +167,23 @@ export class PasswordAuthenticator implements PasswordChecker {
     }
     // Only now: remembering a password whose code failed would make the next try with it faster,
     // telling a right password from a wrong one.
-    if (cached === undefined) this.#cache.remember(name, hash.salt, password);
+    if (!wasCached) this.#cache.remember(name, hash.salt, password);
     // Also on a cache hit, as CouchDB: a user who only ever uses Basic must still get upgraded.
     if (credentials.document) this.#upgrader.maybeUpgrade(credentials.document, password);
     return { roles: credentials.roles, salt: hash.salt, hasTotp: credentials.hasTotp };
   }
 
-  /** Waits for the lockout's leave to check a password (see Lockout.admit); 403 when locked. */
-  async #admit(peer: string, name: string, salt: string): Promise<LockoutTicket> {
-    const ticket = await this.#lockout.admit(peer, name, salt);
+  /**
+   * Runs `then` once the lockout admits the attempt: at once when no attempt in flight makes it
+   * wait (see Lockout.admit). 403 when locked.
+   */
+  #admitted<T>(peer: string, name: string, salt: string, then: (ticket: LockoutTicket) => T | Promise<T>): T | Promise<T> {
+    const ticket = this.#lockout.admitNow(peer, name, salt);
+    if (ticket === undefined) return this.#lockout.admit(peer, name, salt).then((later) => then(this.#judged(later, peer, name)));
+    return then(this.#judged(ticket, peer, name));
+  }
+
+  #judged(ticket: LockoutTicket, peer: string, name: string): LockoutTicket {
     if (!ticket.locked) return ticket;
     if (this.#lockout.mode === 'enforce') throw accountLocked();
     this.#log.warning(`lockout threshold reached for user ${JSON.stringify(name)} from ${peer} (mode warn)`);
@@ -149,4 +201,15 @@ export class PasswordAuthenticator implements PasswordChecker {
     this.#log.warning(`${peer} failed to authenticate as ${JSON.stringify(name)}${why ? ` (${why})` : ''}`);
     throw nameOrPasswordIncorrect();
   }
+}
+
+function adminCredentials(hash: PasswordHash, documentRoles: string[]): ResolvedCredentials {
+  return { hash, roles: ['_admin', ...documentRoles], hasTotp: false };
+}
+
+function userCredentials(document: UserCredentials | undefined): ResolvedCredentials | undefined {
+  if (!document) return undefined;
+  const credentials: ResolvedCredentials = { hash: document.hash, roles: document.roles, hasTotp: document.hasTotp, document };
+  if (document.totp) credentials.totp = document.totp;
+  return credentials;
 }

@@ -1,12 +1,13 @@
 import { HitCounts } from '../metrics/hit-counts.js';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.js';
-import { digestsEqual, keyedSha256 } from '../crypto/crypto.js';
+import { keyedSha256, storedDigestEquals } from '../crypto/crypto.js';
 
 /**
  * Remembers passwords that passed the slow PBKDF2 check, as a keyed fast hash, so repeated Basic
- * requests cost microseconds (CouchDB 3.4's `couch_passwords_cache`). Entries are keyed by user
- * name and salt, so a password change (new salt) never meets a stale entry. The digest is a
+ * requests cost microseconds (CouchDB 3.4's `couch_passwords_cache`). One entry per user name,
+ * valid only under the salt it was verified with, so a password change (new salt) never meets a
+ * stale entry: it is a miss, never a wrong password. The digest is a
  * SHA-256 under a random key that lives only in this process: entries are never written anywhere
  * and mean nothing to another process (someone who can read this process's memory could also read
  * passwords as they arrive, so the cache adds no new exposure there).
@@ -15,7 +16,11 @@ export class VerifiedPasswordCache {
   /** Lookups that found a verified password (the hash was skipped) and those that did not. */
   readonly counts = new HitCounts();
   readonly #key = randomBytes(32).toString('hex');
-  readonly #entries = new Map<string, { key: string; digest: string; lastUsed: number }>();
+  /** Where a presented password's digest is compared (checks are synchronous, so one serves all). */
+  readonly #scratch = Buffer.alloc(DIGEST_BYTES);
+  readonly #entries = new Map<string, Entry>();
+  /** The entry last in `#entries`' order, when still there: a repeated hit on it needs no re-insert. */
+  #newest: Entry | undefined;
   #maxObjects: number;
   #maxIdleMs: number;
   #enabled: boolean;
@@ -39,7 +44,9 @@ export class VerifiedPasswordCache {
   check(name: string, salt: string, password: string): boolean | undefined {
     if (!this.#enabled) return undefined;
     // Looked up with the plain (possibly sliced) string; only a stored key needs the flat copy.
-    const entry = this.#entries.get(`${name}\u0000${salt}`);
+    const stored = this.#entries.get(name);
+    // An entry verified under another salt (an older password) is no entry.
+    const entry = stored !== undefined && stored.salt === salt ? stored : undefined;
     const now = this.#now();
     const fresh = entry !== undefined && now - entry.lastUsed <= this.#maxIdleMs;
     this.counts.record(fresh);
@@ -49,27 +56,33 @@ export class VerifiedPasswordCache {
       return undefined;
     }
     entry.lastUsed = now;
-    // Re-insert so Map order stays least-recently-used first.
-    this.#entries.delete(entry.key);
-    this.#entries.set(entry.key, entry);
-    return digestsEqual(entry.digest, this.#digest(salt, password));
+    if (entry !== this.#newest) {
+      // Re-insert so Map order stays least-recently-used first.
+      this.#entries.delete(entry.key);
+      this.#entries.set(entry.key, entry);
+      this.#newest = entry;
+    }
+    return storedDigestEquals(entry.digest, this.#digest(salt, password), this.#scratch);
   }
 
   remember(name: string, salt: string, password: string): void {
     if (!this.#enabled || this.#maxObjects <= 0) return;
-    const cacheKey = entryKey(name, salt);
+    const cacheKey = flatCopy(name);
     this.#entries.delete(cacheKey);
-    this.#entries.set(cacheKey, { key: cacheKey, digest: this.#digest(salt, password), lastUsed: this.#now() });
+    // A buffer of its own: one cut from Node's shared pool would keep the whole pool slab alive.
+    const digest = Buffer.alloc(DIGEST_BYTES);
+    digest.write(this.#digest(salt, password), 'latin1');
+    this.#newest = { key: cacheKey, salt, digest, lastUsed: this.#now() };
+    this.#entries.set(cacheKey, this.#newest);
     while (this.#entries.size > this.#maxObjects) {
       const oldest = this.#entries.keys().next().value as string;
       this.#entries.delete(oldest);
     }
   }
 
-  /** Drops every entry of a user (password change, deletion). */
+  /** Drops the entry of a user (password change, deletion). */
   forget(name: string): void {
-    const prefix = `${name}\u0000`;
-    for (const key of this.#entries.keys()) if (key.startsWith(prefix)) this.#entries.delete(key);
+    this.#entries.delete(name);
   }
 
   clear(): void {
@@ -80,13 +93,20 @@ export class VerifiedPasswordCache {
     return this.#entries.size;
   }
 
+  /** The digest's 32 bytes as latin1 text. */
   #digest(salt: string, password: string): string {
-    return keyedSha256(this.#key, `${salt}\u0000${password}`);
+    return keyedSha256(this.#key, `${salt}\u0000${password}`, 'latin1');
   }
 }
 
-function entryKey(name: string, salt: string): string {
-  return flatCopy(`${name}\u0000${salt}`);
+const DIGEST_BYTES = 32;
+
+/** One per user name: the salt the password was verified under, and its keyed digest. */
+interface Entry {
+  key: string;
+  salt: string;
+  digest: Buffer;
+  lastUsed: number;
 }
 
 /**

@@ -9,6 +9,9 @@ import { own } from './user-json.js';
 
 export type UserLookup = UserCredentials | undefined;
 
+/** What the `…Now` lookups answer when the name is not in the cache (nothing is read then). */
+export const NOT_CACHED: unique symbol = Symbol('not cached');
+
 /** What one read of a user document gives: its credentials, its roles, whether it has conflicts. */
 interface UserRecord {
   credentials: UserLookup;
@@ -49,7 +52,16 @@ export class UserStore {
 
   /** Credentials of a user; undefined when unknown; throws 401 for a conflicted document. */
   async lookup(name: string): Promise<UserLookup> {
-    const record = await this.#record(name);
+    return this.#credentials(await this.#record(name));
+  }
+
+  /** `lookup` answered from the cache alone (a repeated request needs no promise); NOT_CACHED otherwise. */
+  lookupNow(name: string): UserLookup | typeof NOT_CACHED {
+    const record = this.#recordNow(name);
+    return record === NOT_CACHED ? NOT_CACHED : this.#credentials(record);
+  }
+
+  #credentials(record: UserRecord | undefined): UserLookup {
     if (record?.conflicted && !this.#config.authBoolean('allow_conflicted_user_docs')) throw conflictedUserDocument();
     return record?.credentials;
   }
@@ -63,6 +75,12 @@ export class UserStore {
     return (await this.#record(name))?.roles ?? [];
   }
 
+  /** `rolesOf` answered from the cache alone; NOT_CACHED otherwise. */
+  rolesOfNow(name: string): string[] | typeof NOT_CACHED {
+    const record = this.#recordNow(name);
+    return record === NOT_CACHED ? NOT_CACHED : (record?.roles ?? []);
+  }
+
   /** Drops cached credentials: of the users named by these document ids, or all. */
   invalidate(ids: readonly string[] | 'all'): void {
     this.#generation++;
@@ -73,20 +91,26 @@ export class UserStore {
     for (const id of ids) if (id.startsWith(USER_PREFIX)) this.#cache.delete(id.slice(USER_PREFIX.length));
   }
 
-  async #record(name: string): Promise<UserRecord | undefined> {
+  /** The cached record (a hit is counted), or NOT_CACHED when missing or expired (nothing counted). */
+  #recordNow(name: string): UserRecord | undefined | typeof NOT_CACHED {
     if (!isAcceptableUserName(name)) return undefined;
+    const entry = this.#cache.get(name);
+    if (entry === undefined || entry.expires <= this.#now()) return NOT_CACHED;
+    this.counts.record(true);
+    return entry.value;
+  }
+
+  async #record(name: string): Promise<UserRecord | undefined> {
+    const cached = this.#recordNow(name);
+    if (cached !== NOT_CACHED) return cached;
+    this.counts.record(false);
     const now = this.#now();
-    let entry = this.#cache.get(name);
-    const hit = entry !== undefined && entry.expires > now;
-    this.counts.record(hit);
-    if (!entry || !hit) {
-      const generation = this.#generation;
-      entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime') };
-      this.#cache.delete(name);
-      if (generation === this.#generation) this.#cache.set(flatCopy(name), entry);
-      const max = this.#config.getInteger('chttpd_auth_cache', 'max_objects');
-      while (this.#cache.size > Math.max(1, max)) this.#cache.delete(this.#cache.keys().next().value as string);
-    }
+    const generation = this.#generation;
+    const entry = { value: await this.#load(name), expires: now + this.#config.getInteger('chttpd_auth_cache', 'max_lifetime') };
+    this.#cache.delete(name);
+    if (generation === this.#generation) this.#cache.set(flatCopy(name), entry);
+    const max = this.#config.getInteger('chttpd_auth_cache', 'max_objects');
+    while (this.#cache.size > Math.max(1, max)) this.#cache.delete(this.#cache.keys().next().value as string);
     return entry.value;
   }
 

@@ -1,5 +1,5 @@
 import { badRequest } from '../../errors/catalog.js';
-import type { PasswordChecker } from '../../identity/password-checker.js';
+import type { AuthenticatedUser, PasswordChecker } from '../../identity/password-checker.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { parseBasicHeader } from '../basic-header.js';
 
@@ -17,12 +17,17 @@ export class BasicHandler implements AuthHandler {
     return request.headers.authorization?.startsWith('Basic ') === true;
   }
 
-  async authenticate(request: AuthRequest): Promise<AuthOutcome> {
-    const header = request.headers.authorization;
-    const parsed = parseBasicHeader(header);
+  /** At once (no promise) when the password check is (see PasswordChecker.check): repeated requests. */
+  authenticate(request: AuthRequest): AuthOutcome | Promise<AuthOutcome> {
+    const parsed = parseBasicHeader(request.headers.authorization);
     if (parsed.kind === 'none') return undefined;
     if (parsed.kind === 'invalid') throw badRequest('Authorization header has invalid base64 value');
-    const user = await this.#authenticator.authenticate(parsed.name, parsed.password, request.peer, 'basic');
-    return { userCtx: { name: parsed.name, roles: user.roles }, cookieSubject: { name: parsed.name, salt: user.salt } };
+    const { name } = parsed;
+    const user = this.#authenticator.check(name, parsed.password, request.peer, 'basic');
+    return user instanceof Promise ? user.then((checked) => outcomeFor(name, checked)) : outcomeFor(name, user);
   }
+}
+
+function outcomeFor(name: string, user: AuthenticatedUser): AuthOutcome {
+  return { userCtx: { name, roles: user.roles }, cookieSubject: { name, salt: user.salt } };
 }

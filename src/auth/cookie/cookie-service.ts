@@ -122,9 +122,9 @@ export class CookieService {
   /**
    * A complete fresh `Set-Cookie` value for a user. Cookies carry whole seconds, so within one
    * second the same user gets the same header: remembered for that second, because every Basic
-   * request asks for one.
+   * request asks for one (answered then without a promise).
    */
-  async freshSetCookie(name: string, salt: string, secureConnection: boolean): Promise<string> {
+  freshSetCookie(name: string, salt: string, secureConnection: boolean): string | Promise<string> {
     const second = this.nowSeconds();
     if (second !== this.#memoSecond) {
       this.#memo.clear();
@@ -133,9 +133,12 @@ export class CookieService {
     const key = `${secureConnection ? 's' : 'p'}\u0000${name}\u0000${salt}`;
     const cached = this.#memo.get(key);
     if (cached !== undefined) return cached;
-    const header = this.setCookie(await this.mint(name, salt), secureConnection);
-    if (this.#memo.size < 10000) this.#memo.set(key, header);
-    return header;
+    return this.mint(name, salt).then((value) => {
+      const header = this.setCookie(value, secureConnection);
+      // Only while still in the second it was minted for: the memo may have moved on meanwhile.
+      if (this.#memoSecond === second && this.#memo.size < 10000) this.#memo.set(key, header);
+      return header;
+    });
   }
 
   settings(secureConnection: boolean): CookieSettings {

@@ -38,6 +38,19 @@ describe('Basic header parser', () => {
     );
   });
 
+  test('any bytes, invalid UTF-8 included, decode as Node decodes them as UTF-8 (property)', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        const text = Buffer.from(bytes).toString('utf8');
+        const colon = text.indexOf(':');
+        const parsed = parseBasicHeader(`Basic ${Buffer.from(bytes).toString('base64')}`);
+        if (colon === -1 || text === '_:_') return assert.deepEqual(parsed, { kind: 'none' });
+        assert.deepEqual(parsed, { kind: 'credentials', name: text.slice(0, colon), password: text.slice(colon + 1) });
+      }),
+      { numRuns: 3000, seed: 99 },
+    );
+  });
+
   test('arbitrary header values never throw (property)', () => {
     fc.assert(
       fc.property(fc.string(), (rest) => {

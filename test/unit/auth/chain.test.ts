@@ -44,4 +44,27 @@ describe('AuthChain', () => {
     await new AuthChain([plain]).authenticate(request({}), open);
     assert.deepEqual(calls, ['plain']);
   });
+
+  test('a handler that answers without a promise gets the request answered without one; a refusal is still a rejected promise', async () => {
+    const now: AuthHandler = { name: 'now', authenticate: (req) => (req.headers['x-now'] === 'bad' ? fail() : { userCtx: { name: 'ann', roles: [] } }) };
+    const chain = new AuthChain([now]);
+    const answer = chain.authenticate(request({ 'x-now': 'ok' }), open);
+    assert.ok(!(answer instanceof Promise));
+    assert.deepEqual(answer, { userCtx: { name: 'ann', roles: [] }, handler: 'now', cookieSubject: undefined });
+    const refused = chain.authenticate(request({ 'x-now': 'bad' }), open);
+    assert.ok(refused instanceof Promise);
+    await assert.rejects(refused, /refused/);
+  });
+
+  test('after a handler that needs a promise, the next handlers are still asked in order', async () => {
+    const calls: string[] = [];
+    const later: AuthHandler = { name: 'later', authenticate: async () => (calls.push('later'), undefined) };
+    const chain = new AuthChain([later, headerHandler('second', 'x-second', calls)]);
+    assert.deepEqual(await chain.authenticate(request({ 'x-second': 'bob' }), open), { userCtx: { name: 'bob', roles: [] }, handler: 'second', cookieSubject: undefined });
+    assert.deepEqual(calls, ['later', 'second']);
+  });
 });
+
+function fail(): never {
+  throw new Error('refused');
+}

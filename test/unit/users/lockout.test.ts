@@ -72,6 +72,34 @@ describe('lockout admission: attempts in flight count as possible failures', () 
     assert.equal(lockout.isLocked('a', 'n', 's'), true);
   });
 
+  test('admitNow decides at once, or answers undefined without reserving a place when the attempt would wait', () => {
+    const lockout = new Lockout(settings, () => 0);
+    const first = [1, 2, 3].map(() => lockout.admitNow('a', 'n', 's'));
+    assert.deepEqual(first.map((ticket) => ticket?.locked), [false, false, false]);
+    assert.equal(lockout.admitNow('a', 'n', 's'), undefined, 'three attempts in flight may still fail');
+    assert.equal(lockout.admitNow('a', 'n', 's'), undefined);
+    for (const ticket of first) ticket!.settle(false);
+    const again = [1, 2, 3].map(() => lockout.admitNow('a', 'n', 's'));
+    assert.deepEqual(again.map((ticket) => ticket?.locked), [false, false, false], 'the refused calls held no place');
+    assert.equal(lockout.admitNow('a', 'n', 's'), undefined);
+    for (const ticket of again) ticket!.settle(true);
+    assert.equal(lockout.admitNow('a', 'n', 's')?.locked, true);
+  });
+
+  test('idle only while no failure is recorded and no attempt is in flight; an unreserved ticket still counts its failure', () => {
+    const lockout = new Lockout(settings, () => 0);
+    assert.equal(lockout.idle, true);
+    const ticket = lockout.admitNow('a', 'n', 's')!;
+    assert.equal(lockout.idle, false, 'an attempt in flight');
+    ticket.settle(false);
+    assert.equal(lockout.idle, true);
+    lockout.unreserved('a', 'n', 's').settle(true);
+    assert.equal(lockout.idle, false, 'a failure recorded');
+    for (let i = 0; i < 2; i++) lockout.unreserved('a', 'n', 's').settle(true);
+    assert.equal(lockout.isLocked('a', 'n', 's'), true);
+    assert.equal(new Lockout({ ...settings, threshold: 0 }, () => 0).idle, false, 'a threshold of 0 locks everyone');
+  });
+
   test('a waiting attempt goes ahead when one in flight succeeds', async () => {
     const lockout = new Lockout(settings, () => 0);
     const [a, b, c] = await Promise.all([1, 2, 3].map(() => lockout.admit('a', 'n', 's')));

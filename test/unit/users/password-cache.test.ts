@@ -17,6 +17,11 @@ describe('verified-password cache', () => {
     const cache = make(() => 0);
     cache.remember('bob', 'salt1', 'pw');
     assert.equal(cache.check('bob', 'salt2', 'pw'), undefined);
+    assert.equal(cache.check('bob', 'salt2', 'other'), undefined, 'a miss, not a wrong password');
+    cache.remember('bob', 'salt2', 'new-pw');
+    assert.equal(cache.check('bob', 'salt2', 'new-pw'), true);
+    assert.equal(cache.check('bob', 'salt1', 'pw'), undefined, 'the new password replaced the old entry');
+    assert.equal(cache.size, 1);
   });
 
   test('entries expire after max_idle without use', () => {
@@ -40,6 +45,24 @@ describe('verified-password cache', () => {
     assert.equal(cache.check('b', 's', 'pw'), undefined);
     assert.equal(cache.check('a', 's', 'pw'), true);
     assert.equal(cache.size, 2);
+  });
+
+  test('repeated hits on the newest entry keep the least-recently-used order exact', () => {
+    const cache = make(() => 0, 2);
+    cache.remember('a', 's', 'pw');
+    cache.remember('b', 's', 'pw');
+    assert.equal(cache.check('b', 's', 'pw'), true);
+    assert.equal(cache.check('b', 's', 'pw'), true);
+    assert.equal(cache.check('a', 's', 'pw'), true);
+    assert.equal(cache.check('a', 's', 'wrong'), false);
+    cache.remember('c', 's', 'pw');
+    assert.equal(cache.check('b', 's', 'pw'), undefined, 'b was used least recently');
+    cache.forget('c');
+    cache.remember('d', 's', 'pw');
+    cache.remember('e', 's', 'pw');
+    assert.equal(cache.check('a', 's', 'pw'), undefined, 'a became the oldest once c was forgotten');
+    assert.equal(cache.check('d', 's', 'pw'), true);
+    assert.equal(cache.check('e', 's', 'pw'), true);
   });
 
   test('forget drops a user, disabling drops everything', () => {

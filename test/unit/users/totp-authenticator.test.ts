@@ -94,7 +94,12 @@ describe('PasswordAuthenticator with a second factor (injected clock)', () => {
     authenticator = new PasswordAuthenticator({
       config,
       admins: new Admins(config, log),
-      users: { lookup: async (name: string) => docs.get(name), rolesOf: async (name: string) => docs.get(name)?.roles ?? [] } as unknown as UserStore,
+      users: {
+        lookup: async (name: string) => docs.get(name),
+        rolesOf: async (name: string) => docs.get(name)?.roles ?? [],
+        lookupNow: (name: string) => docs.get(name),
+        rolesOfNow: (name: string) => docs.get(name)?.roles ?? [],
+      } as unknown as UserStore,
       cache,
       lockout,
       upgrader: { maybeUpgrade: () => void upgrades++ } as unknown as HashUpgrader,
@@ -171,6 +176,19 @@ describe('PasswordAuthenticator with a second factor (injected clock)', () => {
     assert.deepEqual(await login('otp', 'otp-pass', code(STEP)), LOCKED, 'right password and code');
     assert.equal(await login('otp', 'otp-pass', code(STEP), '10.0.0.2'), 'ok', 'another client, and the code was not spent by the locked try');
     assert.ok(logs.some((line) => line.includes('wrong or missing TOTP code')));
+  });
+
+  test('a repeated Basic check answers without a promise; wrong passwords against the cache still count toward lockout', async () => {
+    assert.equal(await outcome(authenticator.authenticate('plain', 'plain-pass', PEER, 'basic')), 'ok');
+    const again = authenticator.check('plain', 'plain-pass', PEER, 'basic');
+    assert.ok(!(again instanceof Promise), 'credentials and password cached, lockout idle');
+    assert.deepEqual(again.roles, ['r']);
+    for (let i = 0; i < 3; i++) {
+      assert.throws(() => authenticator.check('plain', 'wrong', PEER, 'basic'), (error: unknown) => isCouchError(error) && error.status === 401);
+    }
+    assert.equal(lockout.isLocked(PEER, 'plain', SALT), true);
+    assert.deepEqual(await outcome(authenticator.authenticate('plain', 'plain-pass', PEER, 'basic')), LOCKED);
+    assert.equal(await outcome(authenticator.authenticate('plain', 'plain-pass', '10.0.0.2', 'basic')), 'ok', 'another client');
   });
 
   test('missing and replayed codes count toward lockout too', async () => {
