@@ -8,12 +8,13 @@
  * then measures a few scenarios with 1 and with N processes of each.
  */
 import autocannon from 'autocannon';
-import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import { generateKeyPair, type KeyPair } from '../test/support/key-pairs.js';
 import { call, load, startProcess, type Measurement, type Running } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -170,8 +171,8 @@ async function configureCompared(url: string, admin: [string, string], secret: s
 
 interface JwtKeys {
   hmac: Buffer;
-  rsa: ReturnType<typeof generateKeyPairSync>;
-  ec: ReturnType<typeof generateKeyPairSync>;
+  rsa: KeyPair;
+  ec: KeyPair;
 }
 
 async function jwtTokens(sub: string, keys: JwtKeys): Promise<{ hs256: string; rs256: string; es256: string }> {
@@ -460,8 +461,8 @@ async function main(): Promise<void> {
   const secret = randomBytes(16).toString('hex');
   const keys: JwtKeys = {
     hmac: randomBytes(32),
-    rsa: generateKeyPairSync('rsa', { modulusLength: 2048 }),
-    ec: generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+    rsa: generateKeyPair({ type: 'rsa', modulusLength: 2048 }),
+    ec: generateKeyPair({ type: 'ec', namedCurve: 'P-256' }),
   };
   const { divan, admin, data } = await startDivan(options.workers, secret, keys);
   const coldCount = 8;

@@ -6,7 +6,7 @@
  * authenticate, and as exactly the user it names.
  */
 import assert from 'node:assert/strict';
-import { createHmac, generateKeyPairSync, randomBytes, sign as rsaSign } from 'node:crypto';
+import { createHmac, randomBytes, sign as rsaSign } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 
@@ -24,13 +24,14 @@ import {
   type HeaderList,
   type RawResponse,
 } from '../support/hardening.js';
+import { generateKeyPair } from '../support/key-pairs.js';
 import { ADMIN, startServer, type TestServer } from '../support/server.js';
 import { handMadeCookie, hexTime } from '../support/session-helpers.js';
 
 const SECRET = randomBytes(16).toString('hex');
 const HMAC_KEY = randomBytes(32);
 const OTHER_HMAC_KEY = randomBytes(32);
-const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const rsa = generateKeyPair({ type: 'rsa', modulusLength: 2048 });
 const rsaPublicPem = String(rsa.publicKey.export({ type: 'spki', format: 'pem' }));
 const ALL_HANDLERS = ['cookie', 'proxy', 'jwt', 'default'].map((name) => `{chttpd_auth, ${name}_authentication_handler}`).join(', ');
 const ALICE = { name: 'alice', password: 'alice-pw', roles: ['staff'] };

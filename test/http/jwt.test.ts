@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
+import { generateKeyPair } from '../support/key-pairs.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 const JWT_FIRST = '{chttpd_auth, jwt_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}';
 const HMAC_SECRET = randomBytes(32);
 const KID_SECRET = randomBytes(32);
-const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const rsa = generateKeyPair({ type: 'rsa', modulusLength: 2048 });
+const ec = generateKeyPair({ type: 'ec', namedCurve: 'P-256' });
 const pemForIni = (key: { export(options: { type: 'spki'; format: 'pem' }): string | Buffer }): string =>
   String(key.export({ type: 'spki', format: 'pem' })).trim().replace(/\n/g, '\\n');
 const now = (): number => Math.floor(Date.now() / 1000);
@@ -153,7 +154,7 @@ describe('JWT authentication over HTTP', () => {
   });
 
   test('the key ring is rebuilt on a _config change: a PEM put through _config works at once, a replaced secret stops working', async () => {
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const other = generateKeyPair({ type: 'rsa', modulusLength: 2048 });
     const put = await server.admin(`/_node/_local/_config/jwt_keys/${encodeURIComponent('rsa:rotated')}`, { method: 'PUT', body: JSON.stringify(pemForIni(other.publicKey)) });
     assert.equal(put.status, 200);
     const viaNewKey = await session(bearer(await token({ sub: 'n', exp: now() + 60 }, { alg: 'RS256', kid: 'rotated', key: other.privateKey })));

@@ -3,7 +3,7 @@
  * builders (signed with jose, or assembled by hand for malformed cases), a fixed clock.
  */
 import assert from 'node:assert/strict';
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +15,7 @@ import type { AuthRequest } from '../../../../src/auth/types.js';
 import { Config } from '../../../../src/config/config.js';
 import { CouchError } from '../../../../src/errors/couch-error.js';
 import { Logger } from '../../../../src/log/logger.js';
+import { generateKeyPair, type KeyPair } from '../../../support/key-pairs.js';
 
 const directories: string[] = [];
 after(() => {
@@ -53,22 +54,19 @@ export function clock(startMs = NOW_MS): { now: () => number; set: (ms: number) 
   };
 }
 
-export interface KeyPair {
-  publicKey: KeyObject;
-  privateKey: KeyObject;
-}
+export type { KeyPair };
 
 const pairs = new Map<string, KeyPair>();
 
 /** Key pairs, generated once per process and label (RSA generation is slow). */
 export function rsaPair(label = 'a', modulusLength = 2048): KeyPair {
-  return cached(`rsa:${label}:${modulusLength}`, () => generateKeyPairSync('rsa', { modulusLength }));
+  return cached(`rsa:${label}:${modulusLength}`, () => generateKeyPair({ type: 'rsa', modulusLength }));
 }
 export function ecPair(curve: 'P-256' | 'P-384' | 'P-521' | 'secp256k1', label = 'a'): KeyPair {
-  return cached(`ec:${curve}:${label}`, () => generateKeyPairSync('ec', { namedCurve: curve }));
+  return cached(`ec:${curve}:${label}`, () => generateKeyPair({ type: 'ec', namedCurve: curve }));
 }
 export function edPair(label = 'a'): KeyPair {
-  return cached(`ed25519:${label}`, () => generateKeyPairSync('ed25519'));
+  return cached(`ed25519:${label}`, () => generateKeyPair({ type: 'ed25519' }));
 }
 
 function cached(key: string, make: () => KeyPair): KeyPair {
