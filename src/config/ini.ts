@@ -4,6 +4,8 @@
  * works with CouchDB must mean the same thing here; every rule below mirrors a clause there.
  */
 
+import { flatCopy } from '../json/flat-copy.js';
+
 export type IniSections = Map<string, Map<string, string>>;
 
 type IniLine =
@@ -77,8 +79,9 @@ export function parseIni(text: string): IniSections {
   walk(text.split(LINE_BREAK), (line, section) => {
     if (line.kind !== 'entry' || section === undefined || line.value === '') return;
     let keys = sections.get(section);
-    if (keys === undefined) sections.set(section, (keys = new Map()));
-    keys.set(line.key, line.value);
+    if (keys === undefined) sections.set(flatCopy(section), (keys = new Map()));
+    // Cut from the file's text: one non-Latin-1 character in a comment would leave them two-byte.
+    keys.set(flatCopy(line.key), flatCopy(line.value));
   });
   return sections;
 }

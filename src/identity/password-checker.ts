@@ -31,6 +31,9 @@ export interface PasswordChecker {
    * needs is in memory); a refusal is then thrown at once.
    */
   check(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): AuthenticatedUser | Promise<AuthenticatedUser>;
-  /** The user's current roles and salt, without checking any password; undefined for an unknown name. */
-  resolve(name: string): Promise<KnownUser | undefined>;
+  /**
+   * The user's current roles and salt, without checking any password; undefined for an unknown
+   * name. Answered without a promise when it is in memory (a repeated cookie).
+   */
+  resolve(name: string): KnownUser | undefined | Promise<KnownUser | undefined>;
 }

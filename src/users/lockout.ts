@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { flatCopy } from '../json/flat-copy.js';
 
 /**
  * `[chttpd_auth_lockout]`: after `threshold` failed password checks from one client address for one
@@ -187,13 +188,4 @@ export class Lockout {
 
 function lockoutKey(peer: string, name: string, salt: string): string {
   return `${peer}\u0000${name}\u0000${salt}`;
-}
-
-/**
- * A flat copy of a string. A key cut out of a request string (a V8 sliced string) keeps the whole
- * request string alive for as long as the entry lives: a 60 KiB header per entry, or the password
- * of a Basic header. Lossless for any UTF-16, lone surrogates included.
- */
-function flatCopy(text: string): string {
-  return Buffer.from(text, 'utf16le').toString('utf16le');
 }

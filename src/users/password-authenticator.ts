@@ -71,9 +71,12 @@ export class PasswordAuthenticator implements PasswordChecker {
    * the roles of a same-named user doc (as CouchDB): never its second factor, and its conflicts do
    * not matter, because anyone who may sign up can write a document with that name.
    */
-  async resolve(name: string): Promise<ResolvedCredentials | undefined> {
+  resolve(name: string): ResolvedCredentials | undefined | Promise<ResolvedCredentials | undefined> {
     const known = this.resolveNow(name);
-    if (known !== NOT_CACHED) return known;
+    return known === NOT_CACHED ? this.#resolveStored(name) : known;
+  }
+
+  async #resolveStored(name: string): Promise<ResolvedCredentials | undefined> {
     const adminHash = this.#admins.hashOf(name);
     if (adminHash) return adminCredentials(adminHash, await this.#users.rolesOf(name));
     return userCredentials(await this.#users.lookup(name));
@@ -106,7 +109,7 @@ export class PasswordAuthenticator implements PasswordChecker {
    */
   check(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): AuthenticatedUser | Promise<AuthenticatedUser> {
     const known = this.resolveNow(name);
-    if (known === NOT_CACHED) return this.resolve(name).then((credentials) => this.#checkResolved(name, password, peer, channel, credentials, token));
+    if (known === NOT_CACHED) return this.#resolveStored(name).then((credentials) => this.#checkResolved(name, password, peer, channel, credentials, token));
     return this.#checkResolved(name, password, peer, channel, known, token);
   }
 

@@ -2,6 +2,7 @@ import { HitCounts } from '../metrics/hit-counts.js';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import { keyedSha256, storedDigestEquals } from '../crypto/crypto.js';
+import { flatCopy } from '../json/flat-copy.js';
 
 /**
  * Remembers passwords that passed the slow PBKDF2 check, as a keyed fast hash, so repeated Basic
@@ -109,14 +110,6 @@ interface Entry {
   lastUsed: number;
 }
 
-/**
- * A flat copy of a string. A key cut out of a request string (a V8 sliced string) keeps the whole
- * request string alive for as long as the entry lives: a 60 KiB header per entry, or the password
- * of a Basic header. Lossless for any UTF-16, lone surrogates included.
- */
-function flatCopy(text: string): string {
-  return Buffer.from(text, 'utf16le').toString('utf16le');
-}
 
 /** `[couch_passwords_cache]` as the cache uses it. */
 export function passwordCacheSettings(config: Config): { enabled: boolean; maxObjects: number; maxIdleMs: number } {

@@ -6,6 +6,7 @@ import type { Storage } from '../storage/storage.js';
 import { isAcceptableUserName } from '../identity/user-name.js';
 import { USER_PREFIX, credentialsFromDoc, type UserCredentials } from './user-documents.js';
 import { own } from './user-json.js';
+import { flatCopy } from '../json/flat-copy.js';
 
 export type UserLookup = UserCredentials | undefined;
 
@@ -131,13 +132,4 @@ export class UserStore {
       conflicted: stored.conflicts.length > 0,
     };
   }
-}
-
-/**
- * A flat copy of a string. A key cut out of a request string (a V8 sliced string) keeps the whole
- * request string alive for as long as the entry lives: a 60 KiB header per entry, or the password
- * of a Basic header. Lossless for any UTF-16, lone surrogates included.
- */
-function flatCopy(text: string): string {
-  return Buffer.from(text, 'utf16le').toString('utf16le');
 }

@@ -1,10 +1,10 @@
 import { malformedCookie } from '../../errors/catalog.js';
-import type { PasswordChecker } from '../../identity/password-checker.js';
+import type { KnownUser, PasswordChecker } from '../../identity/password-checker.js';
 import { parseBasicHeader } from '../basic-header.js';
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../types.js';
 import { decodeCookieValue, firstAuthSessionCookie, isExpired, parseTimeHex, verifyCookieMac } from './codec.js';
 import type { CookieService } from './cookie-service.js';
-
+import { flatCopy } from '../../json/flat-copy.js';
 
 /**
  * `cookie_authentication_handler`: a valid AuthSession cookie authenticates without a password.
@@ -29,13 +29,21 @@ export class CookieHandler implements AuthHandler {
     this.#authenticator = authenticator;
   }
 
-  async #fromVerified(request: AuthRequest, value: string, known: VerifiedCookie): Promise<AuthOutcome> {
+  /** A cookie whose MAC was checked before: without a promise while the user is in memory. */
+  #fromVerified(request: AuthRequest, value: string, known: VerifiedCookie): AuthOutcome | Promise<AuthOutcome> {
     if (parseBasicHeader(request.headers.authorization).kind === 'credentials') return undefined;
     if (isExpired(known.issuedAt, this.#cookies.nowSeconds(), this.#cookies.timeoutSeconds())) {
       this.#verified.delete(value);
       return undefined;
     }
-    const credentials = await this.#authenticator.resolve(known.name);
+    const credentials = this.#authenticator.resolve(known.name);
+    return credentials instanceof Promise
+      ? credentials.then((current) => this.#stillValid(value, known, current))
+      : this.#stillValid(value, known, credentials);
+  }
+
+  /** The user still exists with the salt the cookie was signed with (no password change since). */
+  #stillValid(value: string, known: VerifiedCookie, credentials: KnownUser | undefined): AuthOutcome {
     if (!credentials || credentials.hash.salt !== known.salt) {
       this.#verified.delete(value);
       return undefined;
@@ -55,11 +63,15 @@ export class CookieHandler implements AuthHandler {
     return request.headers.cookie !== undefined;
   }
 
-  async authenticate(request: AuthRequest): Promise<AuthOutcome> {
+  authenticate(request: AuthRequest): AuthOutcome | Promise<AuthOutcome> {
     const value = firstAuthSessionCookie(headerText(request.headers.cookie));
     if (value === undefined || value === '') return undefined;
     const known = this.#verified.get(value);
     if (known !== undefined && known.generation === this.#cookies.generation) return this.#fromVerified(request, value, known);
+    return this.#verify(request, value);
+  }
+
+  async #verify(request: AuthRequest, value: string): Promise<AuthOutcome> {
     const decoded = decodeCookieValue(value);
     if (decoded.kind === 'malformed') throw malformedCookie();
     if (decoded.kind !== 'token') return undefined;
@@ -97,13 +109,4 @@ interface VerifiedCookie {
 
 function headerText(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join('; ') : value;
-}
-
-/**
- * A flat copy of a string. A key cut out of a request string (a V8 sliced string) keeps the whole
- * request string alive for as long as the entry lives: a 60 KiB header per entry, or the password
- * of a Basic header. Lossless for any UTF-16, lone surrogates included.
- */
-function flatCopy(text: string): string {
-  return Buffer.from(text, 'utf16le').toString('utf16le');
 }
