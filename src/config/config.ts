@@ -51,8 +51,11 @@ export class Config {
   readonly #writable: IniSections;
   #user: IniSections = new Map();
   #effective: IniSections = new Map();
-  /** Typed reads and section records by kind, section and key, dropped on every change: requests read the same few settings. */
-  #memo = new Map<string, Map<string, Map<string, unknown>>>();
+  /**
+   * Typed reads and section records by kind, section and key, dropped on every change: requests
+   * read the same few settings. `[chttpd_auth]` has maps of its own, so its reads take one lookup.
+   */
+  #memo = new Memo();
   #listeners: Listener[] = [];
   #writes: Promise<unknown> = Promise.resolve();
 
@@ -107,7 +110,7 @@ export class Config {
   getBoolean(section: string, key: string, fallback: boolean): boolean;
   getBoolean(section: string, key: string, fallback?: boolean): boolean {
     if (fallback !== undefined) return toBoolean(this.get(section, key), fallback);
-    const slot = this.#slot('boolean', section);
+    const slot = this.#memo.slot(this.#memo.booleans, section);
     let value = slot.get(key) as boolean | undefined;
     if (value === undefined) slot.set(key, (value = toBoolean(this.get(section, key), builtIn(section, key) as boolean)));
     return value;
@@ -117,7 +120,7 @@ export class Config {
   getInteger(section: string, key: string, fallback: number): number;
   getInteger(section: string, key: string, fallback?: number): number {
     if (fallback !== undefined) return toInteger(this.get(section, key), fallback);
-    const slot = this.#slot('integer', section);
+    const slot = this.#memo.slot(this.#memo.integers, section);
     let value = slot.get(key) as number | undefined;
     if (value === undefined) slot.set(key, (value = toInteger(this.get(section, key), builtIn(section, key) as number)));
     return value;
@@ -127,7 +130,7 @@ export class Config {
   authString(key: string, fallback: string): string;
   authString(key: string, fallback?: string): string {
     if (fallback !== undefined) return this.getAuth(key) ?? fallback;
-    const slot = this.#slot('string', AUTH);
+    const slot = this.#memo.authStrings;
     let value = slot.get(key) as string | undefined;
     if (value === undefined) slot.set(key, (value = this.getAuth(key) ?? String(builtIn(AUTH, key))));
     return value;
@@ -137,7 +140,7 @@ export class Config {
   authBoolean(key: string, fallback: boolean): boolean;
   authBoolean(key: string, fallback?: boolean): boolean {
     if (fallback !== undefined) return toBoolean(this.getAuth(key), fallback);
-    const slot = this.#slot('boolean', AUTH);
+    const slot = this.#memo.authBooleans;
     let value = slot.get(key) as boolean | undefined;
     if (value === undefined) slot.set(key, (value = toBoolean(this.getAuth(key), builtIn(AUTH, key) as boolean)));
     return value;
@@ -147,7 +150,7 @@ export class Config {
   authInteger(key: string, fallback: number): number;
   authInteger(key: string, fallback?: number): number {
     if (fallback !== undefined) return toInteger(this.getAuth(key), fallback);
-    const slot = this.#slot('integer', AUTH);
+    const slot = this.#memo.authIntegers;
     let value = slot.get(key) as number | undefined;
     if (value === undefined) slot.set(key, (value = toInteger(this.getAuth(key), builtIn(AUTH, key) as number)));
     return value;
@@ -158,22 +161,9 @@ export class Config {
     const keys = this.#effective.get(name);
     // Only sections that exist are remembered: the name can come from a request.
     if (keys === undefined) return EMPTY_SECTION;
-    const slot = this.#slot('section', name);
-    let record = slot.get('') as Readonly<Record<string, string>> | undefined;
-    if (record === undefined) slot.set('', (record = Object.freeze(sortedRecord(keys))));
+    let record = this.#memo.sections.get(name);
+    if (record === undefined) this.#memo.sections.set(name, (record = Object.freeze(sortedRecord(keys))));
     return record;
-  }
-
-  /**
-   * The remembered readings of one section, as one kind (a key may be read as a string and as a
-   * number). Only settings with a built-in default are remembered, so the maps stay small.
-   */
-  #slot(kind: 'boolean' | 'integer' | 'string' | 'section', section: string): Map<string, unknown> {
-    let bySection = this.#memo.get(kind);
-    if (bySection === undefined) this.#memo.set(kind, (bySection = new Map()));
-    let byKey = bySection.get(section);
-    if (byKey === undefined) bySection.set(section, (byKey = new Map()));
-    return byKey;
   }
 
   all(): Record<string, Record<string, string>> {
@@ -265,7 +255,7 @@ export class Config {
   #rebuild(): void {
     this.#user = merge([...this.#files, this.#writable]);
     this.#effective = merge([this.#defaults, this.#user]);
-    this.#memo = new Map();
+    this.#memo = new Memo();
   }
 }
 
@@ -281,4 +271,23 @@ function merge(layers: readonly IniSections[]): IniSections {
     }
   }
   return merged;
+}
+
+/**
+ * The remembered readings, by kind then section then key (a key may be read as a string and as a
+ * number). Only settings with a built-in default are remembered, so the maps stay small.
+ */
+class Memo {
+  readonly booleans = new Map<string, Map<string, unknown>>();
+  readonly integers = new Map<string, Map<string, unknown>>();
+  readonly authStrings = new Map<string, unknown>();
+  readonly authBooleans = new Map<string, unknown>();
+  readonly authIntegers = new Map<string, unknown>();
+  readonly sections = new Map<string, Readonly<Record<string, string>>>();
+
+  slot(kind: Map<string, Map<string, unknown>>, section: string): Map<string, unknown> {
+    let byKey = kind.get(section);
+    if (byKey === undefined) kind.set(section, (byKey = new Map()));
+    return byKey;
+  }
 }

@@ -24,19 +24,23 @@ export function meteredStorage(backend: Storage, metrics: Metrics): Storage {
     return backend.openRevisions(db, queries);
   };
   const replaced: Partial<Storage> = { writeDocuments, readDocument, openRevisions };
-  // Bound once per method, not on every call: storage calls sit on every request's path.
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(backend, {
-    get(target, property) {
-      if (Object.hasOwn(replaced, property)) return replaced[property as keyof Storage];
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== 'function') return value;
-      let method = bound.get(property);
-      if (method === undefined || (method as { original?: unknown }).original !== value) {
-        method = Object.assign((value as (...args: unknown[]) => unknown).bind(target), { original: value });
-        bound.set(property, method);
-      }
-      return method;
-    },
-  });
+  return Object.assign(delegateTo(backend), replaced);
+}
+
+/**
+ * An object answering every method of `target` (bound to it, once) and reading its other
+ * properties through. Plain properties rather than a Proxy: storage calls sit on every request's
+ * path, and a Proxy trap runs on each property read.
+ */
+function delegateTo(target: Storage): Storage {
+  const delegate: Record<string, unknown> = {};
+  for (let level: object | null = target; level !== null && level !== Object.prototype; level = Object.getPrototypeOf(level)) {
+    for (const name of Object.getOwnPropertyNames(level)) {
+      if (name === 'constructor' || Object.hasOwn(delegate, name)) continue;
+      const descriptor = Object.getOwnPropertyDescriptor(level, name)!;
+      if (typeof descriptor.value === 'function') delegate[name] = (descriptor.value as (...args: unknown[]) => unknown).bind(target);
+      else Object.defineProperty(delegate, name, { get: () => (target as unknown as Record<string, unknown>)[name], enumerable: true });
+    }
+  }
+  return delegate as unknown as Storage;
 }
