@@ -56,6 +56,7 @@ export interface Authenticated {
  */
 export interface SigningSecrets {
   readonly generation: number;
-  verificationSecrets(): Promise<string[]>;
+  /** Without a promise while the secrets are in memory (the common case). */
+  verificationSecrets(): string[] | Promise<string[]>;
   algorithms(): readonly string[];
 }

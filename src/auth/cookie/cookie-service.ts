@@ -71,14 +71,18 @@ export class CookieService {
    * As `secrets()`, but when none is configured on a node of a cluster, first looks for the
    * secret another node generated and stored (at most once a second while there is none).
    */
-  async verificationSecrets(): Promise<string[]> {
-    if (this.#ring.current() === undefined && this.#shared && this.#now() - this.#lastSharedLookup >= 1000) {
-      this.#lastSharedLookup = this.#now();
-      const shared = await this.#shared.load();
-      if (shared !== undefined && this.#ring.current() === undefined) {
-        this.#ring.rotate(shared, 0);
-        this.generation++;
-      }
+  verificationSecrets(): string[] | Promise<string[]> {
+    if (this.#ring.current() === undefined && this.#shared && this.#now() - this.#lastSharedLookup >= 1000) return this.#loadShared(this.#shared);
+    // Without a promise in the common case: a secret is set (proxy tokens are checked on every request).
+    return this.#ring.valid();
+  }
+
+  async #loadShared(shared: SharedSecret): Promise<string[]> {
+    this.#lastSharedLookup = this.#now();
+    const stored = await shared.load();
+    if (stored !== undefined && this.#ring.current() === undefined) {
+      this.#ring.rotate(stored, 0);
+      this.generation++;
     }
     return this.#ring.valid();
   }

@@ -102,17 +102,22 @@ export class JwtHandler implements AuthHandler {
     return typeof authorization === 'string' && authorization.startsWith(BEARER);
   }
 
-  async authenticate(request: AuthRequest): Promise<AuthOutcome> {
+  /** Without a promise for a token verified before (still cached): clients send the same one on every request. */
+  authenticate(request: AuthRequest): AuthOutcome | Promise<AuthOutcome> {
     const authorization = request.headers.authorization;
     if (typeof authorization !== 'string' || !authorization.startsWith(BEARER)) return undefined;
     const token = authorization.slice(BEARER.length);
-    const [encodedHeader, encodedPayload] = splitToken(token);
     const settings = this.#currentSettings();
+    // Only tokens that verified under these very settings are cached: a hit is well-formed.
+    const cached = settings.claims.ok ? settings.cache.get(token, this.#now()) : undefined;
+    if (cached !== undefined) return { userCtx: cached };
+    return this.#verifyToken(token, settings);
+  }
+
+  async #verifyToken(token: string, settings: Settings): Promise<AuthOutcome> {
+    const [encodedHeader, encodedPayload] = splitToken(token);
     if (!settings.claims.ok) throw misconfiguredServer();
     const nowMs = this.#now();
-    const cached = settings.cache.get(token, nowMs);
-    if (cached !== undefined) return { userCtx: cached };
-
     const generation = this.#generation;
     const claims = settings.claims.claims;
     const header = decodeJsonObject(encodedHeader);

@@ -55,21 +55,28 @@ export class ProxyHandler implements AuthHandler {
     return this.#header(request, 'x_auth_username') !== undefined;
   }
 
-  async authenticate(request: AuthRequest): Promise<AuthOutcome> {
+  /** Without a promise while the signing secrets are in memory: a proxy sends its headers on every request. */
+  authenticate(request: AuthRequest): AuthOutcome | Promise<AuthOutcome> {
     const name = this.#header(request, 'x_auth_username');
     if (name === undefined) return undefined;
-    if (this.#config.authBoolean('proxy_use_secret')) {
-      const secrets = await this.#secrets.verificationSecrets();
-      // CouchDB believes the headers without a token until a secret exists (the first login makes
-      // one): anyone could be `_admin` meanwhile. No secret means no token can verify.
-      if (secrets.length === 0) {
-        this.#reportNoSecret();
-        return undefined;
-      }
-      this.#reportedNoSecret = false;
-      const token = this.#header(request, 'x_auth_token');
-      if (!this.#verified(name, token, secrets)) return undefined;
+    if (!this.#config.authBoolean('proxy_use_secret')) return this.#outcome(request, name);
+    const secrets = this.#secrets.verificationSecrets();
+    return secrets instanceof Promise ? secrets.then((loaded) => this.#signed(request, name, loaded)) : this.#signed(request, name, secrets);
+  }
+
+  #signed(request: AuthRequest, name: string, secrets: readonly string[]): AuthOutcome {
+    // CouchDB believes the headers without a token until a secret exists (the first login makes
+    // one): anyone could be `_admin` meanwhile. No secret means no token can verify.
+    if (secrets.length === 0) {
+      this.#reportNoSecret();
+      return undefined;
     }
+    this.#reportedNoSecret = false;
+    const token = this.#header(request, 'x_auth_token');
+    return this.#verified(name, token, secrets) ? this.#outcome(request, name) : undefined;
+  }
+
+  #outcome(request: AuthRequest, name: string): AuthOutcome {
     return { userCtx: { name, roles: parseProxyRoles(this.#header(request, 'x_auth_roles')) } };
   }
 

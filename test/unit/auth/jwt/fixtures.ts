@@ -122,14 +122,15 @@ export function bearer(token: string, scheme = 'Bearer '): AuthRequest {
   };
 }
 
-/** Asserts that `action` rejects (or throws) the CouchError with exactly this status, error and reason. */
+/** Asserts that `action` (a promise, a plain value, or a function called here) rejects (or throws) the CouchError with exactly this status, error and reason. */
 export async function rejectsWith(
-  action: Promise<unknown> | (() => unknown),
+  action: unknown,
   status: number,
   error: string,
   reason: string,
 ): Promise<void> {
-  const run = typeof action === 'function' ? async () => action() : () => action;
+  // A handler answers without a promise when it can: a plain value is then a missing rejection.
+  const run = typeof action === 'function' ? async () => (action as () => unknown)() : () => Promise.resolve(action);
   await assert.rejects(run, (thrown: unknown) => {
     assert.ok(thrown instanceof CouchError, `expected a CouchError, got ${String(thrown)}`);
     assert.deepEqual({ status: thrown.status, error: thrown.error, reason: thrown.reason }, { status, error, reason });
