@@ -148,27 +148,41 @@ export class PerUserDatabases {
     };
   }
 
-  /** Wraps a JWT or proxy handler: a user it authenticates gets a database (`on_external_user`). */
+  /**
+   * Wraps a JWT or proxy handler: a user it authenticates gets a database (`on_external_user`).
+   * Without a promise when the handler answers without one and there is nothing to create.
+   */
   watchExternal(handler: AuthHandler): AuthHandler {
+    const afterwards = (outcome: AuthOutcome): AuthOutcome | Promise<AuthOutcome> => {
+      const name = outcome?.userCtx.name;
+      // A refused name gets its 400 from the chain; it must not get a database first.
+      if (typeof name !== 'string' || name === '' || !isAcceptableUserName(name)) return outcome;
+      const ensuring = this.#ensureExternal(name);
+      return ensuring === undefined ? outcome : ensuring.then(() => outcome);
+    };
     return {
       name: handler.name,
       ...(handler.mayAnswer ? { mayAnswer: (request: AuthRequest) => handler.mayAnswer!(request) } : {}),
-      authenticate: async (request: AuthRequest): Promise<AuthOutcome> => {
-        const outcome = await handler.authenticate(request);
-        const name = outcome?.userCtx.name;
-        // A refused name gets its 400 from the chain; it must not get a database first.
-        if (typeof name === 'string' && name !== '' && isAcceptableUserName(name)) await this.#ensureExternal(name);
-        return outcome;
+      authenticate: (request: AuthRequest): AuthOutcome | Promise<AuthOutcome> => {
+        const outcome = handler.authenticate(request);
+        return outcome instanceof Promise ? outcome.then(afterwards) : afterwards(outcome);
       },
     };
   }
 
-  async #ensureExternal(name: string): Promise<void> {
+  /** Undefined when there is nothing to do: per-user databases off, or this name seen lately. */
+  #ensureExternal(name: string): Promise<void> | undefined {
+    // The two switches first: on every proxy and JWT request, usually both off.
+    if (!this.#config.getBoolean('couch_peruser', 'enable') || !this.#config.getBoolean('couch_peruser', 'on_external_user')) return undefined;
     const settings = this.#active();
-    if (settings === undefined || !settings.onExternalUser) return;
+    if (settings === undefined) return undefined;
     const now = Date.now();
     const seen = this.#externalSeen.get(name);
-    if (seen !== undefined && now - seen < EXTERNAL_RECHECK_MS) return;
+    if (seen !== undefined && now - seen < EXTERNAL_RECHECK_MS) return undefined;
+    return this.#createExternal(name, settings, now);
+  }
+
+  async #createExternal(name: string, settings: PerUserSettings, now: number): Promise<void> {
     try {
       await this.ensureDatabase(name, settings);
       if (this.#externalSeen.size >= EXTERNAL_MAX_REMEMBERED) this.#externalSeen.clear();
