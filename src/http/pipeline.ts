@@ -11,8 +11,11 @@ import { Request } from './request.js';
 import { route } from './router.js';
 import type { Endpoint, Services } from './services.js';
 
-/** Splits a request target into decoded path segments (empty segments dropped, as CouchDB). */
-export function parseTarget(target: string): { path: string; segments: string[]; query: URLSearchParams } | undefined {
+/**
+ * Splits a request target into decoded path segments (empty segments dropped, as CouchDB) and the
+ * query string after `?` (parsed only when an endpoint reads it: most requests carry none).
+ */
+export function parseTarget(target: string): { path: string; segments: string[]; search: string } | undefined {
   let pathAndQuery = target;
   if (!pathAndQuery.startsWith('/')) {
     try {
@@ -24,7 +27,7 @@ export function parseTarget(target: string): { path: string; segments: string[];
   }
   const queryStart = pathAndQuery.indexOf('?');
   const path = queryStart === -1 ? pathAndQuery : pathAndQuery.slice(0, queryStart);
-  const query = new URLSearchParams(queryStart === -1 ? '' : pathAndQuery.slice(queryStart + 1));
+  const search = queryStart === -1 ? '' : pathAndQuery.slice(queryStart + 1);
   const segments: string[] = [];
   for (const raw of path.split('/')) {
     if (raw === '') continue;
@@ -35,7 +38,7 @@ export function parseTarget(target: string): { path: string; segments: string[];
       return undefined;
     }
   }
-  return { path, segments, query };
+  return { path, segments, search };
 }
 
 /**
@@ -145,7 +148,7 @@ function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext)
   // Named fields rather than spreads: this object is built for every request.
   return new Request(raw, {
     segments: target.segments,
-    query: target.query,
+    query: target.search,
     path: target.path,
     peer,
     viaTrustedProxy,
@@ -155,10 +158,15 @@ function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext)
   });
 }
 
-/** Preflight, authentication, routing and the endpoint itself; any failure becomes its error reply. */
-async function answer(exchange: Exchange, context: PipelineContext): Promise<Reply> {
-  const { services } = context;
+/**
+ * Preflight, authentication, routing and the endpoint itself; any failure becomes its error reply.
+ * A plain reply when authentication and the endpoint answer without a promise: each await would
+ * cost the request a turn of the microtask queue.
+ */
+function answer(exchange: Exchange, context: PipelineContext): Reply | Promise<Reply> {
+  const fail = (error: unknown): Reply => errorReply(error, exchange.request, context.services.config, context.services.log);
   try {
+    const { services } = context;
     const request = parseRequest(exchange, context);
     exchange.request = request;
     // A preflight is answered before authentication (CouchDB's process_request/1): browsers send
@@ -173,13 +181,18 @@ async function answer(exchange: Exchange, context: PipelineContext): Promise<Rep
       requireValidUser: services.config.getBoolean('chttpd', 'require_valid_user'),
       requireValidUserExceptForUp: services.config.getBoolean('chttpd', 'require_valid_user_except_for_up'),
     });
-    request.auth = auth instanceof Promise ? await auth : auth;
-    const endpoint = route(request, context.extraEndpoints);
-    checkBodyContentType(request);
-    return await endpoint(request, services);
+    const reply = auth instanceof Promise ? auth.then((settled) => callEndpoint(request, settled, context)) : callEndpoint(request, auth, context);
+    return reply instanceof Promise ? reply.then(undefined, fail) : reply;
   } catch (error) {
-    return errorReply(error, exchange.request, services.config, services.log);
+    return fail(error);
   }
+}
+
+function callEndpoint(request: Request, auth: Request['auth'], context: PipelineContext): Reply | Promise<Reply> {
+  request.auth = auth;
+  const endpoint = route(request, context.extraEndpoints);
+  checkBodyContentType(request);
+  return endpoint(request, context.services);
 }
 
 /** A cookie that cannot be issued costs the client its shortcut, not its answer. */
@@ -264,7 +277,8 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
   return async function handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     const exchange = openExchange(raw, context);
-    const reply = await answer(exchange, context);
+    const answered = answer(exchange, context);
+    const reply = answered instanceof Promise ? await answered : answered;
     // Awaited only when there is a cookie to consider: every await costs the request a promise.
     if (exchange.request?.auth.cookieSubject) {
       const adding = addSessionCookieOrLog(exchange.request, reply, services);

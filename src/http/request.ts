@@ -17,7 +17,6 @@ export class Request implements AuthRequest {
   readonly raw: IncomingMessage;
   readonly method: string;
   readonly segments: readonly string[];
-  readonly query: URLSearchParams;
   readonly path: string;
   readonly peer: string;
   readonly secure: boolean;
@@ -28,17 +27,26 @@ export class Request implements AuthRequest {
   readonly #limits: BodyLimits;
   #bodyRead = false;
 
-  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits }) {
+  /** The query as given: its text until an endpoint reads it. */
+  #query: URLSearchParams | string;
+
+  /** `query` may be the text after `?`: it is parsed when first read. */
+  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams | string; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits }) {
     this.raw = raw;
     this.method = raw.method ?? 'GET';
     this.segments = init.segments;
-    this.query = init.query;
+    this.#query = init.query;
     this.path = init.path;
     this.peer = init.peer;
     this.secure = init.secure;
     this.viaTrustedProxy = init.viaTrustedProxy;
     this.id = init.id;
     this.#limits = init.limits;
+  }
+
+  get query(): URLSearchParams {
+    if (typeof this.#query === 'string') this.#query = new URLSearchParams(this.#query);
+    return this.#query;
   }
 
   get headers(): IncomingMessage['headers'] {

@@ -33,7 +33,7 @@ const document: Endpoint = (request, services) => {
 };
 
 function only(methods: readonly string[], endpoint: Endpoint): Endpoint {
-  return async (request, services) => {
+  return (request, services) => {
     const method = request.method === 'HEAD' ? 'GET' : request.method;
     if (!methods.includes(method)) throw methodNotAllowed(methods.includes('GET') ? [...methods, 'HEAD'] : methods);
     return endpoint(request, services);

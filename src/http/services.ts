@@ -54,4 +54,5 @@ export interface Services {
   settled?(): Promise<void> | undefined;
 }
 
-export type Endpoint = (request: Request, services: Services) => Promise<Reply>;
+/** An endpoint answers with a plain reply when it needs nothing asynchronous (`GET /_session`), saving the request a promise. */
+export type Endpoint = (request: Request, services: Services) => Reply | Promise<Reply>;

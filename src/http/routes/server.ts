@@ -11,7 +11,7 @@ import { selectRange } from '../key-range.js';
 /** The CouchDB API version Divan implements, reported as `version` in `GET /`. */
 export const COUCHDB_API_VERSION = '3.5.2';
 
-export async function welcome(_request: Request, services: Services): Promise<Reply> {
+export function welcome(_request: Request, services: Services): Reply {
   const vendor: Record<string, string> = { name: 'Divan', version: services.version, ...services.config.section('vendor') };
   return json(200, {
     couchdb: 'Welcome',

@@ -4,6 +4,8 @@ import { badContentType, badRequest, methodNotAllowed, pleaseLogin, requestBodyN
 import type { JsonObject } from '../../json/json.js';
 import { parseJsonBytes, type Request } from '../request.js';
 import { json, type Reply } from '../reply.js';
+import { JsonText } from '../../json/json-text.js';
+import type { AuthChain } from '../../auth/chain.js';
 import type { Services } from '../services.js';
 import { absoluteUrl } from '../urls.js';
 
@@ -11,10 +13,11 @@ const SESSION_METHODS = ['GET', 'HEAD', 'POST', 'DELETE'];
 const FAILED_LOGIN_REASON = 'Name or password is incorrect.';
 
 /** `/_session`: log in (POST), who am I (GET/HEAD), log out (DELETE). */
-export async function session(request: Request, services: Services): Promise<Reply> {
+export function session(request: Request, services: Services): Reply | Promise<Reply> {
   switch (request.method) {
     case 'GET':
     case 'HEAD':
+      // Not an async function: the path every proxy and JWT client takes answers without a promise.
       return sessionInfo(request, services);
     case 'POST':
       return logIn(request, services);
@@ -25,13 +28,34 @@ export async function session(request: Request, services: Services): Promise<Rep
   }
 }
 
-async function sessionInfo(request: Request, services: Services): Promise<Reply> {
+function sessionInfo(request: Request, services: Services): Reply {
   const { userCtx, handler } = request.auth;
   if (userCtx.name === null && request.query.get('basic') === 'true') throw pleaseLogin();
-  const info: JsonObject = { authentication_handlers: services.chain().handlerNames };
-  if (handler !== undefined) info['authenticated'] = handler;
-  info['authentication_db'] = services.databases.usersDbName;
-  return json(200, { ok: true, userCtx: { name: userCtx.name, roles: userCtx.roles }, info });
+  const info = sessionInfoText(services.chain(), handler, services.databases.usersDbName);
+  return { status: 200, body: new JsonText(`{"ok":true,"userCtx":{"name":${JSON.stringify(userCtx.name)},"roles":${JSON.stringify(userCtx.roles)}},"info":${info}}\n`) };
+}
+
+/**
+ * The `info` member of `GET /_session`, serialised once per chain, handler and users database:
+ * only the user context differs from one request to the next.
+ */
+const infoTexts = new WeakMap<AuthChain, Map<string, string>>();
+
+function sessionInfoText(chain: AuthChain, handler: string | undefined, usersDb: string): string {
+  let texts = infoTexts.get(chain);
+  if (texts === undefined) infoTexts.set(chain, (texts = new Map()));
+  const key = `${handler ?? ''}\u0000${usersDb}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    const info: JsonObject = { authentication_handlers: chain.handlerNames };
+    if (handler !== undefined) info['authenticated'] = handler;
+    info['authentication_db'] = usersDb;
+    text = JSON.stringify(info);
+    // A handful of handlers and users databases; a bound all the same.
+    if (texts.size > 64) texts.clear();
+    texts.set(key, text);
+  }
+  return text;
 }
 
 /**

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { IncomingMessage } from 'node:http';
 import { parseTarget } from '../../../src/http/pipeline.js';
+import { Request } from '../../../src/http/request.js';
 import { selectRange } from '../../../src/http/key-range.js';
 import { PeerResolver } from '../../../src/http/peer.js';
 
@@ -22,7 +24,12 @@ describe('request target parsing', () => {
     test(`${target} → ${JSON.stringify(segments)}`, () => assert.deepEqual(parseTarget(target)?.segments, segments));
   }
   test('the query is parsed with + as a space', () => {
-    assert.equal(parseTarget('/x?key=%22a+b%22')!.query.get('key'), '"a b"');
+    const target = parseTarget('/x?key=%22a+b%22')!;
+    assert.equal(target.search, 'key=%22a+b%22');
+    const raw = { method: 'GET', headers: {} } as unknown as IncomingMessage;
+    const request = new Request(raw, { segments: target.segments, query: target.search, path: target.path, peer: '127.0.0.1', secure: false, viaTrustedProxy: false, id: 't', limits: { maxRequestBytes: 1024 } });
+    assert.equal(request.query.get('key'), '"a b"');
+    assert.equal(request.query, request.query, 'parsed once');
   });
 });
 
