@@ -148,7 +148,9 @@ async function prepare(url: string, admin: [string, string], coldUserCount: numb
 /**
  * With `--compare`: the other server gets this run's proxy secret and JWT keys through its `_config`
  * API (CouchDB's names; PEM line breaks written as `\\n`, as its ini files hold them), so proxy and
- * JWT are measured there too, with the same tokens' shapes.
+ * JWT are measured there too, with the same tokens' shapes. It also gets Divan's log level here:
+ * CouchDB logs every request at its default level, and writing a line per request would cost it
+ * what Divan, at `warning`, does not pay.
  */
 async function configureCompared(url: string, admin: [string, string], secret: string, keys: JwtKeys): Promise<void> {
   const settings: [string, string, string][] = [
@@ -158,6 +160,7 @@ async function configureCompared(url: string, admin: [string, string], secret: s
     ['jwt_keys', 'hmac:_default', keys.hmac.toString('base64')],
     ['jwt_keys', 'rsa:_default', pemLine(keys.rsa.publicKey)],
     ['jwt_keys', 'ec:_default', pemLine(keys.ec.publicKey)],
+    ['log', 'level', LOG_LEVEL],
   ];
   for (const [section, key, value] of settings) {
     const answer = await call(url, `/_node/_local/_config/${section}/${encodeURIComponent(key)}`, {
@@ -281,6 +284,9 @@ function formatTable(rows: Row[], memory: string): string {
   return lines.join('\n');
 }
 
+/** Both servers' log level during a run: no line per request. */
+const LOG_LEVEL = 'warning';
+
 const AUTH_HANDLERS =
   '{chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}';
 
@@ -301,7 +307,7 @@ function writeIni(file: string, secret: string, keys: JwtKeys): void {
       `rsa:_default = ${pemLine(keys.rsa.publicKey)}`,
       `ec:_default = ${pemLine(keys.ec.publicKey)}`,
       '[log]',
-      'level = warning',
+      `level = ${LOG_LEVEL}`,
       '',
     ].join('\n'),
   );
