@@ -12,8 +12,10 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export function startProcess(args: string[], env: Record<string, string>, ready: RegExp): Promise<Running> {
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts `node ARGS`, or `LAUNCHER… node ARGS` (valgrind) when a launcher is given. */
+export function startProcess(args: string[], env: Record<string, string>, ready: RegExp, launcher: string[] = []): Promise<Running> {
+  const [command, ...rest] = [...launcher, process.execPath, ...args] as [string, ...string[]];
+  const child: ChildProcess = spawn(command, rest, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   return new Promise((resolveStart, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

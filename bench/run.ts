@@ -8,18 +8,15 @@
  * then measures a few scenarios with 1 and with N processes of each.
  */
 import autocannon from 'autocannon';
-import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SignJWT } from 'jose';
-import { generateKeyPair, type KeyPair } from '../test/support/key-pairs.js';
 import { call, load, startProcess, type Measurement, type Running } from './bench-support.js';
+import { AUTH_HANDLERS, JSON_HEADERS, LOG_LEVEL, basic, pemLine, prepare, runSecrets, scenarios, startDivan, type JwtKeys, type Scenario, type ScenarioRequest, type Setup } from './auth-setup.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
-const MAIN = join(ROOT, 'dist', 'src', 'main.js');
 const BASELINE = join(ROOT, 'dist', 'bench', 'baseline-server.js');
 
 interface Options {
@@ -56,24 +53,6 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
-const basic = (name: string, password: string): string => `Basic ${Buffer.from(`${name}:${password}`).toString('base64')}`;
-const JSON_HEADERS = { 'Content-Type': 'application/json' };
-
-interface ScenarioRequest {
-  method?: string;
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
-  /** Each request gets its own path (path + a counter), e.g. to create new documents. */
-  uniquePath?: boolean;
-}
-
-interface Scenario {
-  name: string;
-  goal?: { ratio?: number };
-  request: ScenarioRequest;
-}
-
 let uniqueCounter = 0;
 
 function cannonOptions(url: string, request: ScenarioRequest, connections: number, duration: number): autocannon.Options {
@@ -93,56 +72,6 @@ interface Target {
   label: string;
   url: string;
   setup: Setup;
-}
-
-interface Setup {
-  cookie: string;
-  basic: string;
-  proxy?: Record<string, string>;
-  jwt?: { hs256: string; rs256: string; es256: string };
-  db: string;
-  doc: string;
-  coldUsers: [string, string][];
-}
-
-/** Users, a members-only database with a document, and a cookie, on any CouchDB-compatible server. */
-async function prepare(url: string, admin: [string, string], coldUserCount: number, extras: { secret?: string; jwtKeys?: JwtKeys }): Promise<Setup> {
-  const adminAuth = { Authorization: basic(...admin) };
-  const user = `bench${randomBytes(3).toString('hex')}`;
-  const password = 'bench-pass';
-  const putUser = (name: string, pass: string) =>
-    call(url, `/_users/org.couchdb.user:${name}`, { method: 'PUT', headers: { ...adminAuth, ...JSON_HEADERS }, body: JSON.stringify({ name, password: pass, roles: [], type: 'user' }) });
-  if ((await putUser(user, password)).status >= 300) throw new Error(`cannot create a user on ${url}`);
-  const db = `bench-${randomBytes(3).toString('hex')}`;
-  await call(url, `/${db}`, { method: 'PUT', headers: adminAuth });
-  await call(url, `/${db}/_security`, { method: 'PUT', headers: { ...adminAuth, ...JSON_HEADERS }, body: JSON.stringify({ members: { names: [user], roles: [] }, admins: { names: [], roles: [] } }) });
-  await call(url, `/${db}/doc1`, { method: 'PUT', headers: { ...adminAuth, ...JSON_HEADERS }, body: JSON.stringify({ title: 'benchmark document', n: 1 }) });
-  const login = await call(url, '/_session', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify({ name: user, password }) });
-  const cookie = String([login.headers['set-cookie']].flat()[0] ?? '').split(';')[0]!;
-  const coldUsers: [string, string][] = [];
-  await Promise.all(
-    Array.from({ length: coldUserCount }, async (_, i) => {
-      const name = `${user}-cold${i}`;
-      await putUser(name, `cold-pass-${i}`);
-      coldUsers.push([name, `cold-pass-${i}`]);
-    }),
-  );
-  const setup: Setup = { cookie, basic: basic(user, password), db, doc: 'doc1', coldUsers };
-  // Every worker process checks the password once (PBKDF2) before it is measured: new connections
-  // go to the workers in turn, and a worker's verified-password cache is its own.
-  for (let i = 0; i < 4 * availableParallelism(); i++) {
-    await call(url, '/_session', { headers: { Authorization: setup.basic, Connection: 'close' } });
-    await call(url, '/_session', { headers: { Cookie: cookie, Connection: 'close' } });
-  }
-  if (extras.secret) {
-    setup.proxy = {
-      'X-Auth-CouchDB-UserName': user,
-      'X-Auth-CouchDB-Roles': 'bench',
-      'X-Auth-CouchDB-Token': createHmac('sha256', extras.secret).update(user).digest('hex'),
-    };
-  }
-  if (extras.jwtKeys) setup.jwt = await jwtTokens(user, extras.jwtKeys);
-  return setup;
 }
 
 /**
@@ -170,50 +99,6 @@ async function configureCompared(url: string, admin: [string, string], secret: s
     });
     if (answer.status >= 300) throw new Error(`cannot set [${section}] ${key} on ${url}: ${answer.status} ${answer.body}`);
   }
-}
-
-interface JwtKeys {
-  hmac: Buffer;
-  rsa: KeyPair;
-  ec: KeyPair;
-}
-
-async function jwtTokens(sub: string, keys: JwtKeys): Promise<{ hs256: string; rs256: string; es256: string }> {
-  const claims = { sub, exp: Math.floor(Date.now() / 1000) + 3600, '_couchdb.roles': ['bench'] };
-  return {
-    hs256: await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(keys.hmac),
-    rs256: await new SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).sign(keys.rsa.privateKey),
-    es256: await new SignJWT(claims).setProtectedHeader({ alg: 'ES256' }).sign(keys.ec.privateKey),
-  };
-}
-
-function scenarios(setup: Setup, only?: string): Scenario[] {
-  return allScenarios(setup).filter((scenario) => only === undefined || scenario.name.includes(only));
-}
-
-function allScenarios(setup: Setup): Scenario[] {
-  const list: Scenario[] = [
-    { name: 'cookie GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Cookie: setup.cookie } } },
-    { name: 'Basic GET /_session (repeated)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: setup.basic } } },
-  ];
-  if (setup.proxy) list.push({ name: 'proxy GET /_session (token)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: setup.proxy } });
-  if (setup.jwt) {
-    list.push(
-      { name: 'JWT HS256 GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.hs256}` } } },
-      { name: 'JWT RS256 GET /_session', goal: { ratio: 0.4 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.rs256}` } } },
-      { name: 'JWT ES256 GET /_session', goal: { ratio: 0.4 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.es256}` } } },
-    );
-  }
-  list.push(
-    { name: 'anonymous GET /', request: { path: '/' } },
-    { name: 'cookie GET /{db}/{doc}', goal: { ratio: 0.35 }, request: { path: `/${setup.db}/${setup.doc}`, headers: { Cookie: setup.cookie } } },
-    {
-      name: 'cookie PUT /{db}/{doc} (new docs)',
-      goal: { ratio: 0.1 },
-      request: { method: 'PUT', path: `/${setup.db}/w-`, headers: { Cookie: setup.cookie, ...JSON_HEADERS }, body: JSON.stringify({ title: 'benchmark write', n: 1 }), uniquePath: true },
-    },
-  );
-  return list;
 }
 
 /** Cookie latency while `coldUsers` log in at once (600000 PBKDF2 iterations each). */
@@ -282,49 +167,6 @@ function formatTable(rows: Row[], memory: string): string {
   }
   lines.push('', memory);
   return lines.join('\n');
-}
-
-/** Both servers' log level during a run: no line per request. */
-const LOG_LEVEL = 'warning';
-
-const AUTH_HANDLERS =
-  '{chttpd_auth, jwt_authentication_handler}, {chttpd_auth, proxy_authentication_handler}, {chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}';
-
-/** A public key in PEM on one line, line breaks as `\\n` (how CouchDB's and Divan's `[jwt_keys]` hold them). */
-const pemLine = (key: JwtKeys['rsa']['publicKey']): string => String(key.export({ type: 'spki', format: 'pem' })).trim().replace(/\n/g, '\\n');
-
-function writeIni(file: string, secret: string, keys: JwtKeys): void {
-  writeFileSync(
-    file,
-    [
-      '[chttpd]',
-      `authentication_handlers = ${AUTH_HANDLERS}`,
-      '[chttpd_auth]',
-      `secret = ${secret}`,
-      'proxy_use_secret = true',
-      '[jwt_keys]',
-      `hmac:_default = ${keys.hmac.toString('base64')}`,
-      `rsa:_default = ${pemLine(keys.rsa.publicKey)}`,
-      `ec:_default = ${pemLine(keys.ec.publicKey)}`,
-      '[log]',
-      `level = ${LOG_LEVEL}`,
-      '',
-    ].join('\n'),
-  );
-}
-
-/** Divan on a fresh data directory with `workers` processes, and its admin. */
-async function startDivan(workers: number, secret: string, keys: JwtKeys): Promise<{ divan: Running; admin: [string, string]; data: string }> {
-  const data = mkdtempSync(join(tmpdir(), 'divan-bench-'));
-  const ini = join(data, 'bench.ini');
-  writeIni(ini, secret, keys);
-  const admin: [string, string] = ['admin', randomBytes(8).toString('hex')];
-  const divan = await startProcess(
-    [MAIN, '--port', '0', '--workers', String(workers), '--data', data, '--config', ini],
-    { COUCHDB_USER: admin[0], COUCHDB_PASSWORD: admin[1] },
-    /Divan listening on (http:\/\/\S+)\n/,
-  );
-  return { divan, admin, data };
 }
 
 const startBaseline = (bodySize: number, processes: number): Promise<Running> =>
@@ -481,12 +323,7 @@ async function measureTargets(targets: Target[], baseline: Running, options: Opt
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const secret = randomBytes(16).toString('hex');
-  const keys: JwtKeys = {
-    hmac: randomBytes(32),
-    rsa: generateKeyPair({ type: 'rsa', modulusLength: 2048 }),
-    ec: generateKeyPair({ type: 'ec', namedCurve: 'P-256' }),
-  };
+  const { secret, keys } = runSecrets();
   const { divan, admin, data } = await startDivan(options.workers, secret, keys);
   const coldCount = 8;
   const targets: Target[] = [{ label: 'Divan', url: divan.url, setup: await prepare(divan.url, admin, coldCount, { secret, jwtKeys: keys }) }];
