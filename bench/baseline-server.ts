@@ -1,5 +1,6 @@
 import cluster from 'node:cluster';
 import { createServer } from 'node:http';
+import { keepTickEntryShape } from '../src/http/tick-shape.js';
 
 /**
  * The ceiling: a bare node:http server answering a constant JSON body of a given size, with the
@@ -12,6 +13,9 @@ const processes = Number(process.argv[3] ?? 1);
 const body = Buffer.from(`${JSON.stringify({ ok: true, pad: 'x'.repeat(Math.max(0, size - 22)) })}\n`);
 
 function serve(port: number, ready: (port: number) => void): void {
+  // Divan's servers keep a nextTick entry alive (src/http/tick-shape.ts); the ceiling does the same,
+  // so an idle spell between scenarios cannot slow one and not the other.
+  keepTickEntryShape();
   const server = createServer((req, res) => {
     req.resume();
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'must-revalidate', 'Content-Length': body.length });

@@ -6,6 +6,7 @@ import { StartupError } from '../errors/startup-error.js';
 import { headersTooLarge, badRequest, requestTimeout } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
 import { serialize } from './reply.js';
+import { keepTickEntryShape } from './tick-shape.js';
 
 /** Request headers beyond this many bytes are refused with 431 (docs/documents.md, "Limits and bad input"). */
 export const MAX_HEADER_BYTES = 64 * 1024;
@@ -26,6 +27,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
  * requests that never reach the pipeline (oversized headers, malformed request lines).
  */
 export function createServer(handler: Handler, timeouts: ServerTimeouts, tls?: { cert: Buffer; key: Buffer }): Server {
+  keepTickEntryShape();
   const options = {
     maxHeaderSize: MAX_HEADER_BYTES,
     headersTimeout: timeouts.headersTimeout,
