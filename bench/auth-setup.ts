@@ -30,10 +30,34 @@ export interface Scenario {
   name: string;
   goal?: { ratio?: number };
   request: ScenarioRequest;
+  /** For a `GET /_session` scenario: the user and handler its answer must name (`info.authenticated`). */
+  identity?: { name: string; handler: string };
+}
+
+/**
+ * Why a scenario's sample answer does not show the identity it is meant to measure, or undefined.
+ * A server that ignores the credentials answers `GET /_session` with 200 all the same (anonymous),
+ * and would be measured on a cheaper path than the one named.
+ */
+export function identityProblem(scenario: Scenario, body: string): string | undefined {
+  const expected = scenario.identity;
+  if (expected === undefined) return undefined;
+  let answer: { userCtx?: { name?: unknown }; info?: { authenticated?: unknown } };
+  try {
+    answer = JSON.parse(body) as typeof answer;
+  } catch {
+    return `answered ${body.slice(0, 80)}, not JSON`;
+  }
+  const name = answer.userCtx?.name;
+  const handler = answer.info?.authenticated;
+  if (name === expected.name && handler === expected.handler) return undefined;
+  return `answered as ${JSON.stringify(name ?? null)} authenticated by ${JSON.stringify(handler ?? null)}, not ${JSON.stringify(expected.name)} by ${JSON.stringify(expected.handler)}`;
 }
 
 
 export interface Setup {
+  /** The benchmark user's name. */
+  user: string;
   cookie: string;
   basic: string;
   proxy?: Record<string, string>;
@@ -65,7 +89,7 @@ export async function prepare(url: string, admin: [string, string], coldUserCoun
       coldUsers.push([name, `cold-pass-${i}`]);
     }),
   );
-  const setup: Setup = { cookie, basic: basic(user, password), db, doc: 'doc1', coldUsers };
+  const setup: Setup = { user, cookie, basic: basic(user, password), db, doc: 'doc1', coldUsers };
   // Every worker process checks the password once (PBKDF2) before it is measured: new connections
   // go to the workers in turn, and a worker's verified-password cache is its own.
   for (let i = 0; i < (extras.warmRounds ?? 4 * availableParallelism()); i++) {
@@ -116,16 +140,18 @@ export function scenarios(setup: Setup, only?: string): Scenario[] {
 }
 
 function allScenarios(setup: Setup): Scenario[] {
+  const as = (handler: string) => ({ name: setup.user, handler });
   const list: Scenario[] = [
-    { name: 'cookie GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Cookie: setup.cookie } } },
-    { name: 'Basic GET /_session (repeated)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: setup.basic } } },
+    { name: 'cookie GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Cookie: setup.cookie } }, identity: as('cookie') },
+    { name: 'Basic GET /_session (repeated)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: setup.basic } }, identity: as('default') },
   ];
-  if (setup.proxy) list.push({ name: 'proxy GET /_session (token)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: setup.proxy } });
+  if (setup.proxy) list.push({ name: 'proxy GET /_session (token)', goal: { ratio: 0.5 }, request: { path: '/_session', headers: setup.proxy }, identity: as('proxy') });
   if (setup.jwt) {
+    const bearer = (token: string) => ({ path: '/_session', headers: { Authorization: `Bearer ${token}` } });
     list.push(
-      { name: 'JWT HS256 GET /_session', goal: { ratio: 0.5 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.hs256}` } } },
-      { name: 'JWT RS256 GET /_session', goal: { ratio: 0.4 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.rs256}` } } },
-      { name: 'JWT ES256 GET /_session', goal: { ratio: 0.4 }, request: { path: '/_session', headers: { Authorization: `Bearer ${setup.jwt.es256}` } } },
+      { name: 'JWT HS256 GET /_session', goal: { ratio: 0.5 }, request: bearer(setup.jwt.hs256), identity: as('jwt') },
+      { name: 'JWT RS256 GET /_session', goal: { ratio: 0.4 }, request: bearer(setup.jwt.rs256), identity: as('jwt') },
+      { name: 'JWT ES256 GET /_session', goal: { ratio: 0.4 }, request: bearer(setup.jwt.es256), identity: as('jwt') },
     );
   }
   list.push(

@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { call, startProcess, type Running } from './bench-support.js';
-import { prepare, runSecrets, scenarios, startDivan, type ScenarioRequest } from './auth-setup.js';
+import { identityProblem, prepare, runSecrets, scenarios, startDivan, type ScenarioRequest } from './auth-setup.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const BASELINE = join(ROOT, 'dist', 'bench', 'baseline-server.js');
@@ -165,6 +165,8 @@ async function main(): Promise<void> {
         body: scenario.request.body,
       });
       if (probe.status >= 300) throw new Error(`${scenario.name} answered ${probe.status}: ${probe.body}`);
+      const wrongIdentity = identityProblem(scenario, probe.body);
+      if (wrongIdentity !== undefined) throw new Error(`${scenario.name} ${wrongIdentity}`);
     }
     for (let round = 1; round <= options.rounds; round++) {
       for (const scenario of scenarios(setup, options.only)) {
