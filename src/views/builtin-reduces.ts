@@ -65,33 +65,57 @@ export function builtinSum(values: readonly Json[]): Json {
 }
 
 type Stats = [sum: number, count: number, min: number, max: number, sumsqr: number];
+/** Stats of one value or of each position of an array (nested arrays nest). */
+type StatsTree = { stats: Stats } | { items: StatsTree[] };
 
-function statsOf(value: Json): Stats | Stats[] {
-  if (typeof value === 'number') return [value, 1, value, value, value * value];
-  if (Array.isArray(value)) return value.map((item) => statsOf(item) as Stats);
-  const text = JSON.stringify(value);
-  throw new CouchError(500, 'invalid_value', `The _stats function requires that map values be numbers or arrays of numbers, not '${text}'`);
+/** CouchDB's `invalid_value` (`couch_query_servers.erl`), answered with status 500 as CouchDB does. */
+const invalidValue = (reason: string): CouchError => new CouchError(500, 'invalid_value', reason);
+const statError = (value: Json): CouchError => invalidValue(`The _stats function requires that map values be numbers or arrays of numbers, not '${JSON.stringify(value)}'`);
+
+/** A map value as stats: a number, an array (per position), or an already reduced `{sum, count, min, max, sumsqr}`. */
+function statsOf(value: Json): StatsTree {
+  if (typeof value === 'number') return { stats: [value, 1, value, value, value * value] };
+  if (Array.isArray(value)) return { items: value.map(statsOf) };
+  if (isObject(value)) return { stats: unpackStats(value) };
+  throw statError(value);
 }
 
-function combine(a: Stats | Stats[], b: Stats | Stats[]): Stats | Stats[] {
-  if (Array.isArray(a[0]) || Array.isArray(b[0])) {
-    const left = a as Stats[];
-    const right = b as Stats[];
-    return left.map((stats, i) => (right[i] === undefined ? stats : (combine(stats, right[i]!) as Stats)));
+function unpackStats(value: JsonObject): Stats {
+  const field = (name: string): number => {
+    const member = value[name];
+    if (typeof member === 'number') return member;
+    if (member === undefined) throw invalidValue(`user _stats input missing required field ${name} (${JSON.stringify(value)})`);
+    throw invalidValue(`non-numeric _stats input received for ${name}: ${JSON.stringify(member)}`);
+  };
+  return [field('sum'), field('count'), field('min'), field('max'), field('sumsqr')];
+}
+
+/**
+ * CouchDB's `stat_values`: arrays combine position by position and must have the same length
+ * (CouchDB's `lists:zipwith` fails on any other); an array never combines with a single value.
+ */
+function combine(a: StatsTree, b: StatsTree, value: Json): StatsTree {
+  if ('items' in a && 'items' in b) {
+    if (a.items.length !== b.items.length) throw invalidValue(`The _stats function requires that arrays of map values have the same length, not ${a.items.length} and ${b.items.length}`);
+    const values = Array.isArray(value) ? value : [];
+    return { items: a.items.map((left, i) => combine(left, b.items[i]!, values[i] ?? null)) };
   }
-  const [s0, c0, min0, max0, q0] = a as Stats;
-  const [s1, c1, min1, max1, q1] = b as Stats;
-  return [s0 + s1, c0 + c1, Math.min(min0, min1), Math.max(max0, max1), q0 + q1];
+  if ('stats' in a && 'stats' in b) {
+    const [s0, c0, min0, max0, q0] = a.stats;
+    const [s1, c1, min1, max1, q1] = b.stats;
+    return { stats: [s0 + s1, c0 + c1, Math.min(min0, min1), Math.max(max0, max1), q0 + q1] };
+  }
+  throw statError(value);
 }
 
-const pack = (stats: Stats | Stats[]): Json =>
-  Array.isArray(stats[0]) ? (stats as Stats[]).map(pack) : { sum: stats[0] as number, count: stats[1] as number, min: stats[2] as number, max: stats[3] as number, sumsqr: stats[4] as number };
+const pack = (tree: StatsTree): Json =>
+  'items' in tree ? tree.items.map(pack) : { sum: tree.stats[0], count: tree.stats[1], min: tree.stats[2], max: tree.stats[3], sumsqr: tree.stats[4] };
 
 /** `_stats`: sum, count, min, max and sum of squares (per position for arrays). */
 export function builtinStats(values: readonly Json[]): Json {
   if (values.length === 0) return { sum: 0, count: 0, min: 0, max: 0, sumsqr: 0 };
   let acc = statsOf(values[0]!);
-  for (let i = 1; i < values.length; i++) acc = combine(acc, statsOf(values[i]!));
+  for (let i = 1; i < values.length; i++) acc = combine(acc, statsOf(values[i]!), values[i]!);
   return pack(acc);
 }
 
