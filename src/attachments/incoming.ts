@@ -10,6 +10,7 @@ import { isObject } from '../documents/document-json.js';
 import { isStorableText } from '../json/json.js';
 import type { JsonObject } from '../json/json.js';
 import {
+  invalidAttachmentContentType,
   attachmentNameNotUtf8,
   attachmentNameUnderscore,
   attachmentNotObject,
@@ -152,11 +153,20 @@ function verified(name: string, stub: StoredStub, claimed: unknown): StoredStub 
   return stub;
 }
 
+/** Bytes Node refuses in a header value (`checkInvalidHeaderChar`). */
+const HEADER_UNSAFE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** True when `value` can be sent as an HTTP header value as it is. */
+export function isHeaderSafe(value: string): boolean {
+  return !HEADER_UNSAFE.test(value);
+}
+
 /** One `_attachments` entry, checked: a stub, a `follows` part, or decoded inline data. */
 function checkedEntry(name: string, value: unknown): { name: string; contentType: string; kind: 'stub' | 'follows' | Buffer; encoding?: unknown; revpos?: unknown; digest?: unknown } {
   validateAttachmentName(name);
   if (!isObject(value)) throw attachmentNotObject();
   const contentType = typeof value['content_type'] === 'string' ? value['content_type'] : 'application/octet-stream';
+  if (!isHeaderSafe(contentType)) throw invalidAttachmentContentType(name);
   if (value['stub'] === true) return { name, contentType, kind: 'stub' };
   if (typeof value['data'] === 'string') {
     const text = value['data'].replace(/\s+/g, '');

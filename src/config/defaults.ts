@@ -21,6 +21,10 @@ export const DEFAULTS = {
     compressible_types: 'text/*, application/javascript, application/json, application/xml',
     compression_level: 0,
   },
+  csp: {
+    attachments_enable: true,
+    attachments_header_value: 'sandbox',
+  },
   quickjs: {
     memory_limit_bytes: 67108864,
   },

@@ -8,6 +8,9 @@ export const invalidAttachmentData = (name: string): CouchError => new CouchErro
 export const attachmentNameUnderscore = (name: string): CouchError =>
   new CouchError(400, 'bad_request', `Attachment name '${name}' starts with prohibited character '_'`);
 export const attachmentNameNotUtf8 = (): CouchError => new CouchError(400, 'bad_request', 'Attachment name is not UTF-8 encoded');
+/** A `content_type` that cannot travel as an HTTP header value (a CR or LF would split the answer's headers). */
+export const invalidAttachmentContentType = (name: string): CouchError =>
+  new CouchError(400, 'bad_request', `Invalid content_type for attachment ${JSON.stringify(name)}: it must be a valid HTTP header value.`);
 export const attachmentNotObject = (): CouchError => new CouchError(400, 'bad_request', 'Attachments must be a JSON object of objects');
 export const attachmentMissing = (): CouchError => new CouchError(404, 'not_found', 'Document is missing attachment');
 export const rangeNotSatisfiable = (): CouchError => new CouchError(416, 'requested_range_not_satisfiable', 'Requested range not satisfiable');

@@ -1,8 +1,10 @@
 import { deleteAttachment, openAttachment, putAttachment, type OpenedAttachment } from '../../databases/attachment-ops.js';
 import { acceptsGzip, decoded } from '../../attachments/encoding.js';
+import { isHeaderSafe } from '../../attachments/incoming.js';
 import { validateDocumentId } from '../../documents/document-json.js';
 import { rangeNotSatisfiable } from '../../errors/attachment-errors.js';
 import { methodNotAllowed, notFound } from '../../errors/catalog.js';
+import { attachmentSafetyHeaders } from '../attachment-policy.js';
 import { attachmentPathOf, databaseName } from '../document-path.js';
 import { revisionFrom } from '../query.js';
 import { json, type Reply } from '../reply.js';
@@ -30,12 +32,14 @@ export function parseRange(header: string | undefined, length: number): { start:
   return { start, end };
 }
 
-function readReply(request: Request, attachment: OpenedAttachment): Reply {
+function readReply(request: Request, attachment: OpenedAttachment, safety: Record<string, string>): Reply {
   const { stub } = attachment;
   const etag = `"${stub.digest.replace(/^md5-/, '')}"`;
   const gzip = stub.encoding === 'gzip';
   // nosniff: a browser renders the attachment only as the type it was stored with.
-  const headers: Record<string, string> = { 'Content-Type': stub.content_type, ETag: etag, 'Accept-Ranges': gzip ? 'none' : 'bytes', 'X-Content-Type-Options': 'nosniff' };
+  // A type stored before content types were checked may not be sendable; it goes out as bytes.
+  const contentType = isHeaderSafe(stub.content_type) ? stub.content_type : 'application/octet-stream';
+  const headers: Record<string, string> = { 'Content-Type': contentType, ETag: etag, 'Accept-Ranges': gzip ? 'none' : 'bytes', ...safety };
   if (request.header('if-none-match') === etag) return { status: 304, headers };
   // As CouchDB: a gzip-stored attachment is sent whole (Range ignored), encoded when the client takes gzip.
   const encoded = gzip && acceptsGzip(request.header('accept-encoding'));
@@ -66,8 +70,10 @@ export async function attachment(request: Request, services: Services): Promise<
   const rev = revisionFrom(request);
   switch (request.method) {
     case 'GET':
-    case 'HEAD':
-      return readReply(request, await openAttachment(opened, id, path.name, rev));
+    case 'HEAD': {
+      const found = await openAttachment(opened, id, path.name, rev);
+      return readReply(request, found, attachmentSafetyHeaders(services.config, found.stub.content_type, id, path.name));
+    }
     case 'PUT': {
       const contentType = request.header('content-type') ?? 'application/octet-stream';
       const result = await putAttachment(opened, { id, name: path.name, rev }, contentType, request.stream());
