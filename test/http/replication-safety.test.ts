@@ -1,0 +1,54 @@
+// Issue 32 (security), the replicator's items: endpoint headers checked when parsed (item 2),
+// client-address headers refused (item 4); the stub-server items (5, 6) are in
+// replication-limits.test.ts.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startServer, type TestServer } from '../support/server.js';
+import { FAST_INI, createUser } from '../support/users-helpers.js';
+
+describe('issue 32: replication endpoints are checked when parsed', () => {
+  let server: TestServer;
+  const ann: [string, string] = ['ann', 'ann-pass'];
+  before(async () => {
+    server = await startServer({ ini: FAST_INI });
+    await createUser(server, ...ann);
+    assert.equal((await server.admin('/src', { method: 'PUT' })).status, 201);
+  });
+  after(async () => server.close());
+
+  const replicateAs = (auth: [string, string], headers: Record<string, string>) =>
+    server.request('/_replicate', { method: 'POST', auth, body: { source: { url: `${server.url}/src`, headers }, target: { url: `${server.url}/copy` }, create_target: true } });
+
+  test('issue 32 item 2: a CRLF in a replication header value or an invalid header name answers 400 and the server keeps serving', async () => {
+    const crlf = await replicateAs(ann, { 'X-Note': 'a\r\nInjected: yes' });
+    assert.equal(crlf.status, 400, crlf.text);
+    assert.equal(crlf.body.error, 'bad_request');
+    assert.match(crlf.body.reason, /X-Note/);
+    const badName = await replicateAs(ann, { 'bad name': 'x' });
+    assert.equal(badName.status, 400, badName.text);
+    assert.match(badName.body.reason, /not a valid HTTP header name/);
+    const nul = await replicateAs(ann, { 'X-Note': 'a\u0000b' });
+    assert.equal(nul.status, 400, nul.text);
+    assert.equal((await server.request('/')).status, 200, 'the server still answers');
+  });
+
+  test('issue 32 item 2: a _replicator document whose endpoint has a CRLF header is refused with 403 and starts no job', async () => {
+    const put = await server.admin('/_replicator/crlf', {
+      method: 'PUT',
+      body: { source: { url: `${server.url}/src`, headers: { 'X-Note': 'a\r\nb' } }, target: `${server.url}/copy`, continuous: true },
+    });
+    assert.equal(put.status, 403, put.text);
+    assert.equal(put.body.error, 'forbidden');
+    assert.match(put.body.reason, /X-Note/);
+    assert.equal((await server.admin('/_replicator/crlf')).status, 404);
+    assert.equal((await server.request('/')).status, 200);
+  });
+
+  test('issue 32 item 2: framing headers (Content-Length, Transfer-Encoding) in an endpoint answer 400', async () => {
+    for (const name of ['Content-Length', 'transfer-encoding', 'Connection']) {
+      const res = await replicateAs(ann, { [name]: '0' });
+      assert.equal(res.status, 400, `${name}: ${res.text}`);
+      assert.match(res.body.reason, /frames its own requests/);
+    }
+  });
+});
