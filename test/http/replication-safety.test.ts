@@ -13,6 +13,8 @@ describe('issue 32: replication endpoints are checked when parsed', () => {
     server = await startServer({ ini: FAST_INI });
     await createUser(server, ...ann);
     assert.equal((await server.admin('/src', { method: 'PUT' })).status, 201);
+    const members = { admins: { names: [], roles: [] }, members: { names: ['ann'], roles: [] } };
+    assert.equal((await server.admin('/_replicator/_security', { method: 'PUT', body: members })).status, 200);
   });
   after(async () => server.close());
 
@@ -50,5 +52,23 @@ describe('issue 32: replication endpoints are checked when parsed', () => {
       assert.equal(res.status, 400, `${name}: ${res.text}`);
       assert.match(res.body.reason, /frames its own requests/);
     }
+  });
+
+  test('issue 32 item 11: another user reads a _replicator document without the credentials any URL form Node would dial carries', async () => {
+    // Each form parses (WHATWG URL, as the job dials it) to user u5er and a password with s3 and cret.
+    const forms = ['http:/u5er:s3cret@h/db', ' http://u5er:s3cret@h/db', 'http:\\\\u5er:s3cret@h/db', 'ht\ttp://u5er:s3cret@h/db', 'http://u5er:s3@cret@h/db', 'HTTP://u5er:s3cret@h/db'];
+    for (const form of forms) assert.equal(new URL(form).username, 'u5er', `${JSON.stringify(form)} dials with credentials`);
+    for (const [i, form] of forms.entries()) {
+      // `failed` documents are stored as written (no job runs), like a job that failed before.
+      const body = { source: form, target: { url: form, headers: { Authorization: 'Basic dTVlcjpzM2NyZXQ=' } }, proxy: form, _replication_state: 'failed' };
+      assert.equal((await server.admin(`/_replicator/form${i}`, { method: 'PUT', body })).status, 201);
+      const read = await server.request(`/_replicator/form${i}`, { auth: ann });
+      assert.equal(read.status, 200, read.text);
+      for (const secret of ['u5er', 's3', 'cret', 'dTVlcjpzM2NyZXQ']) assert.ok(!read.text.includes(secret), `${JSON.stringify(form)} shown as ${read.text}`);
+      assert.equal(read.body.source, 'http://h/db', `${JSON.stringify(form)} is shown as the URL that is dialled`);
+      assert.deepEqual(read.body.target, { url: 'http://h/db' });
+    }
+    const own = await server.admin('/_replicator/form0');
+    assert.equal(own.body.source, forms[0], 'the owner and admins read the document as written');
   });
 });
