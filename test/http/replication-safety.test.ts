@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
-import { FAST_INI, createUser } from '../support/users-helpers.js';
+import { FAST_INI, createUser, freshAddress, fromAddress, postSession } from '../support/users-helpers.js';
 
 describe('issue 32: replication endpoints are checked when parsed', () => {
   let server: TestServer;
@@ -70,5 +70,29 @@ describe('issue 32: replication endpoints are checked when parsed', () => {
     }
     const own = await server.admin('/_replicator/form0');
     assert.equal(own.body.source, forms[0], 'the owner and admins read the document as written');
+  });
+
+  test('issue 32 item 4: client-address headers in an endpoint answer 400, so password guesses through the replicator share one lockout bucket', async () => {
+    await createUser(server, 'vic', 'vic-pass');
+    const members = { admins: { names: [], roles: [] }, members: { names: ['vic'], roles: [] } };
+    for (const db of ['vicdb', 'vicdb2']) {
+      assert.equal((await server.admin(`/${db}`, { method: 'PUT' })).status, 201);
+      assert.equal((await server.admin(`/${db}/_security`, { method: 'PUT', body: members })).status, 200);
+    }
+    const endpoint = (db: string, password: string, headers: Record<string, string> = {}) => ({ url: `${server.url}/${db}`, auth: { basic: { username: 'vic', password } }, headers });
+    const guess = (password: string, headers?: Record<string, string>) =>
+      server.request('/_replicate', { method: 'POST', auth: ann, body: { source: endpoint('vicdb', password, headers), target: endpoint('vicdb2', password, headers) } });
+    for (const name of ['X-Forwarded-For', 'x-forwarded-host', 'Forwarded', 'X-Real-IP']) {
+      const res = await guess('wrong', { [name]: freshAddress() });
+      assert.equal(res.status, 400, `${name}: ${res.text}`);
+      assert.equal(res.body.error, 'bad_request');
+      assert.match(res.body.reason, /not from a proxy/);
+    }
+    const first = await guess('vic-pass');
+    assert.equal(first.status, 200, `the right password replicates: ${first.text}`);
+    for (let i = 1; i <= 5; i++) assert.equal((await guess(`wrong-${i}`)).status, 401, `guess ${i}`);
+    const right = await guess('vic-pass');
+    assert.equal(right.status, 401, `after five failures the right password no longer answers differently: ${right.text}`);
+    assert.equal((await postSession(server, 'vic', 'vic-pass', fromAddress(freshAddress()))).status, 200, 'vic still logs in from elsewhere');
   });
 });
