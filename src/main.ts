@@ -199,7 +199,20 @@ function workerChannel(): WorkerChannel {
   };
 }
 
+/**
+ * By default a promise rejected with nobody awaiting it ends the process, and with it every request
+ * it serves (a worker's, or the whole server's): such a rejection is a bug to log, not a reason to
+ * drop the other clients' requests. Thrown exceptions still end the process (state may be broken).
+ */
+function keepServingOnUnhandledRejection(): void {
+  process.on('unhandledRejection', (reason: unknown) => {
+    const text = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    process.stderr.write(`Divan: [error] unhandled promise rejection, kept serving: ${text}\n`);
+  });
+}
+
 async function main(): Promise<void> {
+  keepServingOnUnhandledRejection();
   const flags = readFlags(process.argv.slice(2));
   if (cluster.isWorker) {
     const env = process.env;

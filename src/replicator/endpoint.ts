@@ -6,6 +6,7 @@
  */
 import { isObject } from '../documents/document-json.js';
 import type { Json } from '../json/json.js';
+import { checkEndpointHeader } from './endpoint-headers.js';
 import { ReplicationSpecError } from './replication-errors.js';
 
 export interface Credentials {
@@ -53,6 +54,7 @@ function headersOf(value: Json | undefined): [string, string][] {
   if (!isObject(value)) throw new ReplicationSpecError(400, 'bad_request', 'headers must be an object');
   const entries = Object.entries(value).map(([name, header]): [string, string] => {
     if (typeof header !== 'string') throw new ReplicationSpecError(400, 'bad_request', 'header values must be strings');
+    checkEndpointHeader(name, header);
     return [name, header];
   });
   return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

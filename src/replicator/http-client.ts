@@ -10,7 +10,7 @@ import https from 'node:https';
 import { Readable } from 'node:stream';
 import type { Json } from '../json/json.js';
 import type { Endpoint } from './endpoint.js';
-import { isTransient, RemoteError } from './replication-errors.js';
+import { isTransient, RemoteError, ReplicationSpecError } from './replication-errors.js';
 
 export interface ClientSettings {
   connectionTimeoutMs: number;
@@ -168,12 +168,18 @@ export class RemoteClient {
 
   #start(method: string, url: URL, options: RequestOptions, withIdentity: boolean): { request: http.ClientRequest; response: Promise<http.IncomingMessage> } {
     const transport = url.protocol === 'https:' ? https : http;
-    let request!: http.ClientRequest;
+    let request: http.ClientRequest;
+    try {
+      request = transport.request(url, { method, agent: this.#agent, headers: this.#headers(options, withIdentity), signal: this.#signal });
+    } catch (error) {
+      // Thrown here, the refusal reaches the caller's await (every caller is async): it fails the job, not the process.
+      throw new ReplicationSpecError(400, 'bad_request', `the request to ${this.endpoint.url} cannot be sent: ${(error as Error).message}`);
+    }
     const response = new Promise<http.IncomingMessage>((resolve, reject) => {
-      request = transport.request(url, { method, agent: this.#agent, headers: this.#headers(options, withIdentity), signal: this.#signal }, resolve);
-      request.setTimeout(options.timeoutMs ?? this.#settings.connectionTimeoutMs, () => request.destroy(new Error('request timed out')));
+      request.once('response', resolve);
       request.on('error', (error) => reject(new RemoteError(0, 'network_error', `${error.message} (${method} ${this.endpoint.url})`)));
     });
+    request.setTimeout(options.timeoutMs ?? this.#settings.connectionTimeoutMs, () => request.destroy(new Error('request timed out')));
     return { request, response };
   }
 

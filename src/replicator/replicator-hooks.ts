@@ -3,24 +3,15 @@
  * `after_doc_read`): a document gets its author as `owner`; only a database admin may write a
  * document owned by someone else (403 `Can't update replication documents from other users.`);
  * a malformed replication is refused (403 with the reason) unless it is deleted or `failed`; a
- * non-admin reading another user's document sees its endpoints without credentials.
+ * non-admin reading another user's document sees its endpoints without credentials (shown-endpoint.ts).
  */
 import type { DatabaseHooks, ReadFilter } from '../documents/database-hooks.js';
-import { isObject } from '../documents/document-json.js';
 import { forbidden } from '../errors/catalog.js';
-import type { Json, JsonObject } from '../json/json.js';
+import type { JsonObject } from '../json/json.js';
 import { ReplicationSpecError } from './replication-errors.js';
+import { stripCredentials, strippedProxies } from './shown-endpoint.js';
 
 const OTHER_USERS = "Can't update replication documents from other users.";
-
-/** An endpoint without its credentials: URL userinfo, `auth` and `headers` removed. */
-export function stripCredentials(endpoint: Json | undefined): Json | undefined {
-  const strip = (url: string): string => url.replace(/^(https?:\/\/)[^@/]*@/i, '$1');
-  if (typeof endpoint === 'string') return strip(endpoint);
-  if (!isObject(endpoint)) return endpoint;
-  const { auth: _auth, headers: _headers, ...rest } = endpoint;
-  return typeof rest['url'] === 'string' ? { ...rest, url: strip(rest['url']) } : rest;
-}
 
 export function replicatorHooks(dbName: string, validate: (doc: JsonObject) => void): DatabaseHooks {
   return {
@@ -48,7 +39,7 @@ export function replicatorHooks(dbName: string, validate: (doc: JsonObject) => v
     afterDocRead(_db, caller): ReadFilter {
       const shown = (doc: JsonObject): JsonObject => {
         if (caller.isAdmin || String(doc['_id'] ?? '').startsWith('_design/') || doc['owner'] === caller.userCtx.name) return doc;
-        return { ...doc, source: stripCredentials(doc['source']) ?? null, target: stripCredentials(doc['target']) ?? null };
+        return { ...doc, source: stripCredentials(doc['source']) ?? null, target: stripCredentials(doc['target']) ?? null, ...strippedProxies(doc) };
       };
       return { single: shown, listed: shown };
     },
