@@ -28,6 +28,9 @@ interface Slot {
   held: HeldMemory;
 }
 
+/** Scopes whose last turn is remembered (a few per worker would do; databases can be many). */
+const MAX_REMEMBERED_SCOPES = 1024;
+
 const NOTHING_HELD: HeldMemory = { bytes: 0, contexts: 0, evictions: 0 };
 
 export interface PoolOptions {
@@ -38,16 +41,19 @@ export interface PoolOptions {
 
 /**
  * The sandbox's worker threads, started on first use: jobs wait in a queue per scope (database)
- * and the queues are served in turn, so a database with many jobs waiting delays another's by one
- * job at most per worker; a job goes to an idle worker, preferably one that already holds the
+ * and a free worker takes the next job of the scope served least recently, so a database with many
+ * jobs waiting delays another's by the jobs already running at most; a job goes to an idle worker, preferably one that already holds the
  * design document. A worker that stays silent past a call's time limit plus a grace (its engine
  * would have interrupted the call itself) or that dies is replaced; its job fails as `crash`, no
  * other job is touched, and the main thread never waits.
  */
 export class WorkerPool {
   readonly #slots: Slot[] = [];
-  /** Waiting jobs by scope; the first scope is served next, then goes last if it still has jobs. */
+  /** Waiting jobs by scope. */
   readonly #queues = new Map<string, Job[]>();
+  /** When each scope last had a job sent (a turn number), least recent first. */
+  readonly #served = new Map<string, number>();
+  #turn = 0;
   readonly #options: PoolOptions;
   #nextId = 1;
   #closed = false;
@@ -119,12 +125,24 @@ export class WorkerPool {
     }
   }
 
-  /** The first job of the scope whose turn it is; that scope goes to the back of the turns. */
+  /**
+   * The first job of the waiting scope served least recently (never served: first), so that a scope
+   * that just had a worker waits behind every other scope with jobs waiting.
+   */
   #nextJob(): Job {
-    const [scope, queue] = this.#queues.entries().next().value!;
+    let chosen: string | undefined;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const scope of this.#queues.keys()) {
+      const served = this.#served.get(scope) ?? -1;
+      if (served < oldest) [chosen, oldest] = [scope, served];
+    }
+    const queue = this.#queues.get(chosen!)!;
     const job = queue.shift()!;
-    this.#queues.delete(scope);
-    if (queue.length > 0) this.#queues.set(scope, queue);
+    if (queue.length === 0) this.#queues.delete(chosen!);
+    this.#served.delete(chosen!);
+    this.#served.set(chosen!, this.#turn++);
+    // Only the scopes served most recently are remembered: a forgotten one counts as never served.
+    if (this.#served.size > MAX_REMEMBERED_SCOPES) this.#served.delete(this.#served.keys().next().value!);
     return job;
   }
 
