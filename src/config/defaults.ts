@@ -27,6 +27,12 @@ export const DEFAULTS = {
   },
   quickjs: {
     memory_limit_bytes: 67108864,
+    max_total_memory_bytes: 536870912,
+    idle_context_ms: 300000,
+  },
+  query_server_config: {
+    max_emits_per_doc: 100000,
+    max_emit_bytes_per_doc: 8388608,
   },
   chttpd: {
     port: 5984,

@@ -13,7 +13,7 @@ const SETUP_MS = 5000;
 /** How often (ms) a long batch tells the main thread it is still alive. */
 const BEAT_MS = 500;
 
-const failure = (kind: FailureKind, message: string): string => JSON.stringify([false, { divan_failure: kind, message }, []]);
+export const failure = (kind: FailureKind, message: string): string => JSON.stringify([false, { divan_failure: kind, message }, []]);
 
 /**
  * One design-document revision loaded into its own QuickJS runtime and context (worker side): its
@@ -68,24 +68,34 @@ export class DesignContext {
     }
   }
 
-  /** Hands a batch's argument lists and shared arguments (JSON texts) and the function to call to the context. */
-  load({ args, shared, mode, limits }: { args: string; shared: string; mode: CallMode; limits: Limits }, path: string): void {
+  /**
+   * Hands a batch's argument lists and shared arguments (JSON texts) and the function to call to the
+   * context; false (and the context broken) when an earlier call left globals that cannot be removed.
+   */
+  load({ args, shared, mode, limits }: { args: string; shared: string; mode: CallMode; limits: Limits }, path: string): boolean {
     const vm = this.#context;
-    const handles = [vm.newString(args), vm.newString(path), vm.newString(mode), vm.newString(shared)];
+    const handles = [vm.newString(args), vm.newString(path), vm.newString(mode), vm.newString(shared), vm.newNumber(limits.maxEmits), vm.newNumber(limits.maxEmitBytes)];
     this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
     try {
-      vm.unwrapResult(vm.callFunction(this.#batch, vm.undefined, ...handles)).dispose();
+      const result = vm.unwrapResult(vm.callFunction(this.#batch, vm.undefined, ...handles));
+      const clean = vm.dump(result) === true;
+      result.dispose();
+      if (!clean) this.broken = true;
+      return clean;
     } finally {
       for (const handle of handles) handle.dispose();
       this.#deadline = Number.POSITIVE_INFINITY;
     }
   }
 
-  /** Runs argument list `index` of the loaded batch: the JSON text of `[ok, value, logs]`. */
-  runOne(index: number, limits: Limits): string {
+  /**
+   * Runs argument list `index` of the loaded batch until `deadline` (the request's budget): the JSON
+   * text of `[ok, value, logs]`, or undefined when the deadline interrupted it.
+   */
+  runOne(index: number, limits: Limits, deadline: number): string | undefined {
     const vm = this.#context;
     const handle = vm.newNumber(index);
-    this.#deadline = Date.now() + limits.timeoutMs;
+    this.#deadline = deadline;
     try {
       const result = vm.callFunction(this.#run, vm.undefined, handle);
       if (result.error) {
@@ -93,12 +103,17 @@ export class DesignContext {
         const message = String((vm.dump(result.error) as { message?: unknown } | undefined)?.message ?? 'failed');
         result.error.dispose();
         this.broken = true;
-        if (timedOut) return failure('timeout', `The function ran longer than ${limits.timeoutMs} ms (os_process_timeout).`);
+        if (timedOut) return undefined;
         if (message.includes('out of memory')) return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
         return failure('crash', message);
       }
-      const text = vm.getString(result.value);
+      let text = vm.getString(result.value);
       result.value.dispose();
+      if (text.startsWith('!')) {
+        // The call left the global object in a state the prelude cannot undo: no later call may see it.
+        this.broken = true;
+        text = text.slice(1);
+      }
       if (text.startsWith('[false,{"error":"InternalError","message":"out of memory"}')) {
         this.broken = true;
         return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);

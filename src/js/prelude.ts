@@ -8,6 +8,18 @@
  * changes nothing (sloppy mode) instead of corrupting later calls; assigning an own `toString` or
  * `constructor` still works, as the frozen prototype properties are accessors that define the
  * property on the receiver (the "override mistake" repair of hardened JavaScript).
+ *
+ * Nothing carries from one caller to the next (CouchDB's couchjs keeps globals between calls; Divan
+ * does not): the global object's own properties are fixed after set-up and whatever a call adds to
+ * it is deleted when the call ends (implicit globals still work within the call); compiled functions
+ * and required modules, whose closures could hold state, are built anew for every batch (one
+ * request's calls). A call that leaves the global object in a state this cannot undo (a
+ * non-configurable property, a non-extensible global) makes `__divan_run`'s answer start with `!`:
+ * the worker then throws the whole context away.
+ *
+ * A map function's emits are serialised as they come and bounded per document (`maxEmits` rows,
+ * `maxEmitBytes` characters of JSON): past either, `emit` throws `emit_limit` and keeps throwing, so
+ * a function that catches the error cannot grow the rows, and the document's map fails.
  */
 export const PRELUDE = String.raw`
 (function (global) {
@@ -15,7 +27,9 @@ export const PRELUDE = String.raw`
   var parse = JSON.parse, stringify = JSON.stringify, isArrayOf = Array.isArray;
   var defineProperty = Object.defineProperty, freeze = Object.freeze, keysOf = Reflect.ownKeys;
   var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
+  var getPrototypeOf = Object.getPrototypeOf, setPrototypeOf = Object.setPrototypeOf, isExtensible = Object.isExtensible;
   var logs = [], emitted = null, compiled = {}, modules = {}, batch = [], shared = [], ddoc = null;
+  var emitLimits = { rows: 0, chars: 0 }, emittedChars = 0, emitOverflow = null;
 
   function errorToJson(e) {
     if (e !== null && typeof e === 'object' && 'stack' in e && 'name' in e && 'message' in e) return { error: String(e.name), message: String(e.message) };
@@ -32,7 +46,15 @@ export const PRELUDE = String.raw`
   function sum(values) { var total = 0; for (var i = 0; i < values.length; i++) total += values[i]; return total; }
   function emit(key, value) {
     if (emitted === null) throw new Error('emit() is only available to map functions');
-    emitted.push([key, value]);
+    if (emitOverflow !== null) throw emitOverflow;
+    var row = stringify([key, value]);
+    emittedChars += row.length;
+    if (emitted.length >= emitLimits.rows || emittedChars > emitLimits.chars) {
+      emitOverflow = { error: 'emit_limit', message: 'The map function emitted more than ' + emitLimits.rows + ' rows or ' + emitLimits.chars +
+        ' characters of JSON for one document ([query_server_config] max_emits_per_doc, max_emit_bytes_per_doc).' };
+      throw emitOverflow;
+    }
+    emitted.push(row);
   }
 
   function resolveModule(names, mod, root) {
@@ -144,36 +166,80 @@ export const PRELUDE = String.raw`
       return stringify([false, { error: 'invalid_result', message: 'The function returned a value that is not JSON: ' + String(e) }, taken]);
     }
   }
+  function mapped() {
+    if (emitOverflow !== null) throw emitOverflow;
+    var taken = logs; logs = [];
+    return '[true,[' + emitted.join(',') + '],' + stringify(taken) + ']';
+  }
+  var globalProto = null, baseKeys = 0, batchKnown = null, batchKeys = 0;
+  /**
+   * Deletes the global object's configurable own properties not in known (all of them when null:
+   * the set-up ones are not configurable) and puts its prototype back; answers how many own
+   * properties it has then, or -1 when it cannot be restored.
+   */
+  function clearGlobals(known) {
+    if (!isExtensible(global)) return -1;
+    if (getPrototypeOf(global) !== globalProto && !Reflect.setPrototypeOf(global, globalProto)) return -1;
+    var names = keysOf(global);
+    if (names.length === (known === null ? baseKeys : batchKeys)) return names.length;
+    for (var i = 0; i < names.length; i++) {
+      if (known !== null && known[names[i]] === true) continue;
+      var d = describe(global, names[i]);
+      if (d && d.configurable) delete global[names[i]];
+    }
+    return keysOf(global).length;
+  }
   var current = null, currentMode = 'call', currentError = null;
   function run(index) {
     emitted = currentMode === 'map' ? [] : null;
+    emittedChars = 0; emitOverflow = null;
+    var answer;
     try {
       if (currentError !== null) throw currentError;
       var args = shared.length === 0 ? batch[index] : batch[index].concat(shared);
-      var value = currentMode === 'map' ? (current.call(ddoc, args[0]), emitted) : current.apply(ddoc, args);
-      return outcome(true, value);
+      if (currentMode === 'map') { current.call(ddoc, args[0]); answer = mapped(); } else answer = outcome(true, current.apply(ddoc, args));
     } catch (e) {
-      return outcome(false, errorToJson(e));
+      answer = outcome(false, errorToJson(e));
     } finally {
       emitted = null;
       batch[index] = undefined;
     }
+    var left = clearGlobals(batchKnown);
+    return left >= 0 && left <= batchKeys ? answer : '!' + answer;
   }
   function check(pathJson) {
-    try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); }
+    try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); } finally { compiled = {}; clearGlobals(null); }
   }
   function load(ddocJson) { ddoc = deepFreeze(parse(ddocJson)); }
-  function setBatch(json, pathJson, mode, sharedJson) {
+  function setBatch(json, pathJson, mode, sharedJson, maxRows, maxChars) {
     batch = parse(json);
     shared = deepFreeze(parse(sharedJson));
     currentMode = mode;
+    emitLimits = { rows: maxRows, chars: maxChars };
+    // A new caller: closures of the previous batch's functions and modules are not reachable from here.
+    compiled = {}; modules = {};
+    if (clearGlobals(null) !== baseKeys) return false;
     try { current = compile(parse(pathJson)); currentError = null; } catch (e) { current = null; currentError = e; }
+    // What compiling declared (a source of statements may declare helpers) stays for this batch's calls.
+    var names = keysOf(global);
+    batchKnown = Object.create(null);
+    for (var i = 0; i < names.length; i++) batchKnown[names[i]] = true;
+    batchKeys = names.length;
+    return true;
   }
 
   var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, require: requireFrom(undefined),
     __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_check: check };
   lockdown();
   var names = Object.keys(env);
-  for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: env[names[k]], writable: false, enumerable: false, configurable: false });
+  for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: deepFreeze(env[names[k]]), writable: false, enumerable: false, configurable: false });
+  var own = keysOf(global);
+  for (var g = 0; g < own.length; g++) {
+    var d = describe(global, own[g]);
+    if ('value' in d) defineProperty(global, own[g], { writable: false, configurable: false });
+    else defineProperty(global, own[g], { configurable: false });
+  }
+  globalProto = getPrototypeOf(global);
+  baseKeys = batchKeys = own.length;
 })(globalThis);
 `;

@@ -11,36 +11,61 @@ export type Outcome =
 
 /**
  * Why a call failed: `thrown` (the function threw a value, e.g. `{forbidden: ...}`; an `Error` object
- * arrives as `{error: name, message}`), `compile` (the function or a module it requires does not
- * compile; `error` is CouchDB's message), `timeout` (ran past `os_process_timeout`), `memory` (past
- * `[quickjs] memory_limit_bytes`), `crash` (the worker died and was replaced).
+ * arrives as `{error: name, message}`; a map function past its emit bounds throws `emit_limit`),
+ * `compile` (the function or a module it requires does not compile; `error` is CouchDB's message),
+ * `timeout` (the request's calls ran past `os_process_timeout` together), `memory` (past
+ * `[quickjs] memory_limit_bytes`), `crash` (the worker died and was replaced). `deferred` never
+ * reaches a caller: a call of a resumable request (map, filter) the worker did not reach within the
+ * request's time or result bounds, which the sandbox sends again as a request of its own.
  */
-export type FailureKind = 'thrown' | 'compile' | 'timeout' | 'memory' | 'crash';
+export type FailureKind = 'thrown' | 'compile' | 'timeout' | 'memory' | 'crash' | 'deferred';
 
 /** `call` returns the function's value; `map` calls it with one document and returns its `[key, value]` emits. */
 export type CallMode = 'call' | 'map';
 
 export interface Limits {
+  /** Time every call of one request may take together (`os_process_timeout`). */
   readonly timeoutMs: number;
+  /** Memory of one context (`[quickjs] memory_limit_bytes`). */
   readonly memoryBytes: number;
+  /** What one document's map call may emit: rows, and characters of their JSON. */
+  readonly maxEmits: number;
+  readonly maxEmitBytes: number;
+}
+
+/** How much a worker may keep loaded: its share of `[quickjs] max_total_memory_bytes`, and how long an idle context stays. */
+export interface Retention {
+  readonly maxContexts: number;
+  readonly maxBytes: number;
+  readonly idleMs: number;
+}
+
+/** What a worker holds: its contexts' WebAssembly memory, how many, and how many it evicted so far. */
+export interface HeldMemory {
+  readonly bytes: number;
+  readonly contexts: number;
+  readonly evictions: number;
 }
 
 /**
  * Main thread → worker. `ddoc` (JSON text) is sent when the worker may not hold that revision yet;
+ * `resumable` says the calls not reached within the budget may be deferred rather than timed out;
  * `args` is the JSON text of the argument lists, `shared` that of the arguments every list ends with.
  */
 export type Request =
-  | { readonly id: number; readonly type: 'call'; readonly key: string; readonly ddoc?: string; readonly path: readonly string[]; readonly mode: CallMode; readonly args: string; readonly shared: string; readonly count: number; readonly limits: Limits }
-  | { readonly id: number; readonly type: 'check'; readonly key: string; readonly ddoc?: string; readonly paths: readonly (readonly string[])[]; readonly limits: Limits };
+  | { readonly id: number; readonly type: 'call'; readonly key: string; readonly ddoc?: string; readonly path: readonly string[]; readonly mode: CallMode; readonly resumable: boolean; readonly args: string; readonly shared: string; readonly count: number; readonly limits: Limits; readonly retention: Retention }
+  | { readonly id: number; readonly type: 'check'; readonly key: string; readonly ddoc?: string; readonly paths: readonly (readonly string[])[]; readonly limits: Limits; readonly retention: Retention };
 
 /**
  * Worker → main thread: `results` is the JSON text of an array of `[ok, value, logs]` triples (one per
  * argument list; failure kinds other than `thrown` are `[false, {kind, message}, logs]` with
  * `value.divan_failure` set), `errors` one compile message or null per checked path, `missing` asks
- * for the design document again (the worker dropped it), `beat` says a long batch still progresses.
+ * for the design document again (the worker dropped it), `beat` says a long batch still progresses,
+ * `held` (id 0, also after idle evictions) what the worker holds now.
  */
 export type Reply =
   | { readonly id: number; readonly type: 'results'; readonly results: string }
   | { readonly id: number; readonly type: 'errors'; readonly errors: readonly (string | null)[] }
   | { readonly id: number; readonly type: 'missing' }
-  | { readonly id: number; readonly type: 'beat' };
+  | { readonly id: number; readonly type: 'beat' }
+  | { readonly id: 0; readonly type: 'held'; readonly held: HeldMemory };

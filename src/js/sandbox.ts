@@ -7,14 +7,17 @@
  * QuickJS takes ~8-10 µs per validate_doc_update call against ~4 µs for V8, which is far below the
  * cost of storing a document, while it needs no native build, no `--no-node-snapshot` flag, and its
  * whole heap lives in a WebAssembly memory the functions cannot leave. Each worker thread
- * (`[divan] js_workers`) holds one QuickJS module; each design-document revision gets its own
- * runtime there (its own memory limit, `[quickjs] memory_limit_bytes`), least recently used ones
- * dropped past `[divan] js_design_docs_per_worker`. Every call has its own time limit
- * (`[couchdb] os_process_timeout`); a call past it or past the memory limit fails alone, its
+ * (`[divan] js_workers`) holds one QuickJS module; each database's design-document revision gets its
+ * own runtime there (its own memory limit, `[quickjs] memory_limit_bytes`): two databases holding
+ * the same design document share nothing. A worker drops the least recently used ones past
+ * `[divan] js_design_docs_per_worker` or its share of `[quickjs] max_total_memory_bytes`, and any
+ * idle for `[quickjs] idle_context_ms` (context-cache.ts). The calls of one request share one time
+ * budget (`[couchdb] os_process_timeout`); a call past it or past the memory limit fails, its
  * context is rebuilt, and since all of it runs off the main thread the server keeps answering.
+ * Requests wait in a queue per database, served in turn (worker-pool.ts).
  *
- * API (for validation, filters, views):
- * - `sandbox.call(ddoc, path, argLists)`: calls the function at `path` of `ddoc` (e.g.
+ * API (for validation, filters, views; `db` is the database the design document belongs to):
+ * - `sandbox.call(db, ddoc, path, argLists)`: calls the function at `path` of `ddoc` (e.g.
  *   `['validate_doc_update']`, `['filters', 'mine']`, `['views', 'by_type', 'reduce']`) once per
  *   argument list, with the design document as `this` (as CouchDB). One outcome per argument list,
  *   in order: `{ok: true, value, logs}` or `{ok: false, kind, error, logs}` (protocol.ts: `kind`
@@ -29,17 +32,18 @@
  *   that does not compile, undefined for the others (refusing a design document on save).
  * Design documents are identified by `_id`, `_rev` and a digest of their content, so a changed
  * revision is loaded anew and compiled functions and required modules are cached per revision.
- * Large batches are cut into chunks that run on every worker at once. Inside, functions see `log`
+ * - `sandbox.filter(db, ddoc, path, argLists)`: `call` for filter functions, resumable as `map`.
+ * Map and filter batches are cut into chunks, one after the other. Inside, functions see `log`
  * (lines also go to the server log), `isArray`, `toJSON`, `sum`, `emit`, `require` (CommonJS
  * modules stored in the design document, paths as CouchDB resolves them) and frozen intrinsics.
  */
 import { createHash } from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
-import type { FailureKind, Limits, Outcome } from './protocol.js';
+import type { CallMode, FailureKind, HeldMemory, Limits, Outcome, Retention } from './protocol.js';
 import { WorkerPool } from './worker-pool.js';
 
-export type { FailureKind, Outcome } from './protocol.js';
+export type { FailureKind, HeldMemory, Outcome } from './protocol.js';
 
 /** A design document as stored: its functions, modules and other fields. */
 export interface DesignDoc extends JsonObject {
@@ -51,13 +55,16 @@ export type FunctionPath = readonly string[];
 
 export interface SandboxSettings {
   readonly workers: () => number;
-  readonly designDocsPerWorker: () => number;
+  /** What each worker may keep loaded. */
+  readonly retention: () => Retention;
   readonly limits: () => Limits;
   readonly log?: Logger;
 }
 
-/** Argument lists per message to a worker: small enough to spread a batch over every worker. */
+/** Argument lists per resumable request to a worker. */
 const CHUNK = 1000;
+/** The scope of design documents checked before they are saved (no database name is empty). */
+const CHECKS = '';
 
 type Triple = [boolean, Json, string[]];
 
@@ -78,37 +85,50 @@ export class JsSandbox {
     this.#settings = settings;
     this.#pool = new WorkerPool({
       size: settings.workers,
-      maxContexts: settings.designDocsPerWorker,
       onReplace: (reason) => settings.log?.warning(`JavaScript sandbox: ${reason} A new worker replaces it.`),
     });
   }
 
-  call(ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[], shared: readonly Json[] = []): Promise<Outcome[]> {
-    return this.#batch(ddoc, path, 'call', argLists, JSON.stringify(shared));
+  async call(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[], shared: readonly Json[] = []): Promise<Outcome[]> {
+    if (argLists.length === 0) return [];
+    return this.#logged(ddoc, this.#job(db, ddoc, path, 'call', false, argLists, JSON.stringify(shared)));
   }
 
-  map(ddoc: DesignDoc, path: FunctionPath, docs: readonly Json[]): Promise<Outcome[]> {
-    return this.#batch(ddoc, path, 'map', docs.map((doc) => [doc]), '[]');
+  map(db: string, ddoc: DesignDoc, path: FunctionPath, docs: readonly Json[]): Promise<Outcome[]> {
+    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'map', docs.map((doc) => [doc])));
+  }
+
+  /** A filter function over documents: as `call`, but calls past the budget are sent again (as `map`). */
+  filter(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[]): Promise<Outcome[]> {
+    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'call', argLists));
   }
 
   async check(ddoc: DesignDoc, paths: readonly FunctionPath[]): Promise<(string | undefined)[]> {
     if (paths.length === 0) return [];
-    const { key, text } = this.#text(ddoc);
+    const { key, text } = this.#text(CHECKS, ddoc);
     const limits = this.#settings.limits();
+    const retention = this.#settings.retention();
     const answer = await this.#pool.run({
+      scope: CHECKS,
       key,
       timeoutMs: Math.max(5000, limits.timeoutMs) * (paths.length + 1),
-      make: (id, withDdoc) => ({ id, type: 'check', key, ...(withDdoc ? { ddoc: text } : {}), paths, limits }),
+      make: (id, withDdoc) => ({ id, type: 'check', key, ...(withDdoc ? { ddoc: text } : {}), paths, limits, retention }),
       failed: (reason) => ({ id: 0, type: 'errors', errors: paths.map(() => reason) }),
     });
     return answer.type === 'errors' ? answer.errors.map((error) => error ?? undefined) : paths.map(() => 'unexpected answer');
+  }
+
+  /** The WebAssembly memory the workers' contexts hold, how many contexts, and evictions so far. */
+  held(): HeldMemory {
+    return this.#pool.held();
   }
 
   close(): Promise<void> {
     return this.#pool.close();
   }
 
-  #text(ddoc: DesignDoc): { key: string; text: string } {
+  /** The worker-side key of `ddoc` in `db`: database, id, revision and a digest of the content. */
+  #text(db: string, ddoc: DesignDoc): { key: string; text: string } {
     let known = this.#texts.get(ddoc);
     if (!known) {
       const text = JSON.stringify(ddoc);
@@ -116,29 +136,47 @@ export class JsSandbox {
       known = { key: `${ddoc._id}@${ddoc._rev}#${digest}`, text };
       this.#texts.set(ddoc, known);
     }
-    return known;
+    return { key: `${JSON.stringify(db)}/${known.key}`, text: known.text };
   }
 
-  async #batch(ddoc: DesignDoc, path: FunctionPath, mode: 'call' | 'map', argLists: readonly (readonly Json[])[], shared: string): Promise<Outcome[]> {
-    const chunks: (readonly (readonly Json[])[])[] = [];
-    for (let start = 0; start < argLists.length; start += CHUNK) chunks.push(argLists.slice(start, start + CHUNK));
-    const done = await Promise.all(chunks.map((chunk) => this.#chunk(ddoc, path, mode, chunk, shared)));
-    const outcomes = done.flat();
+  async #logged(ddoc: DesignDoc, answer: Promise<Outcome[]>): Promise<Outcome[]> {
+    const outcomes = await answer;
     const log = this.#settings.log;
     if (log) for (const outcome of outcomes) for (const line of outcome.logs) log.info(`${ddoc._id}: log: ${line}`);
     return outcomes;
   }
 
-  async #chunk(ddoc: DesignDoc, path: FunctionPath, mode: 'call' | 'map', chunk: readonly (readonly Json[])[], shared: string): Promise<Outcome[]> {
-    const { key, text } = this.#text(ddoc);
+  /** Chunks of argument lists one after the other; the ones a chunk's budget did not reach go again. */
+  async #resumable(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, argLists: readonly (readonly Json[])[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = new Array<Outcome>(argLists.length);
+    let pending = argLists.map((_, index) => index);
+    while (pending.length > 0) {
+      const chunk = pending.slice(0, CHUNK);
+      const answered = await this.#job(db, ddoc, path, mode, true, chunk.map((index) => argLists[index]!), '[]');
+      const deferred = chunk.filter((index, at) => {
+        const outcome = answered[at]!;
+        if (!outcome.ok && outcome.kind === 'deferred') return true;
+        outcomes[index] = outcome;
+        return false;
+      });
+      pending = deferred.concat(pending.slice(CHUNK));
+    }
+    return outcomes;
+  }
+
+  async #job(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, resumable: boolean, argLists: readonly (readonly Json[])[], shared: string): Promise<Outcome[]> {
+    const { key, text } = this.#text(db, ddoc);
     const limits = this.#settings.limits();
-    const args = JSON.stringify(chunk);
+    const retention = this.#settings.retention();
+    const args = JSON.stringify(argLists);
+    const count = argLists.length;
     const answer = await this.#pool.run({
+      scope: db,
       key,
       // Loading the design document may come first (up to 5 s, design-context.ts).
       timeoutMs: Math.max(5000, limits.timeoutMs),
-      make: (id, withDdoc) => ({ id, type: 'call', key, ...(withDdoc ? { ddoc: text } : {}), path, mode, args, shared, count: chunk.length, limits }),
-      failed: (message) => ({ id: 0, type: 'results', results: JSON.stringify(chunk.map(() => [false, { divan_failure: 'crash', message }, []])) }),
+      make: (id, withDdoc) => ({ id, type: 'call', key, ...(withDdoc ? { ddoc: text } : {}), path, mode, resumable, args, shared, count, limits, retention }),
+      failed: (message) => ({ id: 0, type: 'results', results: JSON.stringify(argLists.map(() => [false, { divan_failure: 'crash', message }, []])) }),
     });
     if (answer.type !== 'results') throw new Error('The JavaScript worker answered a call with compile errors.');
     return (JSON.parse(answer.results) as Triple[]).map(outcomeOf);

@@ -50,7 +50,7 @@ function validation(deps: ValidationDeps, ddocs: readonly DesignDoc[], batch: Up
       const open = proposed.flatMap((_, index) => (refusals[index] === undefined ? [index] : []));
       if (open.length === 0) break;
       const argLists = open.map((index) => [proposed[index]!.doc, proposed[index]!.oldDoc]);
-      const outcomes = await deps.sandbox.call(ddoc, ['validate_doc_update'], argLists, [userCtx, batch.secObj]);
+      const outcomes = await deps.sandbox.call(batch.db, ddoc, ['validate_doc_update'], argLists, [userCtx, batch.secObj]);
       open.forEach((index, at) => (refusals[index] = refusalOf(outcomes[at]!)));
     }
     return refusals;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { Reply, Request } from './protocol.js';
+import type { HeldMemory, Reply, Request } from './protocol.js';
 
 /** Extra time past a call's own limit before a silent worker is taken for hung and replaced. */
 const WATCHDOG_GRACE_MS = 5000;
@@ -8,6 +8,8 @@ type Answer = Extract<Reply, { type: 'results' | 'errors' }>;
 
 /** One request waiting for, or held by, a worker. */
 interface Job {
+  /** Whose job it is (a database): each scope has its own queue, served in turn. */
+  readonly scope: string;
   readonly key: string;
   /** The request, with the design document's text when `withDdoc`. */
   make(id: number, withDdoc: boolean): Request;
@@ -23,27 +25,40 @@ interface Slot {
   readonly loaded: Set<string>;
   job?: { readonly id: number; readonly job: Job };
   timer?: NodeJS.Timeout;
+  held: HeldMemory;
 }
+
+/** Scopes whose last turn is remembered (a few per worker would do; databases can be many). */
+const MAX_REMEMBERED_SCOPES = 1024;
+
+const NOTHING_HELD: HeldMemory = { bytes: 0, contexts: 0, evictions: 0 };
 
 export interface PoolOptions {
   readonly size: () => number;
-  readonly maxContexts: () => number;
   /** Told when a worker is replaced (hung or crashed), for the log. */
   readonly onReplace?: (reason: string) => void;
 }
 
 /**
- * The sandbox's worker threads, started on first use: jobs wait in one queue and go to an idle
- * worker, preferably one that already holds the design document. A worker that stays silent past
- * a call's time limit plus a grace (its engine would have interrupted the call itself) or that
- * dies is replaced; its job fails as `crash`, no other job is touched, and the main thread never waits.
+ * The sandbox's worker threads, started on first use: jobs wait in a queue per scope (database)
+ * and a free worker takes the next job of the scope served least recently, so a database with many
+ * jobs waiting delays another's by the jobs already running at most; a job goes to an idle worker, preferably one that already holds the
+ * design document. A worker that stays silent past a call's time limit plus a grace (its engine
+ * would have interrupted the call itself) or that dies is replaced; its job fails as `crash`, no
+ * other job is touched, and the main thread never waits.
  */
 export class WorkerPool {
   readonly #slots: Slot[] = [];
-  readonly #queue: Job[] = [];
+  /** Waiting jobs by scope. */
+  readonly #queues = new Map<string, Job[]>();
+  /** When each scope last had a job sent (a turn number), least recent first. */
+  readonly #served = new Map<string, number>();
+  #turn = 0;
   readonly #options: PoolOptions;
   #nextId = 1;
   #closed = false;
+  /** Evictions of workers since replaced, so that the total never goes down. */
+  #pastEvictions = 0;
 
   constructor(options: PoolOptions) {
     this.#options = options;
@@ -52,15 +67,32 @@ export class WorkerPool {
   run(job: Omit<Job, 'resolve'>): Promise<Answer> {
     if (this.#closed) return Promise.resolve(job.failed('The JavaScript sandbox is shut down.'));
     return new Promise((resolve) => {
-      this.#queue.push({ ...job, resolve });
+      const queue = this.#queues.get(job.scope);
+      if (queue) queue.push({ ...job, resolve });
+      else this.#queues.set(job.scope, [{ ...job, resolve }]);
       this.#dispatch();
     });
+  }
+
+  /** What the workers hold now, and how many contexts they evicted since start. */
+  held(): HeldMemory {
+    let bytes = 0;
+    let contexts = 0;
+    let evictions = this.#pastEvictions;
+    for (const { held } of this.#slots) {
+      bytes += held.bytes;
+      contexts += held.contexts;
+      evictions += held.evictions;
+    }
+    return { bytes, contexts, evictions };
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     const slots = this.#slots.splice(0);
-    for (const job of this.#queue.splice(0)) job.resolve(job.failed('The JavaScript sandbox is shut down.'));
+    const waiting = [...this.#queues.values()].flat();
+    this.#queues.clear();
+    for (const job of waiting) job.resolve(job.failed('The JavaScript sandbox is shut down.'));
     await Promise.all(slots.map(async (slot) => {
       clearTimeout(slot.timer);
       slot.job?.job.resolve(slot.job.job.failed('The JavaScript sandbox is shut down.'));
@@ -69,9 +101,9 @@ export class WorkerPool {
   }
 
   #spawn(): Slot {
-    const worker = new Worker(new URL('./engine-worker.js', import.meta.url), { workerData: { maxContexts: this.#options.maxContexts() } });
+    const worker = new Worker(new URL('./engine-worker.js', import.meta.url));
     worker.unref();
-    const slot: Slot = { worker, loaded: new Set() };
+    const slot: Slot = { worker, loaded: new Set(), held: NOTHING_HELD };
     worker.on('message', (reply: Reply) => this.#receive(slot, reply));
     worker.on('error', (error) => this.#replace(slot, `The JavaScript worker failed: ${error.message}`));
     worker.on('exit', () => this.#replace(slot, 'The JavaScript worker stopped.'));
@@ -79,7 +111,7 @@ export class WorkerPool {
   }
 
   #dispatch(): void {
-    while (this.#queue.length > 0) {
+    while (this.#queues.size > 0) {
       const idle = this.#slots.filter((slot) => slot.job === undefined);
       if (idle.length === 0 && this.#slots.length < Math.max(1, this.#options.size())) {
         const created = this.#spawn();
@@ -87,11 +119,31 @@ export class WorkerPool {
         idle.push(created);
       }
       if (idle.length === 0) return;
-      const job = this.#queue[0]!;
+      const job = this.#nextJob();
       const slot = idle.find((each) => each.loaded.has(job.key)) ?? idle[0]!;
-      this.#queue.shift();
       this.#send(slot, job);
     }
+  }
+
+  /**
+   * The first job of the waiting scope served least recently (never served: first), so that a scope
+   * that just had a worker waits behind every other scope with jobs waiting.
+   */
+  #nextJob(): Job {
+    let chosen: string | undefined;
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const scope of this.#queues.keys()) {
+      const served = this.#served.get(scope) ?? -1;
+      if (served < oldest) [chosen, oldest] = [scope, served];
+    }
+    const queue = this.#queues.get(chosen!)!;
+    const job = queue.shift()!;
+    if (queue.length === 0) this.#queues.delete(chosen!);
+    this.#served.delete(chosen!);
+    this.#served.set(chosen!, this.#turn++);
+    // Only the scopes served most recently are remembered: a forgotten one counts as never served.
+    if (this.#served.size > MAX_REMEMBERED_SCOPES) this.#served.delete(this.#served.keys().next().value!);
+    return job;
   }
 
   #send(slot: Slot, job: Job): void {
@@ -112,6 +164,10 @@ export class WorkerPool {
   }
 
   #receive(slot: Slot, reply: Reply): void {
+    if (reply.type === 'held') {
+      slot.held = reply.held;
+      return;
+    }
     const held = slot.job;
     if (!held || held.id !== reply.id) return;
     if (reply.type === 'beat') return this.#arm(slot);
@@ -130,6 +186,7 @@ export class WorkerPool {
     const index = this.#slots.indexOf(slot);
     if (index < 0) return;
     this.#slots.splice(index, 1);
+    this.#pastEvictions += slot.held.evictions;
     clearTimeout(slot.timer);
     slot.worker.removeAllListeners();
     slot.worker.on('error', () => undefined);

@@ -71,6 +71,9 @@ export class MergedMetrics {
         { path: ['divan', 'cache', cache, 'misses'], type: 'counter', desc: `number of ${cache} cache misses`, value: cacheCount('divan_cache_misses_total', cache) },
       ]),
       histogram(1),
+      { path: ['divan', 'js', 'memory_bytes'], type: 'gauge', desc: 'WebAssembly memory held by loaded design-document contexts', value: single('divan_js_sandbox_memory_bytes') },
+      { path: ['divan', 'js', 'contexts'], type: 'gauge', desc: 'number of loaded design-document contexts', value: single('divan_js_sandbox_contexts') },
+      { path: ['divan', 'js', 'evictions'], type: 'counter', desc: 'number of design-document contexts dropped as idle or over the memory bound', value: single('divan_js_sandbox_evictions_total') },
     ];
     return statsTree(entries);
   }

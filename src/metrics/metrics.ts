@@ -28,11 +28,32 @@ function readCounter(registry: Registry, name: string, help: string, labelNames:
   });
 }
 
+/** What the JavaScript sandbox holds: its contexts' memory, how many, and how many were evicted so far. */
+export interface SandboxMemory {
+  readonly bytes: number;
+  readonly contexts: number;
+  readonly evictions: number;
+}
+
+/** A gauge whose value is read from elsewhere when scraped (the sandbox's memory). */
+function readGauge(registry: Registry, name: string, help: string, read: () => [Record<string, string | number>, number][]): Gauge<string> {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, value] of read()) this.set(labels, value);
+    },
+  });
+}
+
 export class Metrics implements AuthOutcomes {
   readonly registry = new Registry();
   readonly #started: number;
   readonly #caches = new Map<string, HitCounts>();
   #authCache: HitCounts | undefined;
+  #sandbox: (() => SandboxMemory) | undefined;
   /**
    * The per-request counts are plain numbers, handed to prom-client only when scraped: its
    * `inc(labels)` hashes the label object on every call. Insertion order is the order of the
@@ -69,6 +90,15 @@ export class Metrics implements AuthOutcomes {
     readCounter(this.registry, 'couchdb_auth_cache_misses_total', 'number of authentication cache misses', [], () => (this.#authCache ? [[{}, this.#authCache.misses]] : []));
     readCounter(this.registry, 'divan_cache_hits_total', 'cache hits by cache', ['cache'], () => [...this.#caches].map(([cache, counts]) => [{ cache }, counts.hits]));
     readCounter(this.registry, 'divan_cache_misses_total', 'cache misses by cache', ['cache'], () => [...this.#caches].map(([cache, counts]) => [{ cache }, counts.misses]));
+    const sandbox = (read: (held: SandboxMemory) => number) => (): [Record<string, string | number>, number][] => (this.#sandbox ? [[{}, read(this.#sandbox())]] : []);
+    readGauge(this.registry, 'divan_js_sandbox_memory_bytes', 'WebAssembly memory held by loaded design-document contexts', sandbox((held) => held.bytes));
+    readGauge(this.registry, 'divan_js_sandbox_contexts', 'number of loaded design-document contexts', sandbox((held) => held.contexts));
+    readCounter(this.registry, 'divan_js_sandbox_evictions_total', 'number of design-document contexts dropped as idle or over the memory bound', [], sandbox((held) => held.evictions));
+  }
+
+  /** The JavaScript sandbox's memory, read when scraped. */
+  watchSandbox(read: () => SandboxMemory): void {
+    this.#sandbox = read;
   }
 
   /** One HTTP request answered: its method, status and time inside Divan. */

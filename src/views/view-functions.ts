@@ -9,6 +9,9 @@ export type FunctionOutcome =
   | { readonly ok: true; readonly value: Json; readonly logs: readonly string[] }
   | { readonly ok: false; readonly kind: string; readonly error: Json; readonly logs: readonly string[] };
 
+/** The functions of one database's design documents (its own sandbox contexts and queue). */
+export type ViewFunctionsOf = (db: string) => ViewFunctions;
+
 export interface ViewFunctions {
   /** Calls the map function at `path` of `ddoc` once per document: its `[key, value]` pairs. */
   map(ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]): Promise<FunctionOutcome[]>;

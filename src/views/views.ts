@@ -17,11 +17,11 @@ import { checkArgs } from './view-ranges.js';
 import { viewGroupOf, type ViewGroup } from './view-group.js';
 import { mapQuery, type DocumentRef } from './view-query.js';
 import { reduceQuery } from './view-reduce.js';
-import type { ViewFunctions } from './view-functions.js';
+import type { ViewFunctionsOf } from './view-functions.js';
 
 export interface ViewsSettings {
-  /** The JavaScript sandbox that runs map and reduce functions. */
-  functions: ViewFunctions;
+  /** The JavaScript sandbox that runs map and reduce functions, for one database. */
+  functions: ViewFunctionsOf;
   tasks: ActiveTasks;
   log: Logger;
 }
@@ -41,7 +41,7 @@ export class Views {
 
   /** Brings the group's index up to date; answers the sequence it reached. */
   async refresh(opened: OpenedDatabase, group: ViewGroup): Promise<number> {
-    return updateIndex({ storage: opened.storage, functions: this.#settings.functions, tasks: this.#settings.tasks, log: this.#settings.log }, opened.db, group);
+    return updateIndex({ storage: opened.storage, functions: this.#settings.functions(opened.db), tasks: this.#settings.tasks, log: this.#settings.log }, opened.db, group);
   }
 
   /** One query of one view: `{total_rows, offset, rows}` or `{rows}` when it reduces. */
@@ -54,7 +54,7 @@ export class Views {
     else seq = await opened.storage.views.open(opened.db, group.signature);
     const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map };
     const body = checked.reducing
-      ? await reduceQuery(index, checked, { source: view.reduce!, ddoc: group.doc, view: viewName, functions: this.#settings.functions, log: this.#settings.log })
+      ? await reduceQuery(index, checked, { source: view.reduce!, ddoc: group.doc, view: viewName, functions: this.#settings.functions(opened.db), log: this.#settings.log })
       : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options));
     if (args.updateSeq) body['update_seq'] = sequencesOf(await opened.info()).format(seq);
     if (args.update === 'lazy') {
@@ -100,7 +100,7 @@ export class Views {
   /** The `_view` filter of `_changes`: the documents the view's map function emits anything for. */
   async emitting(opened: OpenedDatabase, group: ViewGroup, viewName: string, docs: readonly JsonObject[]): Promise<boolean[]> {
     if (!group.views.has(viewName)) throw notFound('missing json key: ' + viewName);
-    const outcomes = await this.#settings.functions.map(group.doc, ['views', viewName, 'map'], docs);
+    const outcomes = await this.#settings.functions(opened.db).map(group.doc, ['views', viewName, 'map'], docs);
     return outcomes.map((outcome) => outcome.ok && Array.isArray(outcome.value) && outcome.value.length > 0);
   }
 }

@@ -53,6 +53,7 @@ export async function wireData(config: Config, log: Logger, backend: Storage, li
   if (link) changes.connect((dbs) => link.publish({ topic: 'db', dbs }));
   const perUser = new PerUserDatabases(config, log, databases, (db: string): boolean => db === users.name);
   const sandbox = new JsSandbox(sandboxSettings(config, log));
+  metrics.watchSandbox(() => sandbox.held());
   const designDocs = new DesignDocCache(backend);
   const publish = (db: string): void => link?.publish({ topic: 'ddocs', db });
   hooks.register(validationHooks({ sandbox, designDocs, isUsersDb: (db) => users.isUsersDb(db), publish }));

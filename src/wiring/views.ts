@@ -6,15 +6,15 @@ import type { Json, JsonObject } from '../json/json.js';
 import type { DesignDoc, JsSandbox } from '../js/sandbox.js';
 import type { Logger } from '../log/logger.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
-import type { ViewFunctions } from '../views/view-functions.js';
+import type { ViewFunctionsOf } from '../views/view-functions.js';
 import { Views } from '../views/views.js';
 
 /** The sandbox as views see it (a design document read from storage always has `_id` and `_rev`). */
-function viewFunctions(sandbox: JsSandbox): ViewFunctions {
-  return {
-    map: (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => sandbox.map(ddoc as DesignDoc, path, docs),
-    call: (ddoc: JsonObject, path: readonly string[], argLists: readonly Json[][]) => sandbox.call(ddoc as DesignDoc, path, argLists),
-  };
+function viewFunctions(sandbox: JsSandbox): ViewFunctionsOf {
+  return (db) => ({
+    map: (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => sandbox.map(db, ddoc as DesignDoc, path, docs),
+    call: (ddoc: JsonObject, path: readonly string[], argLists: readonly Json[][]) => sandbox.call(db, ddoc as DesignDoc, path, argLists),
+  });
 }
 
 export function wireViews(sandbox: JsSandbox, log: Logger, tasks: ActiveTasks): Views {

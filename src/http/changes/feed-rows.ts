@@ -65,9 +65,9 @@ function thrownByFilter(error: Json): Error {
 }
 
 /** A filter function over every document at once (one sandbox round trip); a failing call lets its document out. */
-async function functionPasses(filter: Extract<FeedArgs['filter'], { kind: 'function' }>, docs: (JsonObject | undefined)[][]): Promise<boolean[][]> {
+async function functionPasses(db: string, filter: Extract<FeedArgs['filter'], { kind: 'function' }>, docs: (JsonObject | undefined)[][]): Promise<boolean[][]> {
   const argLists = docs.flat().flatMap((doc) => (doc === undefined ? [] : [[doc, filter.req]]));
-  const outcomes = argLists.length === 0 ? [] : await filter.sandbox.call(filter.ddoc, ['filters', filter.name], argLists);
+  const outcomes = argLists.length === 0 ? [] : await filter.sandbox.filter(db, filter.ddoc, ['filters', filter.name], argLists);
   let next = 0;
   return docs.map((list) =>
     list.map((doc) => {
@@ -100,7 +100,7 @@ async function passingRows(args: FeedArgs, rows: ChangeRow[], turns: LoopTurns):
   }
   if (filter.kind !== 'selector' && filter.kind !== 'function') return rows.map((change) => ({ change, entry: render(change, change.changes, args) }));
   const docs = await leafDocuments(args, rows, filter.kind === 'function');
-  const passes = filter.kind === 'function' ? await functionPasses(filter, docs) : undefined;
+  const passes = filter.kind === 'function' ? await functionPasses(args.opened.db, filter, docs) : undefined;
   const result: { change: ChangeRow; entry: JsonObject }[] = [];
   for (const [at, change] of rows.entries()) {
     await turns.maybeYield();

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { JsSandbox, type DesignDoc } from '../../../src/js/sandbox.js';
+import type { DesignDoc } from '../../../src/js/sandbox.js';
+import { testSandbox } from '../../support/js-sandbox.js';
 import type { JsonObject } from '../../../src/json/json.js';
 import { Logger } from '../../../src/log/logger.js';
 import { openPostgresStorage, type PostgresStorage } from '../../../src/storage/postgres/postgres-storage.js';
@@ -20,14 +21,14 @@ const DOCS = 300;
 describe('postgres: two nodes share one view index', { skip: POSTGRES_SKIP_REASON }, () => {
   const url = POSTGRES_TEST_URL as string;
   const schema = uniqueSchema();
-  const sandbox = new JsSandbox({ workers: () => 1, designDocsPerWorker: () => 4, limits: () => ({ timeoutMs: 2000, memoryBytes: 32 * 1024 * 1024 }) });
+  const sandbox = testSandbox();
   let a: PostgresStorage;
   let b: PostgresStorage;
   let mapped = 0;
   /** The real sandbox, counting the documents it is asked to map. */
   const functions: ViewFunctions = {
-    map: (ddoc, path, docs) => ((mapped += docs.length), sandbox.map(ddoc as DesignDoc, path, docs)),
-    call: (ddoc, path, argLists) => sandbox.call(ddoc as DesignDoc, path, argLists),
+    map: (ddoc, path, docs) => ((mapped += docs.length), sandbox.map('db', ddoc as DesignDoc, path, docs)),
+    call: (ddoc, path, argLists) => sandbox.call('db', ddoc as DesignDoc, path, argLists),
   };
 
   before(async () => {

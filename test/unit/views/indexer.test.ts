@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { JsSandbox, type DesignDoc } from '../../../src/js/sandbox.js';
+import type { DesignDoc } from '../../../src/js/sandbox.js';
+import { testSandbox } from '../../support/js-sandbox.js';
 import type { JsonObject } from '../../../src/json/json.js';
 import { Logger } from '../../../src/log/logger.js';
 import { openSqliteStorage, type SqliteStorage } from '../../../src/storage/sqlite/sqlite-storage.js';
@@ -21,7 +22,7 @@ const DOCS = INDEX_BATCH * 2 + 10;
 
 describe('indexer', () => {
   const dir = mkdtempSync(join(tmpdir(), 'divan-indexer-'));
-  const sandbox = new JsSandbox({ workers: () => 1, designDocsPerWorker: () => 4, limits: () => ({ timeoutMs: 2000, memoryBytes: 32 * 1024 * 1024 }) });
+  const sandbox = testSandbox();
   let storage: SqliteStorage;
   before(async () => {
     storage = openSqliteStorage(join(dir, 'divan.sqlite'));
@@ -42,9 +43,9 @@ describe('indexer', () => {
       map: (ddoc, path, docs) => {
         seen.push(tasks.list());
         mappedIds.push(...docs.map((doc) => String(doc['_id'])));
-        return sandbox.map(ddoc as DesignDoc, path, docs);
+        return sandbox.map('db', ddoc as DesignDoc, path, docs);
       },
-      call: (ddoc, path, argLists) => sandbox.call(ddoc as DesignDoc, path, argLists),
+      call: (ddoc, path, argLists) => sandbox.call('db', ddoc as DesignDoc, path, argLists),
     };
     const group = viewGroupOf({ _id: '_design/app', _rev: '1-a', views: { v: { map: 'function (doc) { emit(doc.n, null); }' } } });
     const seq = await updateIndex({ storage, functions, tasks, log: new Logger('none') }, 'db', group);
