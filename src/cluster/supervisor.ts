@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { GATHER_TIMEOUT_MS, GatherHub } from './gather-hub.js';
 import { asGatherToPrimary } from './gather-protocol.js';
+import { closeUntakenConnections } from './handoff-guard.js';
 import { LockService } from './lock-service.js';
 import { asToPrimary, type ToPrimary, type ToWorker } from './worker-protocol.js';
 
@@ -63,6 +64,7 @@ export class Supervisor {
 
   #fork(): Worker {
     const worker = cluster.fork(this.#options.env);
+    closeUntakenConnections(worker);
     worker.on('message', (value: unknown) => {
       const message = asToPrimary(value);
       if (message) this.#handle(worker, message);
