@@ -128,7 +128,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const link = buses.length > 0 ? new ClusterLink(buses, log) : undefined;
   const metrics = new Metrics(() => config.getInteger('stats', 'interval'));
   const data = await wireData(config, log, backend, link, metrics);
-  const identity = wireIdentity(config, log, admins, data, link, metrics);
+  const identity = wireIdentity(config, log, admins, data, link, metrics, options.worker?.channel);
   if (link) receiveClusterMessages(link, config, data, identity);
   const leaseHolder = options.worker ? `${config.getString('divan', 'node_name')}#${randomHex().slice(0, 8)}` : undefined;
   // Each worker process keeps its own tasks, jobs and counters: endpoints gather them from all.

@@ -1,7 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
 import { GATHER_TIMEOUT_MS, GatherHub } from './gather-hub.js';
 import { asGatherToPrimary } from './gather-protocol.js';
+import { closeUntakenConnections } from './handoff-guard.js';
 import { LockService } from './lock-service.js';
+import { LockoutService } from './lockout-service.js';
 import { asToPrimary, type ToPrimary, type ToWorker } from './worker-protocol.js';
 
 export interface Listening {
@@ -36,7 +38,7 @@ const RESPAWN_BACKOFF_MS = 1000;
  * The primary process of `[divan] workers`: forks the workers (they share the listening socket
  * through node:cluster), relays cluster messages between them and confirms delivery to the
  * publisher (ipc-bus.ts), gathers answers from all of them (gather-hub.ts), grants named locks
- * (lock-service.ts), replaces a worker that dies, and stops them all on `stop()`.
+ * (lock-service.ts), admits password attempts under the node's lockout (lockout-service.ts), replaces a worker that dies, and stops them all on `stop()`.
  */
 export class Supervisor {
   readonly #options: SupervisorOptions;
@@ -46,6 +48,7 @@ export class Supervisor {
   readonly #hearing = new Set<number>();
   readonly #gather: GatherHub;
   readonly #locks = new LockService();
+  readonly #lockout = new LockoutService();
   #relaySeq = 0;
   #ready = false;
   #stopping = false;
@@ -63,13 +66,14 @@ export class Supervisor {
 
   #fork(): Worker {
     const worker = cluster.fork(this.#options.env);
+    closeUntakenConnections(worker);
     worker.on('message', (value: unknown) => {
       const message = asToPrimary(value);
       if (message) this.#handle(worker, message);
       const gather = message ? undefined : asGatherToPrimary(value);
       if (gather) this.#gather.received(`w${worker.id}`, worker, gather);
     });
-    worker.on('disconnect', () => this.#locks.forget(worker));
+    worker.on('disconnect', () => this.#forget(worker));
     return worker;
   }
 
@@ -85,6 +89,9 @@ export class Supervisor {
       case 'lock':
       case 'unlock':
         return this.#locks.handle(worker, message);
+      case 'lockout-admit':
+      case 'lockout-settle':
+        return this.#lockout.handle(worker, message);
       case 'listening': {
         const seen = this.#listening.get(worker.id) ?? [];
         seen.push({ address: message.address, port: message.port, tls: message.tls });
@@ -92,6 +99,12 @@ export class Supervisor {
         return this.#checkReady();
       }
     }
+  }
+
+  /** What `worker` held (locks, lockout attempts) passes on: it died or its channel closed. */
+  #forget(worker: Worker): void {
+    this.#locks.forget(worker);
+    this.#lockout.forget(worker);
   }
 
   #publish(publisher: Worker, seq: number, topic: string, payload: string): void {
@@ -138,7 +151,7 @@ export class Supervisor {
     this.#listening.delete(worker.id);
     this.#hearing.delete(worker.id);
     this.#gather.gone(`w${worker.id}`);
-    this.#locks.forget(worker);
+    this.#forget(worker);
     for (const [relay, entry] of this.#relays) {
       if (entry.publisher === worker) this.#relays.delete(relay);
       else this.#delivered(worker.id, relay);

@@ -1,5 +1,6 @@
 import type { GatherToPrimary, GatherToWorker } from './gather-protocol.js';
 import { asLockRequest, type LockRequest } from './lock-protocol.js';
+import { asLockoutRequest, type LockoutRequest } from './lockout-protocol.js';
 
 /**
  * What the primary process and its workers say to each other over the IPC channel node:cluster
@@ -8,7 +9,8 @@ import { asLockRequest, type LockRequest } from './lock-protocol.js';
  * publisher `published` once every live worker did (every worker that said `ready`: one still
  * loading its code could not hear a message). `listening` reports a worker's bound address.
  * Gathering answers from every worker has its own messages (gather-protocol.ts).
- * Named locks (`lock`, `unlock`, `granted`) are in lock-protocol.ts.
+ * Named locks (`lock`, `unlock`, `granted`) are in lock-protocol.ts, the node's lockout in
+ * lockout-protocol.ts.
  */
 
 export type ToPrimary =
@@ -18,7 +20,8 @@ export type ToPrimary =
   | { divan: 'publish'; seq: number; topic: string; payload: string }
   | { divan: 'delivered'; relay: number }
   | { divan: 'listening'; address: string; port: number; tls: boolean }
-  | LockRequest;
+  | LockRequest
+  | LockoutRequest;
 
 export type ToWorker =
   | GatherToWorker
@@ -58,6 +61,9 @@ export function asToPrimary(value: unknown): ToPrimary | undefined {
       return typeof value['relay'] === 'number' ? (value as ToPrimary) : undefined;
     case 'listening':
       return typeof value['address'] === 'string' && typeof value['port'] === 'number' ? (value as ToPrimary) : undefined;
+    case 'lockout-admit':
+    case 'lockout-settle':
+      return asLockoutRequest(value);
     default:
       return asLockRequest(value);
   }

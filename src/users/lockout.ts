@@ -27,6 +27,27 @@ export interface LockoutTicket {
   settle(failed: boolean): void;
 }
 
+/**
+ * What the password check needs from a lockout: the `Lockout` below in a single process, the
+ * primary's node-wide one through `IpcLockout` (cluster/ipc-lockout.ts) in a worker process.
+ */
+export interface LockoutGate {
+  readonly mode: LockoutMode;
+  /**
+   * No failure is known for this key: a right password verified before anything yields (a cached
+   * one) needs no admission, as it could have come before any attempt still in flight.
+   */
+  admitsAtOnce(peer: string, name: string, salt: string): boolean;
+  /** The ticket of an attempt `admitsAtOnce` let through: a failure still counts. */
+  unreserved(peer: string, name: string, salt: string): LockoutTicket;
+  /** `admit`'s decision when it is known at once; undefined, with nothing reserved, otherwise. */
+  admitNow(peer: string, name: string, salt: string): LockoutTicket | undefined;
+  admit(peer: string, name: string, salt: string): Promise<LockoutTicket>;
+  configure(settings: LockoutSettings): void;
+  recordRemoteFailure(peer: string, name: string, salt: string): void;
+  onLocalFailure: ((peer: string, name: string, salt: string) => void) | undefined;
+}
+
 export function lockoutMode(value: string): LockoutMode {
   return value === 'warn' || value === 'enforce' ? value : 'off';
 }
@@ -41,7 +62,7 @@ export function lockoutSettings(config: Config): LockoutSettings {
   };
 }
 
-export class Lockout {
+export class Lockout implements LockoutGate {
   #settings: LockoutSettings;
   readonly #now: () => number;
   readonly #entries = new Map<string, { failures: number; firstFailure: number }>();
@@ -75,9 +96,9 @@ export class Lockout {
    * sixth of twenty simultaneous guesses is refused like the sixth of twenty sequential ones),
    * while concurrent right passwords only wait for each other, never for a lock.
    */
-  async admit(peer: string, name: string, salt: string): Promise<LockoutTicket> {
+  async admit(peer: string, name: string, salt: string, known = 0): Promise<LockoutTicket> {
     for (;;) {
-      const ticket = this.admitNow(peer, name, salt);
+      const ticket = this.admitNow(peer, name, salt, known);
       if (ticket !== undefined) return ticket;
       const flight = this.#inFlight.get(lockoutKey(peer, name, salt))!;
       await new Promise<void>((wake) => flight.waiters.push(wake));
@@ -86,12 +107,14 @@ export class Lockout {
 
   /**
    * `admit`'s decision when it needs no waiting (the common case); undefined, with nothing
-   * reserved, when the attempt would have to wait for attempts in flight to settle.
+   * reserved, when the attempt would have to wait for attempts in flight to settle. `known`:
+   * failures counted elsewhere that this lockout may not have heard of (the primary's lockout is
+   * told the asking worker's count, which includes other nodes' failures).
    */
-  admitNow(peer: string, name: string, salt: string): LockoutTicket | undefined {
+  admitNow(peer: string, name: string, salt: string, known = 0): LockoutTicket | undefined {
     if (this.#settings.mode !== 'enforce') return this.#ticket(peer, name, salt, this.isLocked(peer, name, salt));
     const key = lockoutKey(peer, name, salt);
-    const failures = this.#failures(key);
+    const failures = Math.max(this.#failures(key), known);
     if (failures >= this.#settings.threshold) return this.#ticket(peer, name, salt, true);
     const flight = this.#inFlight.get(key);
     if (flight === undefined || failures + flight.count < this.#settings.threshold) return this.#reserve(key, peer, name, salt);
@@ -105,6 +128,15 @@ export class Lockout {
    */
   get idle(): boolean {
     return this.#entries.size === 0 && this.#inFlight.size === 0 && this.#settings.threshold > 0;
+  }
+
+  admitsAtOnce(): boolean {
+    return this.idle;
+  }
+
+  /** Failures counted for this key and not yet expired. */
+  failuresOf(peer: string, name: string, salt: string): number {
+    return this.#failures(lockoutKey(peer, name, salt));
   }
 
   /** The ticket of an attempt decided while `idle`, before anything yielded: a failure still counts. */

@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.js';
 import type { Admins } from './admins.js';
 import { iterationLimits } from './hash-cost.js';
 import type { HashUpgrader } from './hash-upgrader.js';
-import type { Lockout, LockoutTicket } from './lockout.js';
+import type { LockoutGate, LockoutTicket } from './lockout.js';
 import type { VerifiedPasswordCache } from './password-cache.js';
 import { verifyPasswordHash, type PasswordHash } from './password-hash.js';
 import { verifyTotp, type TotpSettings, type TotpVerdict } from './totp.js';
@@ -37,7 +37,7 @@ export class PasswordAuthenticator implements PasswordChecker {
   readonly #admins: Admins;
   readonly #users: UserStore;
   readonly #cache: VerifiedPasswordCache;
-  readonly #lockout: Lockout;
+  readonly #lockout: LockoutGate;
   readonly #upgrader: HashUpgrader;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -49,7 +49,7 @@ export class PasswordAuthenticator implements PasswordChecker {
     admins: Admins;
     users: UserStore;
     cache: VerifiedPasswordCache;
-    lockout: Lockout;
+    lockout: LockoutGate;
     upgrader: HashUpgrader;
     log: Logger;
     now?: () => number;
@@ -105,7 +105,8 @@ export class PasswordAuthenticator implements PasswordChecker {
    * `authenticate` without a promise when nothing needs waiting for (the credentials and the
    * verified password are cached, the lockout admits at once): a repeated Basic request. Refusals
    * are then thrown at once. While the lockout is idle the cache is consulted before admission,
-   * which is then certain (see Lockout.idle); otherwise the order is lockout, cache, PBKDF2.
+   * which is then certain for a right password (see LockoutGate.admitsAtOnce); otherwise the order
+   * is lockout, cache, PBKDF2.
    */
   check(name: string, password: string, peer: string, channel: PasswordChannel, token?: string): AuthenticatedUser | Promise<AuthenticatedUser> {
     const known = this.resolveNow(name);
@@ -123,11 +124,13 @@ export class PasswordAuthenticator implements PasswordChecker {
     if (channel === 'basic' && credentials.hasTotp) throw nameOrPasswordIncorrect();
     const { salt } = credentials.hash;
     let checked = false;
-    if (this.#lockout.idle) {
-      // Admission is certain and a cached verdict comes before anything yields: no place to hold.
+    if (!credentials.hasTotp && this.#lockout.admitsAtOnce(peer, name, salt)) {
+      // A cached right password, decided before anything yields, could have come before every
+      // attempt still in flight: no place to hold. A wrong one is admitted like any attempt, so
+      // that concurrent failures never pass the threshold (several workers share one lockout).
       const cached = this.#cache.check(name, salt, password);
-      if (cached !== undefined) return this.#conclude(name, password, peer, credentials, this.#lockout.unreserved(peer, name, salt), token, cached, true);
-      checked = true;
+      if (cached === true) return this.#conclude(name, password, peer, credentials, this.#lockout.unreserved(peer, name, salt), token, cached, true);
+      checked = cached === undefined;
     }
     return this.#admitted(peer, name, salt, (ticket) => this.#verifyHolding(name, password, peer, credentials, ticket, token, checked));
   }

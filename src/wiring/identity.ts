@@ -19,7 +19,9 @@ import { userDocumentsOf } from '../databases/user-documents.js';
 import type { Logger } from '../log/logger.js';
 import type { Admins } from '../users/admins.js';
 import { HashUpgrader } from '../users/hash-upgrader.js';
-import { Lockout, lockoutSettings } from '../users/lockout.js';
+import { IpcLockout } from '../cluster/ipc-lockout.js';
+import type { WorkerChannel } from '../cluster/worker-protocol.js';
+import { Lockout, lockoutSettings, type LockoutGate } from '../users/lockout.js';
 import { TotpReplayGuard } from '../users/totp-replay.js';
 import { PasswordAuthenticator } from '../users/password-authenticator.js';
 import { passwordCacheSettings, VerifiedPasswordCache } from '../users/password-cache.js';
@@ -29,18 +31,27 @@ export interface Identity {
   authenticator: PasswordAuthenticator;
   cookies: CookieService;
   jwt: JwtHandler;
-  lockout: Lockout;
+  lockout: LockoutGate;
   usedCodes: TotpReplayGuard;
   upgrader: HashUpgrader;
   chain: () => AuthChain;
 }
 
 /** Passwords, cookies, proxy and JWT, and the authentication chain built from them. */
-export function wireIdentity(config: Config, log: Logger, admins: Admins, data: DataLayer, link: ClusterLink | undefined, metrics: Metrics): Identity {
+export function wireIdentity(
+  config: Config,
+  log: Logger,
+  admins: Admins,
+  data: DataLayer,
+  link: ClusterLink | undefined,
+  metrics: Metrics,
+  channel: WorkerChannel | undefined,
+): Identity {
   const passwordCache = new VerifiedPasswordCache(passwordCacheSettings(config));
   metrics.watchCache('passwords', passwordCache.counts);
   metrics.watchAuthCache(data.userStore.counts);
-  const lockout = new Lockout(lockoutSettings(config));
+  // With several workers the node's lockout is the primary's: each worker's own would admit `threshold` guesses.
+  const lockout: LockoutGate = channel ? new IpcLockout(lockoutSettings(config), channel) : new Lockout(lockoutSettings(config));
   config.onChange((change) => {
     if (change.section === 'couch_passwords_cache') passwordCache.configure(passwordCacheSettings(config));
     if (change.section === 'chttpd_auth_lockout') lockout.configure(lockoutSettings(config));
