@@ -27,7 +27,82 @@ const app = await load<{ route(hash: string): { segments: string[]; params: URLS
 const tasks = await load<{ endpoint(value: unknown): string }>('tasks.js');
 const metrics = await load<{ leaves(tree: unknown): Array<{ path: string[]; type: string; value: unknown }>; describeValue(value: unknown): string }>('metrics.js');
 
+const mango = await load<{
+  findRequest(input: { selector: string; fields: string; sort: string; limit: string }): { ok: boolean; value?: unknown; field?: string; error?: string };
+  indexRequest(input: { fields: string; name: string; ddoc: string; partial: string }): { ok: boolean; value?: unknown; field?: string; error?: string };
+}>('mango-query.js');
+const views = await load<{
+  viewQuery(input: Record<string, unknown>): { ok: boolean; params?: Record<string, string>; keys?: unknown[]; field?: string; error?: string };
+  withView(ddoc: Record<string, unknown>, name: string, map: string, reduce: string): Record<string, unknown>;
+}>('view-query.js');
+const replication = await load<{
+  endpointSpec(input: { kind: string; location: string; username: string; password: string }, origin: string, role: string): { ok: boolean; value?: unknown; error?: string };
+  jobState(job: unknown): string;
+}>('replication-spec.js');
+
+const VIEW_INPUT = { key: '', keys: '', startkey: '', endkey: '', inclusiveEnd: true, reduce: true, groupLevel: '', includeDocs: false, limit: '', skip: '', descending: false, hasReduce: true };
+
 describe('static/console modules', () => {
+  test('findRequest: selector, fields, sort in words or JSON, limit; each mistake names its field', () => {
+    assert.deepEqual(mango.findRequest({ selector: '{"a":1}', fields: '_id, b c', sort: 'year desc, title', limit: '5' }), {
+      ok: true,
+      value: { selector: { a: 1 }, fields: ['_id', 'b c'], sort: [{ year: 'desc' }, { title: 'asc' }], limit: 5 },
+    });
+    assert.deepEqual(mango.findRequest({ selector: '{}', fields: '', sort: '[{"n":"desc"}]', limit: '' }), { ok: true, value: { selector: {}, sort: [{ n: 'desc' }] } });
+    assert.equal(mango.findRequest({ selector: '[1]', fields: '', sort: '', limit: '' }).field, 'selector');
+    assert.equal(mango.findRequest({ selector: '{', fields: '', sort: '', limit: '' }).field, 'selector');
+    assert.equal(mango.findRequest({ selector: '{}', fields: '', sort: '[{"a":1,"b":2}]', limit: '' }).field, 'sort');
+    assert.equal(mango.findRequest({ selector: '{}', fields: '', sort: '', limit: '-1' }).field, 'limit');
+    assert.equal(mango.findRequest({ selector: '{}', fields: '', sort: '', limit: '2.5' }).field, 'limit');
+  });
+
+  test('indexRequest: a JSON index with its fields, optional name, design document and partial filter', () => {
+    assert.deepEqual(mango.indexRequest({ fields: 'type, year desc', name: ' by-year ', ddoc: '_design/years', partial: '{"type":"post"}' }), {
+      ok: true,
+      value: { index: { fields: [{ type: 'asc' }, { year: 'desc' }], partial_filter_selector: { type: 'post' } }, type: 'json', name: 'by-year', ddoc: 'years' },
+    });
+    assert.equal(mango.indexRequest({ fields: ' ', name: '', ddoc: '', partial: '' }).field, 'index fields');
+    assert.equal(mango.indexRequest({ fields: 'a', name: '', ddoc: '', partial: '"x"' }).field, 'partial filter selector');
+  });
+
+  test('viewQuery: keys as JSON, reduce and group level, include_docs only without reduce', () => {
+    assert.deepEqual(views.viewQuery({ ...VIEW_INPUT, startkey: '["a"]', endkey: '["a", {}]', groupLevel: '1', limit: '10', descending: true, inclusiveEnd: false }), {
+      ok: true,
+      params: { startkey: '["a"]', endkey: '["a",{}]', reduce: 'true', group_level: '1', descending: 'true', inclusive_end: 'false', limit: '10' },
+      keys: undefined,
+    });
+    assert.deepEqual(views.viewQuery({ ...VIEW_INPUT, hasReduce: false, includeDocs: true, keys: '["a", 2]' }), { ok: true, params: { include_docs: 'true' }, keys: ['a', 2] });
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, key: 'apple' }).field, 'key', 'a string without quotes');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, keys: '"a"' }).field, 'keys');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, includeDocs: true }).field, 'include_docs', 'CouchDB refuses include_docs on a reduce');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, reduce: false, groupLevel: '2' }).field, 'group level');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, limit: 'ten' }).field, 'limit');
+  });
+
+  test('withView: sets one view, removes its reduce when none, keeps the other members', () => {
+    const ddoc = { _id: '_design/a', _rev: '1-x', views: { old: { map: 'm' }, v: { map: 'a', reduce: '_sum' } }, validate_doc_update: 'f' };
+    assert.deepEqual(views.withView(ddoc, 'v', 'b', ''), { _id: '_design/a', _rev: '1-x', language: 'javascript', views: { old: { map: 'm' }, v: { map: 'b' } }, validate_doc_update: 'f' });
+    assert.deepEqual(views.withView({ _id: '_design/n' }, 'v', 'm', '_count'), { _id: '_design/n', language: 'javascript', views: { v: { map: 'm', reduce: '_count' } } });
+  });
+
+  test('replication endpoints: a local database is this origin\'s URL; credentials go to auth.basic, never into the URL', () => {
+    assert.deepEqual(replication.endpointSpec({ kind: 'local', location: 'a/b', username: 'root', password: 'pw' }, 'http://127.0.0.1:5984', 'source'), {
+      ok: true,
+      value: { url: 'http://127.0.0.1:5984/a%2Fb', auth: { basic: { username: 'root', password: 'pw' } } },
+    });
+    assert.deepEqual(replication.endpointSpec({ kind: 'remote', location: 'https://bob:s%40cret@db.example.org/x', username: '', password: '' }, 'http://h', 'target'), {
+      ok: true,
+      value: { url: 'https://db.example.org/x', auth: { basic: { username: 'bob', password: 's@cret' } } },
+    });
+    assert.deepEqual(replication.endpointSpec({ kind: 'remote', location: 'http://open.example.org/x', username: ' ', password: '' }, 'http://h', 'target'), { ok: true, value: { url: 'http://open.example.org/x' } });
+    assert.equal(replication.endpointSpec({ kind: 'remote', location: 'ftp://x/y', username: '', password: '' }, 'http://h', 'source').ok, false);
+    assert.equal(replication.endpointSpec({ kind: 'remote', location: 'db-name', username: '', password: '' }, 'http://h', 'source').ok, false);
+    assert.equal(replication.endpointSpec({ kind: 'local', location: '  ', username: '', password: '' }, 'http://h', 'source').ok, false);
+    assert.equal(replication.jobState({ state: 'crashing' }), 'crashing');
+    assert.equal(replication.jobState({ history: [{ type: 'started' }, { type: 'added' }] }), 'running');
+    assert.equal(replication.jobState({}), '—');
+  });
+
   test('dbPath encodes each segment; _design/ and _local/ keep their slash', () => {
     assert.equal(api.dbPath('a/b'), '/a%2Fb');
     assert.equal(api.dbPath('db', 'x/y?z#w'), '/db/x%2Fy%3Fz%23w');
