@@ -36,6 +36,8 @@ export const CONSOLE_MODULES: readonly string[] = [
   'view-progress.js',
   'replication.js',
   'replication-spec.js',
+  'attachments.js',
+  'upload.js',
 ].map((name) => `console/${name}`);
 export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'theme.css', 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
 const PREFIX = '/_utils/';
