@@ -40,6 +40,14 @@ const replication = await load<{
   jobState(job: unknown): string;
 }>('replication-spec.js');
 
+const series = await load<{
+  counters(stats: unknown): Record<string, Record<string, number>>;
+  rates(before: Record<string, number>, after: Record<string, number>, seconds: number): Record<string, number | null>;
+  charts(samples: Array<{ time: number; stats: unknown; system: unknown }>): Array<{ id: string; series: Array<{ name: string; values: Array<number | null> }> }>;
+  memoryMiB(system: unknown): number | undefined;
+}>('metrics-series.js');
+const chartsModule = await load<{ polylines(values: Array<number | null>, max: number, slots: number): string[] }>('charts.js');
+
 const VIEW_INPUT = { key: '', keys: '', startkey: '', endkey: '', inclusiveEnd: true, reduce: true, groupLevel: '', includeDocs: false, limit: '', skip: '', descending: false, hasReduce: true };
 
 describe('static/console modules', () => {
@@ -162,6 +170,54 @@ describe('static/console modules', () => {
     assert.equal(metrics.describeValue(12), '12');
     assert.equal(metrics.describeValue(found[1]!.value), 'mean 1.5, median 1, 95th 4, n 12');
     assert.deepEqual(metrics.leaves({ error: 'not_found' }), []);
+  });
+});
+
+describe('static/console live metrics', () => {
+  const counter = (value: number) => ({ value, type: 'counter' });
+  const stats = (get: number, put: number, ok: number, notFound: number, fails: number) => ({
+    couchdb: {
+      httpd_request_methods: { GET: counter(get), PUT: counter(put) },
+      httpd_status_codes: { '200': counter(ok), '201': counter(put), '404': counter(notFound), bogus: counter(99) },
+      request_time: { value: { percentile: [[50, 1.5], [75, 2], [95, 9], [99, 20]] } },
+      httpd: { clients_requesting_changes: counter(2) },
+    },
+    divan: { auth: { basic: { success: counter(3), wrong_password: counter(fails), bad_token: counter(1), lockout: counter(0) }, cookie: { success: counter(4) } } },
+  });
+
+  test('counters: methods, status classes, authentication outcomes summed over handlers', () => {
+    assert.deepEqual(series.counters(stats(5, 2, 4, 1, 2)), {
+      methods: { GET: 5, PUT: 2 },
+      statuses: { '2xx': 6, '4xx': 1 },
+      auth: { successes: 7, failures: 3, lockouts: 0 },
+    });
+    assert.deepEqual(series.counters(undefined), { methods: {}, statuses: {}, auth: {} });
+  });
+
+  test('rates per second; a counter that went down (a restart) or a new one has no rate', () => {
+    assert.deepEqual(series.rates({ a: 10, b: 5 }, { a: 30, b: 1, c: 4 }, 2), { a: 10, b: null, c: null });
+  });
+
+  test('charts: one value per interval for rates, percentiles and gauges per reading, memory in MiB', () => {
+    const samples = [
+      { time: 0, stats: stats(5, 0, 5, 0, 0), system: undefined },
+      { time: 2000, stats: stats(9, 4, 9, 2, 2), system: { memory: { processes: 1024 * 1024, binary: 1024 * 1024 } } },
+    ];
+    const byId = new Map(series.charts(samples).map((chart) => [chart.id, chart.series]));
+    assert.deepEqual(byId.get('chart-methods'), [{ name: 'GET', values: [2] }, { name: 'PUT', values: [2] }]);
+    assert.deepEqual(byId.get('chart-statuses'), [{ name: '2xx', values: [4] }, { name: '4xx', values: [1] }]);
+    assert.deepEqual(byId.get('chart-latency'), [{ name: 'p50', values: [1.5] }, { name: 'p95', values: [9] }, { name: 'p99', values: [20] }]);
+    assert.deepEqual(byId.get('chart-auth'), [{ name: 'failures', values: [1] }, { name: 'lockouts', values: [0] }, { name: 'successes', values: [0] }]);
+    assert.deepEqual(byId.get('chart-changes'), [{ name: 'feeds', values: [2] }]);
+    assert.deepEqual(byId.get('chart-memory'), [{ name: 'memory', values: [2] }]);
+    assert.equal(series.memoryMiB({}), undefined);
+  });
+
+  test('polylines: scaled to the largest value, right-aligned in the slots, split at gaps', () => {
+    assert.deepEqual(chartsModule.polylines([0, 5, 10], 10, 3), ['0.0,100.0 150.0,50.0 300.0,0.0']);
+    assert.deepEqual(chartsModule.polylines([4], 8, 5), ['300.0,50.0']);
+    assert.deepEqual(chartsModule.polylines([1, null, 1, 1], 0, 4), ['0.0,100.0', '200.0,100.0 300.0,100.0']);
+    assert.deepEqual(chartsModule.polylines([null], 1, 2), []);
   });
 });
 

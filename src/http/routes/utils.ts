@@ -38,6 +38,9 @@ export const CONSOLE_MODULES: readonly string[] = [
   'replication-spec.js',
   'attachments.js',
   'upload.js',
+  'metrics-live.js',
+  'metrics-series.js',
+  'charts.js',
 ].map((name) => `console/${name}`);
 export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'theme.css', 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
 const PREFIX = '/_utils/';
