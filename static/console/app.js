@@ -10,6 +10,10 @@ import * as users from './users.js';
 import * as config from './config.js';
 import * as tasks from './tasks.js';
 import * as metrics from './metrics.js';
+import * as mango from './mango.js';
+import * as views from './views.js';
+import * as viewPage from './view.js';
+import * as replication from './replication.js';
 
 /**
  * @typedef {{ name: string, roles: string[] }} Session
@@ -23,6 +27,7 @@ const PAGES = new Map([
   ['config', config],
   ['tasks', tasks],
   ['metrics', metrics],
+  ['replication', replication],
 ]);
 
 /**
@@ -39,6 +44,8 @@ export function route(hash) {
   if (first === 'db' && db !== undefined) {
     if (what === 'doc' || what === 'new') return { page: documentPage, segments, params, nav: 'databases' };
     if (what === 'security') return { page: security, segments, params, nav: 'databases' };
+    if (what === 'mango') return { page: mango, segments, params, nav: 'databases' };
+    if (what === 'views') return { page: segments[4] === undefined ? views : viewPage, segments, params, nav: 'databases' };
     return { page: documents, segments, params, nav: 'databases' };
   }
   const page = first === undefined ? undefined : PAGES.get(first);

@@ -2,7 +2,8 @@
 // `#/db/{db}/new` is the same page for a document that does not exist yet.
 import { api, dbPath, failure, query } from './api.js';
 import { button, field, form, h, invalid, messages, table } from './dom.js';
-import { formatBytes, parseJson } from './format.js';
+import { parseJson } from './format.js';
+import { attachmentSection } from './attachments.js';
 
 /** @param {import('./app.js').Context} context */
 export async function render(context) {
@@ -28,8 +29,9 @@ export async function render(context) {
   const { _conflicts: conflicts, ...doc } = answer.body;
   if (rev !== undefined) context.view.append(h('p', { className: 'notice' }, `You are looking at revision ${rev}. `, h('a', { href: `${base}/doc/${encodeURIComponent(id)}` }, 'Show the current revision')));
   if (Array.isArray(conflicts) && conflicts.length > 0) context.view.append(conflictList(context, db, id, conflicts));
-  if (doc._attachments && typeof doc._attachments === 'object') context.view.append(attachmentList(db, id, doc._attachments));
   context.view.append(editor(context, db, doc, false));
+  const stubs = doc._attachments && typeof doc._attachments === 'object' ? doc._attachments : {};
+  context.view.append(attachmentSection({ db, id, rev: String(doc._rev), reload: context.reload }, stubs));
 }
 
 /**
@@ -53,23 +55,6 @@ function conflictList(context, db, id, conflicts) {
     h('p', null, 'Replicas wrote this document independently. The editor shows the winning revision; open a conflicting one to compare, and discard those you do not keep.'),
     table('Conflicting revisions', ['Revision', 'Action'], conflicts.map((rev) => [link(rev), discard(rev)])),
   );
-}
-
-/**
- * The attachment stubs, each linked to its download.
- *
- * @param {string} db
- * @param {string} id
- * @param {Record<string, any>} attachments
- */
-function attachmentList(db, id, attachments) {
-  const rows = Object.entries(attachments).map(([name, stub]) => [
-    h('a', { href: dbPath(db, id, name), download: name.split('/').pop() ?? name }, name),
-    String(stub?.content_type ?? '—'),
-    formatBytes(stub?.length),
-    String(stub?.digest ?? '—'),
-  ]);
-  return h('section', { id: 'attachments', 'aria-labelledby': 'attachments-heading' }, h('h2', { id: 'attachments-heading' }, 'Attachments'), table('Attachments of this document', ['Name', 'Type', 'Size', 'Digest'], rows));
 }
 
 /**

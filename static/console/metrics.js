@@ -1,9 +1,10 @@
-// Metrics at a glance: GET /_node/_local/_stats, CouchDB's tree of counters, gauges and
-// histograms. A few figures up front, then every metric in a table; a clear note when the server
-// does not answer with metrics.
+// Metrics: GET /_node/_local/_stats, CouchDB's tree of counters, gauges and histograms. Live
+// charts (metrics-live.js), a few figures up front, then every metric in a table; a clear note
+// when the server does not answer with metrics.
 import { api, failure } from './api.js';
 import { button, h, table } from './dom.js';
 import { formatNumber } from './format.js';
+import { liveCharts } from './metrics-live.js';
 
 /** The figures shown first, by path in the tree, when the server has them. */
 export const GLANCE = [
@@ -69,6 +70,7 @@ export async function render(context) {
     const metric = byPath.get(/** @type {string[]} */ (path).join('.'));
     return metric === undefined ? [] : [h('div', { className: 'card' }, h('dt', null, /** @type {string} */ (label)), h('dd', null, describeValue(metric.value)))];
   });
+  context.view.append(liveCharts(answer.body));
   if (cards.length > 0) context.view.append(h('section', { 'aria-labelledby': 'glance-heading' }, h('h2', { id: 'glance-heading' }, 'At a glance'), h('dl', { className: 'cards', id: 'metrics-glance' }, ...cards)));
   const rows = all.map((metric) => [h('code', null, metric.path.join('.')), metric.type, describeValue(metric.value), metric.desc]);
   context.view.append(h('section', { 'aria-labelledby': 'all-metrics-heading' }, h('h2', { id: 'all-metrics-heading' }, `All metrics (${all.length})`), table('Every metric of this node', ['Metric', 'Type', 'Value', 'Description'], rows)));

@@ -3,6 +3,7 @@
 // use with a visible focus; a phone's width on every page; a database admin who is not a server
 // admin. See docs/console.md.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../support/server.js';
@@ -61,6 +62,45 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       assert.match(await textOf(page, '#view table'), new RegExp(XSS_USER.replace(/[()=<>]/g, '\\$&')));
       await visit(page, '#/config', 'Configuration');
       assert.equal(await textOf(page, 'tr[data-setting="console_test/markup"] td[data-label="Value"]'), XSS_FIELD);
+    });
+  });
+
+  test('attachments never run on the console\'s origin: raster images preview in an <img>, HTML and SVG do not, a download stays a download; files dropped are uploaded', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const attachments = {
+      'pic.png': { content_type: 'image/png', data: png },
+      'evil.html': { content_type: 'text/html', data: Buffer.from('<script>parent.__xss=4; opener && (opener.__xss=4)</script>').toString('base64') },
+      'evil.svg': { content_type: 'image/svg+xml', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="window.__xss=5"><script>window.__xss=6</script></svg>').toString('base64') },
+      'fake.png': { content_type: 'image/png', data: Buffer.from('<script>window.__xss=7</script>').toString('base64') },
+    };
+    assert.equal((await server.admin('/shop/files', { method: 'PUT', body: { _attachments: attachments } })).status, 201);
+    await inContext(browser, server, WIDE, async ({ page }) => {
+      await signIn(page, server, undefined, undefined, '#/db/shop/doc/files');
+      await page.locator('#attachments tbody tr').first().waitFor();
+      assert.deepEqual((await page.locator('#attachments img').evaluateAll((images) => images.map((image) => image.getAttribute('alt')))).sort(), ['Preview of fake.png', 'Preview of pic.png']);
+      const pic = page.locator('img[alt="Preview of pic.png"]');
+      await pic.evaluate((image) => (image as unknown as { decode(): Promise<void> }).decode());
+      assert.equal(await pic.evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth), 1, 'the image is shown');
+      assert.equal(await page.locator('#view a[href*="evil"], #view iframe, #view object, #view embed').count(), 0, 'nothing links to or embeds an attachment');
+      const url = page.url();
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('button[aria-label="Download evil.html"]')]);
+      assert.equal(download.suggestedFilename(), 'evil.html');
+      assert.match(readFileSync(await download.path(), 'utf8'), /<script>/, 'the file as stored');
+      assert.equal(page.url(), url, 'the console stayed where it was');
+      assert.equal(page.context().pages().length, 1, 'no tab opened on the attachment');
+      assert.equal(await page.evaluate('window.__xss'), undefined, 'nothing of the attachments ran');
+      // Drag and drop: a file dropped on the zone is uploaded like a chosen one.
+      const dataTransfer = await page.evaluateHandle(`(() => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File(['dropped text'], 'dropped.txt', { type: 'text/plain' }));
+        return transfer;
+      })()`);
+      await page.dispatchEvent('#attachment-drop', 'dragover', { dataTransfer });
+      assert.equal(await page.locator('#attachment-drop.dragging').count(), 1, 'the zone shows it takes the drop');
+      await statusAfter(page, () => page.dispatchEvent('#attachment-drop', 'drop', { dataTransfer }), /^Uploaded dropped\.txt: revision 2-/);
+      const stored = await server.admin('/shop/files/dropped.txt');
+      assert.equal(stored.text, 'dropped text');
+      assert.equal(await page.evaluate('window.__xss'), undefined);
     });
   });
 

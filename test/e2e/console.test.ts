@@ -4,11 +4,12 @@
 // the active tasks and replications, see the metrics, sign out. Each step checks the server's
 // state through the HTTP API, not only the page. See docs/console.md.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../support/server.js';
 import { chromiumSkipReason, launchChromium, textOf, waitForText } from '../support/browser.js';
-import { CONSOLE, consoleShot, openContext, signIn, statusAfter, visit, type ConsoleBrowser } from '../support/console.js';
+import { CONSOLE, consoleShot, openContext, settled, signIn, statusAfter, visit, type ConsoleBrowser } from '../support/console.js';
 
 const INI = '[chttpd_auth]\niterations = 1000\n';
 const DB = 'console-db';
@@ -116,19 +117,33 @@ describe('admin console (headless Chromium)', { skip: chromiumSkipReason() }, ()
     tab.assertClean();
   });
 
-  test('attachments: the stubs are listed, each linked to its download', async (t) => {
+  test('attachments: uploaded from the file picker with progress, listed, downloaded as a file, deleted', async () => {
     const { page } = tab;
-    const put = await server.admin(`/${DB}/with-file`, { method: 'PUT', body: { _attachments: { 'notes.txt': { content_type: 'text/plain', data: Buffer.from('hello file').toString('base64') } } } });
-    if (put.status === 400 && /not supported/.test(put.text)) return t.skip(`this server has no attachments yet: ${put.text}`);
-    assert.equal(put.status, 201, put.text);
+    assert.equal((await server.admin(`/${DB}/with-file`, { method: 'PUT', body: { kind: 'files' } })).status, 201);
     await visit(page, `#/db/${DB}/doc/with-file`, 'Document with-file');
-    const link = page.locator('#attachments a', { hasText: 'notes.txt' });
-    assert.equal(await link.getAttribute('href'), `/${DB}/with-file/notes.txt`);
-    assert.equal(await link.getAttribute('download'), 'notes.txt');
-    assert.match(await textOf(page, '#attachments tbody tr'), /notes\.txt\s*text\/plain\s*10 B/);
-    const download = await page.evaluate(`fetch(${JSON.stringify(`/${DB}/with-file/notes.txt`)}).then((res) => res.text())`);
-    assert.equal(download, 'hello file');
+    assert.match(await textOf(page, '#attachments'), /No attachments yet/);
+    // A few megabytes, so that the upload takes more than one progress event.
+    const big = Buffer.alloc(3 * 1024 * 1024, 'divan ');
+    await page.setInputFiles('#attachment-files', [
+      { name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello file') },
+      { name: 'big.bin', mimeType: 'application/octet-stream', buffer: big },
+    ]);
+    await page.locator('#status').filter({ hasText: /^Uploaded notes\.txt, big\.bin: revision 3-/ }).waitFor({ timeout: 60_000 });
+    await settled(page);
+    const stored = (await server.admin(`/${DB}/with-file`)).body as { _attachments: Record<string, { length: number; content_type: string }> };
+    assert.equal(stored._attachments['big.bin']?.length, big.length);
+    assert.equal(stored._attachments['notes.txt']?.content_type, 'text/plain');
+    assert.match(await textOf(page, '#attachments tbody tr:has-text("notes.txt")'), /notes\.txt\s*text\/plain\s*10 B/);
+    assert.match(await textOf(page, '#attachments tbody tr:has-text("big.bin")'), /3\.0 MiB/);
+    assert.equal(await page.locator('#attachments a[href]').count(), 0, 'no link leads the browser to an attachment\'s URL');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button[aria-label="Download notes.txt"]')]);
+    assert.equal(download.suggestedFilename(), 'notes.txt');
+    const path = await download.path();
+    assert.equal(readFileSync(path, 'utf8'), 'hello file');
     await consoleShot(page, 'attachments');
+    await statusAfter(page, () => page.click('button[aria-label="Delete attachment big.bin"]'), /Attachment big\.bin deleted/);
+    const after = (await server.admin(`/${DB}/with-file`)).body as { _attachments: Record<string, unknown> };
+    assert.deepEqual(Object.keys(after._attachments), ['notes.txt']);
     tab.assertClean();
   });
 

@@ -27,7 +27,90 @@ const app = await load<{ route(hash: string): { segments: string[]; params: URLS
 const tasks = await load<{ endpoint(value: unknown): string }>('tasks.js');
 const metrics = await load<{ leaves(tree: unknown): Array<{ path: string[]; type: string; value: unknown }>; describeValue(value: unknown): string }>('metrics.js');
 
+const mango = await load<{
+  findRequest(input: { selector: string; fields: string; sort: string; limit: string }): { ok: boolean; value?: unknown; field?: string; error?: string };
+  indexRequest(input: { fields: string; name: string; ddoc: string; partial: string }): { ok: boolean; value?: unknown; field?: string; error?: string };
+}>('mango-query.js');
+const views = await load<{
+  viewQuery(input: Record<string, unknown>): { ok: boolean; params?: Record<string, string>; keys?: unknown[]; field?: string; error?: string };
+  withView(ddoc: Record<string, unknown>, name: string, map: string, reduce: string): Record<string, unknown>;
+}>('view-query.js');
+const replication = await load<{
+  endpointSpec(input: { kind: string; location: string; username: string; password: string }, origin: string, role: string): { ok: boolean; value?: unknown; error?: string };
+  jobState(job: unknown): string;
+}>('replication-spec.js');
+
+const series = await load<{
+  counters(stats: unknown): Record<string, Record<string, number>>;
+  rates(before: Record<string, number>, after: Record<string, number>, seconds: number): Record<string, number | null>;
+  charts(samples: Array<{ time: number; stats: unknown; system: unknown }>): Array<{ id: string; series: Array<{ name: string; values: Array<number | null> }> }>;
+  memoryMiB(system: unknown): number | undefined;
+}>('metrics-series.js');
+const chartsModule = await load<{ polylines(values: Array<number | null>, max: number, slots: number): string[] }>('charts.js');
+
+const VIEW_INPUT = { key: '', keys: '', startkey: '', endkey: '', inclusiveEnd: true, reduce: true, groupLevel: '', includeDocs: false, limit: '', skip: '', descending: false, hasReduce: true };
+
 describe('static/console modules', () => {
+  test('findRequest: selector, fields, sort in words or JSON, limit; each mistake names its field', () => {
+    assert.deepEqual(mango.findRequest({ selector: '{"a":1}', fields: '_id, b c', sort: 'year desc, title', limit: '5' }), {
+      ok: true,
+      value: { selector: { a: 1 }, fields: ['_id', 'b c'], sort: [{ year: 'desc' }, { title: 'asc' }], limit: 5 },
+    });
+    assert.deepEqual(mango.findRequest({ selector: '{}', fields: '', sort: '[{"n":"desc"}]', limit: '' }), { ok: true, value: { selector: {}, sort: [{ n: 'desc' }] } });
+    assert.equal(mango.findRequest({ selector: '[1]', fields: '', sort: '', limit: '' }).field, 'selector');
+    assert.equal(mango.findRequest({ selector: '{', fields: '', sort: '', limit: '' }).field, 'selector');
+    assert.equal(mango.findRequest({ selector: '{}', fields: '', sort: '[{"a":1,"b":2}]', limit: '' }).field, 'sort');
+    assert.equal(mango.findRequest({ selector: '{}', fields: '', sort: '', limit: '-1' }).field, 'limit');
+    assert.equal(mango.findRequest({ selector: '{}', fields: '', sort: '', limit: '2.5' }).field, 'limit');
+  });
+
+  test('indexRequest: a JSON index with its fields, optional name, design document and partial filter', () => {
+    assert.deepEqual(mango.indexRequest({ fields: 'type, year desc', name: ' by-year ', ddoc: '_design/years', partial: '{"type":"post"}' }), {
+      ok: true,
+      value: { index: { fields: [{ type: 'asc' }, { year: 'desc' }], partial_filter_selector: { type: 'post' } }, type: 'json', name: 'by-year', ddoc: 'years' },
+    });
+    assert.equal(mango.indexRequest({ fields: ' ', name: '', ddoc: '', partial: '' }).field, 'index fields');
+    assert.equal(mango.indexRequest({ fields: 'a', name: '', ddoc: '', partial: '"x"' }).field, 'partial filter selector');
+  });
+
+  test('viewQuery: keys as JSON, reduce and group level, include_docs only without reduce', () => {
+    assert.deepEqual(views.viewQuery({ ...VIEW_INPUT, startkey: '["a"]', endkey: '["a", {}]', groupLevel: '1', limit: '10', descending: true, inclusiveEnd: false }), {
+      ok: true,
+      params: { startkey: '["a"]', endkey: '["a",{}]', reduce: 'true', group_level: '1', descending: 'true', inclusive_end: 'false', limit: '10' },
+      keys: undefined,
+    });
+    assert.deepEqual(views.viewQuery({ ...VIEW_INPUT, hasReduce: false, includeDocs: true, keys: '["a", 2]' }), { ok: true, params: { include_docs: 'true' }, keys: ['a', 2] });
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, key: 'apple' }).field, 'key', 'a string without quotes');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, keys: '"a"' }).field, 'keys');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, includeDocs: true }).field, 'include_docs', 'CouchDB refuses include_docs on a reduce');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, reduce: false, groupLevel: '2' }).field, 'group level');
+    assert.equal(views.viewQuery({ ...VIEW_INPUT, limit: 'ten' }).field, 'limit');
+  });
+
+  test('withView: sets one view, removes its reduce when none, keeps the other members', () => {
+    const ddoc = { _id: '_design/a', _rev: '1-x', views: { old: { map: 'm' }, v: { map: 'a', reduce: '_sum' } }, validate_doc_update: 'f' };
+    assert.deepEqual(views.withView(ddoc, 'v', 'b', ''), { _id: '_design/a', _rev: '1-x', language: 'javascript', views: { old: { map: 'm' }, v: { map: 'b' } }, validate_doc_update: 'f' });
+    assert.deepEqual(views.withView({ _id: '_design/n' }, 'v', 'm', '_count'), { _id: '_design/n', language: 'javascript', views: { v: { map: 'm', reduce: '_count' } } });
+  });
+
+  test('replication endpoints: a local database is this origin\'s URL; credentials go to auth.basic, never into the URL', () => {
+    assert.deepEqual(replication.endpointSpec({ kind: 'local', location: 'a/b', username: 'root', password: 'pw' }, 'http://127.0.0.1:5984', 'source'), {
+      ok: true,
+      value: { url: 'http://127.0.0.1:5984/a%2Fb', auth: { basic: { username: 'root', password: 'pw' } } },
+    });
+    assert.deepEqual(replication.endpointSpec({ kind: 'remote', location: 'https://bob:s%40cret@db.example.org/x', username: '', password: '' }, 'http://h', 'target'), {
+      ok: true,
+      value: { url: 'https://db.example.org/x', auth: { basic: { username: 'bob', password: 's@cret' } } },
+    });
+    assert.deepEqual(replication.endpointSpec({ kind: 'remote', location: 'http://open.example.org/x', username: ' ', password: '' }, 'http://h', 'target'), { ok: true, value: { url: 'http://open.example.org/x' } });
+    assert.equal(replication.endpointSpec({ kind: 'remote', location: 'ftp://x/y', username: '', password: '' }, 'http://h', 'source').ok, false);
+    assert.equal(replication.endpointSpec({ kind: 'remote', location: 'db-name', username: '', password: '' }, 'http://h', 'source').ok, false);
+    assert.equal(replication.endpointSpec({ kind: 'local', location: '  ', username: '', password: '' }, 'http://h', 'source').ok, false);
+    assert.equal(replication.jobState({ state: 'crashing' }), 'crashing');
+    assert.equal(replication.jobState({ history: [{ type: 'started' }, { type: 'added' }] }), 'running');
+    assert.equal(replication.jobState({}), '—');
+  });
+
   test('dbPath encodes each segment; _design/ and _local/ keep their slash', () => {
     assert.equal(api.dbPath('a/b'), '/a%2Fb');
     assert.equal(api.dbPath('db', 'x/y?z#w'), '/db/x%2Fy%3Fz%23w');
@@ -87,6 +170,54 @@ describe('static/console modules', () => {
     assert.equal(metrics.describeValue(12), '12');
     assert.equal(metrics.describeValue(found[1]!.value), 'mean 1.5, median 1, 95th 4, n 12');
     assert.deepEqual(metrics.leaves({ error: 'not_found' }), []);
+  });
+});
+
+describe('static/console live metrics', () => {
+  const counter = (value: number) => ({ value, type: 'counter' });
+  const stats = (get: number, put: number, ok: number, notFound: number, fails: number) => ({
+    couchdb: {
+      httpd_request_methods: { GET: counter(get), PUT: counter(put) },
+      httpd_status_codes: { '200': counter(ok), '201': counter(put), '404': counter(notFound), bogus: counter(99) },
+      request_time: { value: { percentile: [[50, 1.5], [75, 2], [95, 9], [99, 20]] } },
+      httpd: { clients_requesting_changes: counter(2) },
+    },
+    divan: { auth: { basic: { success: counter(3), wrong_password: counter(fails), bad_token: counter(1), lockout: counter(0) }, cookie: { success: counter(4) } } },
+  });
+
+  test('counters: methods, status classes, authentication outcomes summed over handlers', () => {
+    assert.deepEqual(series.counters(stats(5, 2, 4, 1, 2)), {
+      methods: { GET: 5, PUT: 2 },
+      statuses: { '2xx': 6, '4xx': 1 },
+      auth: { successes: 7, failures: 3, lockouts: 0 },
+    });
+    assert.deepEqual(series.counters(undefined), { methods: {}, statuses: {}, auth: {} });
+  });
+
+  test('rates per second; a counter that went down (a restart) or a new one has no rate', () => {
+    assert.deepEqual(series.rates({ a: 10, b: 5 }, { a: 30, b: 1, c: 4 }, 2), { a: 10, b: null, c: null });
+  });
+
+  test('charts: one value per interval for rates, percentiles and gauges per reading, memory in MiB', () => {
+    const samples = [
+      { time: 0, stats: stats(5, 0, 5, 0, 0), system: undefined },
+      { time: 2000, stats: stats(9, 4, 9, 2, 2), system: { memory: { processes: 1024 * 1024, binary: 1024 * 1024 } } },
+    ];
+    const byId = new Map(series.charts(samples).map((chart) => [chart.id, chart.series]));
+    assert.deepEqual(byId.get('chart-methods'), [{ name: 'GET', values: [2] }, { name: 'PUT', values: [2] }]);
+    assert.deepEqual(byId.get('chart-statuses'), [{ name: '2xx', values: [4] }, { name: '4xx', values: [1] }]);
+    assert.deepEqual(byId.get('chart-latency'), [{ name: 'p50', values: [1.5] }, { name: 'p95', values: [9] }, { name: 'p99', values: [20] }]);
+    assert.deepEqual(byId.get('chart-auth'), [{ name: 'failures', values: [1] }, { name: 'lockouts', values: [0] }, { name: 'successes', values: [0] }]);
+    assert.deepEqual(byId.get('chart-changes'), [{ name: 'feeds', values: [2] }]);
+    assert.deepEqual(byId.get('chart-memory'), [{ name: 'memory', values: [2] }]);
+    assert.equal(series.memoryMiB({}), undefined);
+  });
+
+  test('polylines: scaled to the largest value, right-aligned in the slots, split at gaps', () => {
+    assert.deepEqual(chartsModule.polylines([0, 5, 10], 10, 3), ['0.0,100.0 150.0,50.0 300.0,0.0']);
+    assert.deepEqual(chartsModule.polylines([4], 8, 5), ['300.0,50.0']);
+    assert.deepEqual(chartsModule.polylines([1, null, 1, 1], 0, 4), ['0.0,100.0', '200.0,100.0 300.0,100.0']);
+    assert.deepEqual(chartsModule.polylines([null], 1, 2), []);
   });
 });
 

@@ -27,6 +27,20 @@ export const CONSOLE_MODULES: readonly string[] = [
   'config.js',
   'tasks.js',
   'metrics.js',
+  'mango.js',
+  'mango-query.js',
+  'mango-indexes.js',
+  'views.js',
+  'view.js',
+  'view-query.js',
+  'view-progress.js',
+  'replication.js',
+  'replication-spec.js',
+  'attachments.js',
+  'upload.js',
+  'metrics-live.js',
+  'metrics-series.js',
+  'charts.js',
 ].map((name) => `console/${name}`);
 export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'theme.css', 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
 const PREFIX = '/_utils/';
