@@ -81,6 +81,7 @@ export const requestTimeout = (): CouchError => new CouchError(408, 'request_tim
 export const invalidDocumentId = (reason: string): CouchError => badRequest(reason);
 export const documentValidation = (reason: string): CouchError => new CouchError(400, 'doc_validation', reason);
 export const unknownConfigValue = (): CouchError => notFound('unknown_config_value');
+export const configSectionBlocked = (): CouchError => forbidden('Config section blacklisted for modification over HTTP API.');
 export const unknownError = (): CouchError => new CouchError(500, 'unknown_error', 'An internal error occurred.');
 export const serviceUnavailable = (reason: string): CouchError =>
   new CouchError(503, 'service_unavailable', reason);

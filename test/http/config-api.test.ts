@@ -18,6 +18,16 @@ describe('_config API', () => {
     assert.deepEqual(res.body, { error: 'unauthorized', reason: 'You are not a server admin.' });
   });
 
+  test('issue 36 item 5: PUT and DELETE in CouchDB\'s blocked sections answer 403 as CouchDB, and nothing is stored', async () => {
+    for (const section of ['daemons', 'external', 'httpd_design_handlers', 'httpd_db_handlers', 'httpd_global_handlers', 'native_query_servers', 'os_daemons', 'query_servers', 'feature_flags']) {
+      const put = await server.admin(`/_node/_local/_config/${section}/x`, { method: 'PUT', body: JSON.stringify('{couch_os_daemon, start_link, ["/bin/sh"]}') });
+      assert.equal(put.status, 403, section);
+      assert.deepEqual(put.body, { error: 'forbidden', reason: 'Config section blacklisted for modification over HTTP API.' });
+      assert.equal((await server.admin(`/_node/_local/_config/${section}/x`)).status, 404, `${section} stays empty`);
+      assert.equal((await server.admin(`/_node/_local/_config/${section}/x`, { method: 'DELETE' })).status, 403, section);
+    }
+  });
+
   test('GET /_node/_local/_config returns every section; admins are hashed', async () => {
     const res = await server.admin('/_node/_local/_config');
     assert.equal(res.status, 200);

@@ -239,12 +239,12 @@ describe('/_utils: the login page, the admin console and their assets', () => {
     }
   });
 
-  test('/_utils redirects to /_utils/, the console; a login hand-off there (return, reason) goes on to the login page', async () => {
+  test('issue 34 item 5: /_utils redirects permanently (301, as CouchDB) to /_utils/, the console; a login hand-off there (return, reason) goes on to the login page', async () => {
     const bare = await server.request('/_utils');
-    assert.equal(bare.status, 302);
+    assert.equal(bare.status, 301);
     assert.equal(bare.headers['location'], `${server.url}/_utils/`);
     assert.equal((await server.request('/_utils?x=1')).headers['location'], `${server.url}/_utils/?x=1`);
-    assert.equal((await server.request('/_utils', { method: 'HEAD' })).status, 302);
+    assert.equal((await server.request('/_utils', { method: 'HEAD' })).status, 301);
     for (const path of ['/_utils/', '/_utils/index.html']) {
       const res = await server.request(path);
       assert.equal(res.status, 200, path);

@@ -1,9 +1,25 @@
 import { requireServerAdmin } from '../../identity/authorization.js';
 import { parseHandlerList } from '../../auth/handler-list.js';
-import { badRequest, methodNotAllowed, notFound, unknownConfigValue } from '../../errors/catalog.js';
+import { badRequest, configSectionBlocked, methodNotAllowed, notFound, unknownConfigValue } from '../../errors/catalog.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
+
+/**
+ * Sections CouchDB never lets the HTTP API change (`couch_util:check_config_blacklist`): in CouchDB
+ * they name code to run. Divan has no such settings, but a client that writes them expects CouchDB's 403.
+ */
+const BLOCKED_SECTIONS = new Set([
+  'daemons',
+  'external',
+  'httpd_design_handlers',
+  'httpd_db_handlers',
+  'httpd_global_handlers',
+  'native_query_servers',
+  'os_daemons',
+  'query_servers',
+  'feature_flags',
+]);
 
 /**
  * `/_node/{node}/_config[/{section}[/{key}]]`: server admins only; values travel as JSON strings
@@ -24,6 +40,7 @@ export async function nodeConfig(request: Request, services: Services): Promise<
     return json(200, services.config.section(section));
   }
   const current = services.config.get(section, key);
+  if ((method === 'PUT' || method === 'DELETE') && BLOCKED_SECTIONS.has(section)) throw configSectionBlocked();
   switch (method) {
     case 'GET':
       if (current === undefined) throw unknownConfigValue();

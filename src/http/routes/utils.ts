@@ -79,8 +79,9 @@ export async function utils(request: Request): Promise<Reply> {
   const search = query === '' ? '' : `?${query}`;
   // `/_utils` → `/_utils/`, as CouchDB; a login hand-off (`?return=`, `?reason=`) still goes to the
   // login page with its query, so `/_utils/?return=/db` brings the user back.
-  if (path === '/_utils') return redirect(request, `${PREFIX}${search}`);
-  if (path === PREFIX && (request.query.has('return') || request.query.has('reason'))) return redirect(request, `${PREFIX}${LOGIN_PAGE}${search}`);
+  // Permanent, as CouchDB's Fauxton: the console's address is /_utils/.
+  if (path === '/_utils') return redirect(request, `${PREFIX}${search}`, 301);
+  if (path === PREFIX && (request.query.has('return') || request.query.has('reason'))) return redirect(request, `${PREFIX}${LOGIN_PAGE}${search}`, 302);
   // An exact name of the allow-list, compared on the raw (undecoded) path: `..`, `%2F`, `%00`,
   // doubled slashes and every other spelling are simply not in the list.
   const name = path === PREFIX ? CONSOLE_PAGE : path.slice(PREFIX.length);
@@ -100,6 +101,6 @@ export async function utils(request: Request): Promise<Reply> {
   return { status: 200, body: file.body, headers };
 }
 
-function redirect(request: Request, target: string): Reply {
-  return { status: 302, body: Buffer.alloc(0), headers: { Location: absoluteUrl(request, target), 'Content-Type': 'text/plain; charset=utf-8' } };
+function redirect(request: Request, target: string, status: 301 | 302): Reply {
+  return { status, body: Buffer.alloc(0), headers: { Location: absoluteUrl(request, target), 'Content-Type': 'text/plain; charset=utf-8' } };
 }
