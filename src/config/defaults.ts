@@ -150,6 +150,7 @@ export const DEFAULTS = {
     checkpoint_interval: 30000,
     use_checkpoints: true,
     valid_endpoint_protocols: 'http,https',
+    max_response_size: 67108864,
   },
   divan: {
     storage: 'sqlite',

@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import type { Json } from '../json/json.js';
+import { isTooLarge, readBounded, tooLarge } from './bounded-read.js';
 import type { Endpoint } from './endpoint.js';
 import { isTransient, RemoteError, ReplicationSpecError } from './replication-errors.js';
 
@@ -17,6 +18,8 @@ export interface ClientSettings {
   retries: number;
   httpConnections: number;
   userAgent: string;
+  /** `[replicator] max_response_size`: the most bytes of one answer held whole. */
+  maxResponseBytes: number;
 }
 
 export interface RemoteResponse {
@@ -61,6 +64,10 @@ export class RemoteClient {
 
   close(): void {
     this.#agent.destroy();
+  }
+
+  get maxResponseBytes(): number {
+    return this.#settings.maxResponseBytes;
   }
 
   /** A request relative to the database URL (`''` is the database itself), retried while transient. */
@@ -142,7 +149,7 @@ export class RemoteClient {
       const status = message.statusCode ?? 0;
       if (status < 400) return { status, headers: message.headers, body: message };
       // An error answer is small: read it whole, and retry or log in again as `request` would.
-      const whole = await collected(response);
+      const whole = await this.#collected(response, method, path);
       if ((status === 401 || status === 403) && this.#cookie !== undefined && !relogged) {
         relogged = true;
         await this.#login();
@@ -161,7 +168,7 @@ export class RemoteClient {
   async upload(method: string, path: string, options: RequestOptions): Promise<Upload> {
     if (this.endpoint.session && !this.#sessionTried) await this.#login();
     const { request, response } = this.#start(method, this.#url(path, options.query), options, true);
-    const upload: Upload = { request, answered: false, answer: collected(response) };
+    const upload: Upload = { request, answered: false, answer: this.#collected(response, method, path) };
     upload.answer.then(() => (upload.answered = true), () => (upload.answered = true));
     return upload;
   }
@@ -187,7 +194,21 @@ export class RemoteClient {
     const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
     const { request, response } = this.#start(method, url, options, withIdentity);
     request.end(body);
-    return collected(response);
+    return this.#collected(response, method, url.pathname);
+  }
+
+  /** The whole answer of a request, at most `max_response_size` bytes. */
+  async #collected(response: Promise<http.IncomingMessage>, method: string, path: string): Promise<RemoteResponse> {
+    const message = await response;
+    const what = `the answer of ${new URL(this.endpoint.url).origin} to ${method} ${path.replace(/\?.*$/, '')}`;
+    const limit = this.#settings.maxResponseBytes;
+    if (Number(message.headers['content-length'] ?? 0) > limit) throw (message.destroy(), tooLarge(what, limit));
+    try {
+      return { status: message.statusCode ?? 0, headers: message.headers, body: await readBounded(message, limit, what) };
+    } catch (error) {
+      if (isTooLarge(error)) throw error;
+      throw new RemoteError(0, 'network_error', (error as Error).message);
+    }
   }
 }
 
@@ -201,18 +222,6 @@ export interface Upload {
   request: http.ClientRequest;
   answered: boolean;
   answer: Promise<RemoteResponse>;
-}
-
-/** The whole answer of a request. */
-async function collected(response: Promise<http.IncomingMessage>): Promise<RemoteResponse> {
-  const message = await response;
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of message) chunks.push(chunk as Buffer);
-  } catch (error) {
-    throw new RemoteError(0, 'network_error', (error as Error).message);
-  }
-  return { status: message.statusCode ?? 0, headers: message.headers, body: Buffer.concat(chunks) };
 }
 
 function parseBody(response: RemoteResponse): Json {

@@ -42,6 +42,7 @@ const settingsOf = (spec: ReplicationSpec, userAgent: string): ClientSettings =>
   retries: spec.retries,
   httpConnections: spec.httpConnections,
   userAgent,
+  maxResponseBytes: spec.maxResponseBytes,
 });
 
 const pendingOf = (info: JsonObject, seq: Json): number | null => {

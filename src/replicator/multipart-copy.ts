@@ -12,8 +12,9 @@
 import { randomBytes } from 'node:crypto';
 import type { JsonObject } from '../json/json.js';
 import { boundaryOf, MultipartReader } from '../multipart/reader.js';
+import { readBounded } from './bounded-read.js';
 import { errorOf, type RemoteClient, type Upload } from './http-client.js';
-import { RemoteError } from './replication-errors.js';
+import { RemoteError, ReplicationSpecError } from './replication-errors.js';
 
 /** What one document's copy did: revisions left for `_bulk_docs`, revisions written, refusals. */
 export interface DocumentCopy {
@@ -23,22 +24,13 @@ export interface DocumentCopy {
   refused: JsonObject[];
 }
 
-const MAX_JSON_PART_BYTES = 64 * 1024 * 1024;
-
 const asObject = (value: unknown): JsonObject => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as JsonObject) : {});
 
 const badResponse = (what: string): RemoteError => new RemoteError(502, 'bad_response', `the source answered open_revs with ${what}`);
 
-async function wholePart(body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_JSON_PART_BYTES) throw badResponse('a JSON part over 64 MiB');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
+/** A part (or answer) held whole: at most `[replicator] max_response_size` bytes. */
+const wholePart = (client: RemoteClient, body: AsyncIterable<Buffer>, id: string): Promise<Buffer> =>
+  readBounded(body, client.maxResponseBytes, `a JSON part of the source's open_revs answer for ${JSON.stringify(id)}`);
 
 /** Reads the revisions `revs` of document `id` from `source` and writes them to `target`. */
 export async function copyDocument(source: RemoteClient, target: RemoteClient, id: string, revs: string[], attsSince: string[] | undefined): Promise<DocumentCopy> {
@@ -47,12 +39,12 @@ export async function copyDocument(source: RemoteClient, target: RemoteClient, i
   const response = await source.stream('GET', encodeURIComponent(id), { query, headers: { Accept: 'multipart/mixed' } });
   const copy: DocumentCopy = { docs: [], read: 0, written: 0, refused: [] };
   try {
-    if (response.status >= 400) throw errorOf({ ...response, body: await wholePart(response.body) });
+    if (response.status >= 400) throw errorOf({ ...response, body: await wholePart(source, response.body, id) });
     const type = String(response.headers['content-type'] ?? '');
     const boundary = boundaryOf(type);
     if (!type.toLowerCase().startsWith('multipart/') || boundary === undefined) {
       // A server that answers open_revs only in JSON: the attachments are inline, `_bulk_docs` takes them.
-      const answer: unknown = JSON.parse((await wholePart(response.body)).toString('utf8'));
+      const answer: unknown = JSON.parse((await wholePart(source, response.body, id)).toString('utf8'));
       for (const item of Array.isArray(answer) ? answer : []) if (asObject(item)['ok']) copy.docs.push(asObject(asObject(item)['ok']));
       copy.read = copy.docs.length;
       return copy;
@@ -61,7 +53,7 @@ export async function copyDocument(source: RemoteClient, target: RemoteClient, i
     for (let part = await outer.nextPart(); part !== undefined; part = await outer.nextPart()) {
       const inner = boundaryOf(part.headers['content-type'] ?? '');
       if (!(part.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/related') || inner === undefined) {
-        const doc = asObject(JSON.parse((await wholePart(part.body)).toString('utf8')));
+        const doc = asObject(JSON.parse((await wholePart(source, part.body, id)).toString('utf8')));
         if (doc['_id'] !== undefined && doc['missing'] === undefined) copy.docs.push(doc), copy.read++;
         continue;
       }
@@ -70,11 +62,11 @@ export async function copyDocument(source: RemoteClient, target: RemoteClient, i
       if (refusal === undefined) copy.written++;
       else copy.refused.push(refusal);
     }
-    // The epilogue, so the connection goes back to the pool.
-    for await (const rest of response.body) void rest;
+    // The epilogue, so the connection goes back to the pool (counted, not kept: an endless one fails).
+    await readBounded(response.body, source.maxResponseBytes, `the epilogue of the source's open_revs answer for ${JSON.stringify(id)}`, false);
     return copy;
   } catch (error) {
-    if (error instanceof RemoteError) throw error;
+    if (error instanceof RemoteError || error instanceof ReplicationSpecError) throw error;
     throw new RemoteError(0, 'network_error', `reading ${id} from the source: ${(error as Error).message}`);
   } finally {
     response.body.destroy();
@@ -122,7 +114,7 @@ function write(upload: Upload, chunk: Buffer | string): Promise<void> {
 async function putRelated(target: RemoteClient, id: string, reader: MultipartReader): Promise<JsonObject | undefined> {
   const first = await reader.nextPart();
   if (first === undefined) throw badResponse('an empty multipart/related part');
-  const json = await wholePart(first.body);
+  const json = await wholePart(target, first.body, id);
   const doc = asObject(JSON.parse(json.toString('utf8')));
   const atts = followingOf(doc);
   const boundary = randomBytes(16).toString('hex');
@@ -141,6 +133,8 @@ async function putRelated(target: RemoteClient, id: string, reader: MultipartRea
     let sent = 0;
     for await (const chunk of part.body) {
       sent += chunk.length;
+      // More bytes than the JSON announced: stop at once rather than stream an endless part.
+      if (att.length !== undefined && sent > att.length) throw (upload.request.destroy(), badResponse(`more than ${att.length} bytes in ${id}/${att.name}`));
       await write(upload, chunk);
     }
     if (att.length !== undefined && sent !== att.length) throw (upload.request.destroy(), badResponse(`${sent} bytes for ${att.length} in ${id}/${att.name}`));

@@ -16,6 +16,7 @@ export interface Defaults {
   checkpointIntervalMs: number;
   useCheckpoints: boolean;
   protocols: readonly string[];
+  maxResponseBytes: number;
 }
 
 export type ChangesFilter =
@@ -45,6 +46,8 @@ export interface ReplicationSpec {
   httpConnections: number;
   connectionTimeoutMs: number;
   retries: number;
+  /** `[replicator] max_response_size`, a server setting a job cannot raise. */
+  maxResponseBytes: number;
 }
 
 const bad = (reason: string): ReplicationSpecError => new ReplicationSpecError(400, 'bad_request', reason);
@@ -124,5 +127,6 @@ export function parseReplication(body: JsonObject, defaults: Defaults): Replicat
     httpConnections: integer(body, 'http_connections', defaults.httpConnections),
     connectionTimeoutMs: integer(body, 'connection_timeout', defaults.connectionTimeoutMs),
     retries: integer(body, 'retries_per_request', defaults.retries),
+    maxResponseBytes: defaults.maxResponseBytes,
   };
 }

@@ -8,6 +8,7 @@ import type { Json, JsonObject } from '../json/json.js';
 import type { ChangesFilter } from './options.js';
 import { RemoteClient, errorOf, type ClientSettings } from './http-client.js';
 import { shownUrl, type Endpoint } from './endpoint.js';
+import { isTooLarge } from './bounded-read.js';
 import { RemoteError, ReplicationSpecError } from './replication-errors.js';
 
 export interface ChangeEntry {
@@ -90,7 +91,14 @@ export class RemoteDb {
    */
   async bulkGet(wanted: { id: string; rev: string; atts_since?: string[] }[]): Promise<(JsonObject[] | undefined)[] | undefined> {
     if (!this.#bulkGet) return undefined;
-    const response = await this.client.request('POST', '_bulk_get', { query: { revs: 'true', latest: 'true' }, body: { docs: wanted.map(({ id, rev }) => ({ id, rev })) } });
+    let response;
+    try {
+      response = await this.client.request('POST', '_bulk_get', { query: { revs: 'true', latest: 'true' }, body: { docs: wanted.map(({ id, rev }) => ({ id, rev })) } });
+    } catch (error) {
+      // A batch too large to hold whole: its documents are read one at a time (open_revs), each bounded on its own.
+      if (isTooLarge(error)) return undefined;
+      throw error;
+    }
     if (response.status >= 400) {
       if (![400, 404, 405, 501].includes(response.status)) throw errorOf(response);
       this.#bulkGet = false;

@@ -64,6 +64,7 @@ export class Replicator {
       checkpointIntervalMs: config.getInteger('replicator', 'checkpoint_interval'),
       useCheckpoints: config.getBoolean('replicator', 'use_checkpoints'),
       protocols: config.getString('replicator', 'valid_endpoint_protocols').split(',').map((item) => item.trim()).filter(Boolean),
+      maxResponseBytes: config.getInteger('replicator', 'max_response_size'),
     };
   }
 
@@ -75,7 +76,7 @@ export class Replicator {
   async idOf(spec: ReplicationSpec): Promise<{ id: string; baseId: string }> {
     let filter: FilterPart = spec.filter.kind === 'user' ? { kind: 'none' } : spec.filter;
     if (spec.filter.kind === 'user') {
-      const source = new RemoteDb(spec.source, { connectionTimeoutMs: spec.connectionTimeoutMs, retries: spec.retries, httpConnections: 1, userAgent: this.userAgent });
+      const source = new RemoteDb(spec.source, { connectionTimeoutMs: spec.connectionTimeoutMs, retries: spec.retries, httpConnections: 1, userAgent: this.userAgent, maxResponseBytes: spec.maxResponseBytes });
       try {
         filter = { kind: 'user', code: await source.filterCode(spec.filter.ddoc, spec.filter.name), queryParams: spec.filter.queryParams };
       } finally {
