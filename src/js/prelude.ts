@@ -11,9 +11,10 @@
  *
  * Nothing carries from one caller to the next (CouchDB's couchjs keeps globals between calls; Divan
  * does not): the global object's own properties are fixed after set-up and whatever a call adds to
- * it is deleted when the call ends (implicit globals still work within the call); compiled functions
- * and required modules, whose closures could hold state, are built anew for every batch (one
- * request's calls). A call that leaves the global object in a state this cannot undo (a
+ * it is deleted when the call ends (implicit globals still work within the call); required modules,
+ * and functions whose source is more than one function expression (an IIFE's closure could hold
+ * state), are built anew for every batch (one request's calls); a plain function expression is
+ * compiled once and frozen, as nothing of a call can stay in it. A call that leaves the global object in a state this cannot undo (a
  * non-configurable property, a non-extensible global) makes `__divan_run`'s answer start with `!`:
  * the worker then throws the whole context away.
  *
@@ -27,8 +28,9 @@ export const PRELUDE = String.raw`
   var parse = JSON.parse, stringify = JSON.stringify, isArrayOf = Array.isArray;
   var defineProperty = Object.defineProperty, freeze = Object.freeze, keysOf = Reflect.ownKeys;
   var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
+  var sourceOf = Function.prototype.call.bind(Function.prototype.toString);
   var getPrototypeOf = Object.getPrototypeOf, setPrototypeOf = Object.setPrototypeOf, isExtensible = Object.isExtensible;
-  var logs = [], emitted = null, compiled = {}, modules = {}, batch = [], shared = [], ddoc = null;
+  var logs = [], emitted = null, compiled = {}, lasting = {}, modules = {}, batch = [], shared = [], ddoc = null;
   var emitLimits = { rows: 0, chars: 0 }, emittedChars = 0, emitOverflow = null;
 
   function errorToJson(e) {
@@ -102,8 +104,16 @@ export const PRELUDE = String.raw`
       return indirectEval(trimmed);
     }
   }
+  /**
+   * Whether the source is exactly one function expression (nothing around it ran and could have
+   * made a closure): frozen, such a function keeps nothing of a call, so it outlives its batch.
+   */
+  function isPlain(fn, source) {
+    return sourceOf(fn) === String(source).replace(/^\s+|[\s;]+$/g, '');
+  }
   function compile(path) {
     var key = stringify(path);
+    if (hasOwn(lasting, key)) return lasting[key];
     if (hasOwn(compiled, key)) return compiled[key];
     var source = ddoc;
     for (var i = 0; i < path.length; i++) source = source !== null && typeof source === 'object' ? source[path[i]] : undefined;
@@ -111,7 +121,8 @@ export const PRELUDE = String.raw`
     var fn;
     try { fn = evaluate(source); } catch (e) { throw ['error', 'compilation_error', String(e) + ' (' + source + ')']; }
     if (typeof fn !== 'function') throw ['error', 'compilation_error', 'Expression does not eval to a function. (' + source + ')'];
-    compiled[key] = fn;
+    if (isPlain(fn, source)) lasting[key] = deepFreeze(fn);
+    else compiled[key] = fn;
     return fn;
   }
 
@@ -171,7 +182,8 @@ export const PRELUDE = String.raw`
     var taken = logs; logs = [];
     return '[true,[' + emitted.join(',') + '],' + stringify(taken) + ']';
   }
-  var globalProto = null, baseKeys = 0, batchKnown = null, batchKeys = 0;
+  var NONE_DECLARED = freeze(Object.create(null));
+  var globalProto = null, baseKeys = 0, batchKnown = NONE_DECLARED, batchKeys = 0;
   /**
    * Deletes the global object's configurable own properties not in known (all of them when null:
    * the set-up ones are not configurable) and puts its prototype back; answers how many own
@@ -219,12 +231,18 @@ export const PRELUDE = String.raw`
     // A new caller: closures of the previous batch's functions and modules are not reachable from here.
     compiled = {}; modules = {};
     if (clearGlobals(null) !== baseKeys) return false;
+    var pathKey = stringify(parse(pathJson));
+    batchKnown = NONE_DECLARED;
+    batchKeys = baseKeys;
+    if (hasOwn(lasting, pathKey)) { current = lasting[pathKey]; currentError = null; return true; }
     try { current = compile(parse(pathJson)); currentError = null; } catch (e) { current = null; currentError = e; }
-    // What compiling declared (a source of statements may declare helpers) stays for this batch's calls.
+    // What compiling declared (a source of statements may declare helpers) stays for this batch's
+    // calls; it is all configurable, the set-up properties are not.
     var names = keysOf(global);
-    batchKnown = Object.create(null);
-    for (var i = 0; i < names.length; i++) batchKnown[names[i]] = true;
     batchKeys = names.length;
+    if (batchKeys === baseKeys) return true;
+    batchKnown = Object.create(null);
+    for (var i = 0; i < names.length; i++) if (describe(global, names[i]).configurable) batchKnown[names[i]] = true;
     return true;
   }
 
