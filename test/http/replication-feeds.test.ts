@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { SignJWT } from 'jose';
 import { POSTGRES_SKIP_REASON, POSTGRES_TEST_URL, dropSchema, uniqueSchema } from '../support/backends.js';
+import { latencyBound, slowestOf } from '../support/latency-bound.js';
 import { ADMIN, startServer, type TestServer } from '../support/server.js';
 import { createUser, FAST_INI, loginCookie, NO_LOCKOUT_INI, setConfig } from '../support/users-helpers.js';
 import { feedLines, openFeed, rev, replicated, sleep } from './replication-support.js';
@@ -219,10 +220,10 @@ describe('_changes feeds', () => {
     try {
       const feed = await openFeed(server.url, '/capped/_changes?feed=continuous&heartbeat=100', { auth: ADMIN }).done;
       assert.ok(feed.ended, 'the server ended the response');
-      assert.ok(feed.elapsed >= 650 && feed.elapsed < 3000, `ended after ${feed.elapsed} ms`);
+      assert.ok(feed.elapsed >= 650 && feed.elapsed < 15000, `ended after ${feed.elapsed} ms`);
       assert.deepEqual(bareSeqs(feedLines(feed.text)), [{ last_seq: '0', pending: 0 }]);
       const longpoll = await openFeed(server.url, '/capped/_changes?feed=longpoll&timeout=600000', { auth: ADMIN }).done;
-      assert.ok(longpoll.elapsed < 3000, `a longer timeout is capped (ended after ${longpoll.elapsed} ms)`);
+      assert.ok(longpoll.elapsed < 15000, `a longer timeout is capped (ended after ${longpoll.elapsed} ms)`);
     } finally {
       await setConfig(server, 'chttpd', 'changes_timeout', '60000');
     }
@@ -230,6 +231,10 @@ describe('_changes feeds', () => {
 
   test('many open feeds do not starve other requests, and one write reaches all of them', async () => {
     await freshDb(server, 'crowd');
+    const thirtyRequests = async (): Promise<void> => {
+      for (let i = 0; i < 30; i++) await server.admin('/crowd');
+    };
+    const idleMs = await slowestOf(thirtyRequests, 1);
     const feeds = Array.from({ length: 150 }, () => openFeed(server.url, '/crowd/_changes?feed=continuous&since=now&heartbeat=50', { auth: ADMIN }));
     try {
       await Promise.all(feeds.map((feed) => feed.head));
@@ -241,7 +246,8 @@ describe('_changes feeds', () => {
         assert.equal(res.status, 200);
         slowest.push(Date.now() - t0);
       }
-      assert.ok(Date.now() - started < 5000, `30 requests took ${Date.now() - started} ms next to 150 feeds`);
+      const bound = latencyBound(idleMs, 5000);
+      assert.ok(Date.now() - started < bound, `30 requests took ${Date.now() - started} ms next to 150 feeds (${idleMs.toFixed(0)} ms without them)`);
       const rev1 = await put(server, 'crowd', 'hello');
       await Promise.all(feeds.map((feed) => feed.waitFor((text) => text.includes(rev1), 10000)));
     } finally {
@@ -275,7 +281,7 @@ describe('feeds end when the credentials that opened them expire', () => {
     const feed = await openFeed(server.url, '/mine/_changes?feed=continuous&heartbeat=200', { headers: { Cookie: cookie } }).done;
     assert.equal(feed.status, 200);
     assert.ok(feed.ended);
-    assert.ok(feed.elapsed < 3500, `ended after ${feed.elapsed} ms (cookie timeout 2 s)`);
+    assert.ok(feed.elapsed < 15000, `ended after ${feed.elapsed} ms (cookie timeout 2 s, changes_timeout 60 s)`);
     assert.deepEqual(bareSeqs(feedLines(feed.text)), [{ last_seq: '0', pending: 0 }]);
     const again = await server.request('/mine/_changes', { headers: { Cookie: cookie } });
     assert.equal(again.status, 401, 'the expired cookie no longer opens the database');
@@ -288,7 +294,7 @@ describe('feeds end when the credentials that opened them expire', () => {
     const basicFeed = openFeed(server.url, '/mine/_changes?feed=continuous&heartbeat=200', { auth: ['ann', 'ann-pass'] });
     const jwtResult = await jwtFeed.done;
     assert.equal(jwtResult.status, 200);
-    assert.ok(jwtResult.elapsed < 3500, `ended after ${jwtResult.elapsed} ms (exp in ≤ 2 s)`);
+    assert.ok(jwtResult.elapsed < 15000, `ended after ${jwtResult.elapsed} ms (exp in ≤ 2 s, changes_timeout 60 s)`);
     assert.deepEqual(bareSeqs(feedLines(jwtResult.text)), [{ last_seq: '0', pending: 0 }]);
     await sleep(300);
     assert.equal(basicFeed.text().trim(), '', 'the Basic feed is still open, sending heartbeats');
@@ -305,7 +311,7 @@ describe('shutting down', () => {
     const t0 = Date.now();
     await server.close();
     const result = await feed.done;
-    assert.ok(Date.now() - t0 < 5000, 'close did not wait for the feed to time out');
+    assert.ok(Date.now() - t0 < 15000, 'close did not wait for the feed to time out (60 s)');
     assert.ok(result.ended);
     assert.deepEqual(bareSeqs(feedLines(result.text)), [{ last_seq: '0', pending: 0 }]);
   });
@@ -333,7 +339,7 @@ describe('feeds on a cluster (two nodes on one PostgreSQL)', { skip: POSTGRES_TE
     await Promise.all([continuous.head, sleep(200)]);
     const written = await put(nodeB, 'shared', 'from-b');
     const [c, l] = await Promise.all([continuous.done, longpoll.done]);
-    assert.ok(c.elapsed < 5000 && l.elapsed < 5000, 'woken by the bus, not by a timeout');
+    assert.ok(c.elapsed < 15000 && l.elapsed < 15000, 'woken by the bus, not by a timeout (60 s)');
     assert.deepEqual(bareSeqs(feedLines(c.text))[0], { seq: '1', id: 'from-b', changes: [{ rev: written }] });
     assert.deepEqual(JSON.parse(l.text).results.map((row: { id: string }) => row.id), ['from-b']);
   });

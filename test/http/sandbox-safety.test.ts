@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { latencyBound, slowestOf } from '../support/latency-bound.js';
 import { startServer, type TestServer } from '../support/server.js';
 
 /**
- * Hostile design-document JavaScript fails only its own call while the server keeps answering: a
- * concurrent `GET /_up` keeps a p99 below 100 ms (a safety bound, generous for a shared machine).
+ * Hostile design-document JavaScript fails only its own call while the server keeps answering: no
+ * concurrent `GET /_up` waits anywhere near the sandbox's time limit, which a sandbox holding the
+ * event loop would make it wait at least once. The bound holds on a busy machine (latency-bound.ts).
  */
+/** Long enough that a loaded machine's scheduling never makes `/_up` wait half of it. */
+const SANDBOX_TIMEOUT_MS = 3000;
+
 describe('the sandbox keeps the server safe from a design document\'s functions', () => {
   let server: TestServer;
   const attacks: Record<string, string> = {
@@ -24,13 +29,14 @@ describe('the sandbox keeps the server safe from a design document\'s functions'
   }`;
 
   before(async () => {
-    server = await startServer({ ini: '[couchdb]\nos_process_timeout = 1000\n' });
+    server = await startServer({ ini: `[couchdb]\nos_process_timeout = ${SANDBOX_TIMEOUT_MS}\n` });
     await server.admin('/safe', { method: 'PUT' });
     assert.equal((await server.admin('/safe/_design/hostile', { method: 'PUT', body: { validate_doc_update: vdu } })).status, 201);
   });
   after(async () => server.close());
 
-  test('each attack fails its own write only, and /_up keeps answering fast meanwhile', async () => {
+  test('each attack fails its own write only, and /_up keeps answering meanwhile, never held for half the sandbox time limit (issue 32 item 16)', async () => {
+    const idleMs = await slowestOf(() => server.request('/_up'));
     const latencies: number[] = [];
     let running = true;
     const prober = (async () => {
@@ -58,16 +64,17 @@ describe('the sandbox keeps the server safe from a design document\'s functions'
       running = false;
       await prober;
     }
-    latencies.sort((a, b) => a - b);
-    const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))]!;
+    const slowest = Math.max(...latencies);
     assert.ok(latencies.length > 20, `only ${latencies.length} probes`);
-    assert.ok(p99 < 100, `p99 of GET /_up was ${p99.toFixed(1)} ms over ${latencies.length} requests`);
+    // Below the time limit whatever the idle figure: a sandbox holding the event loop holds a probe that long.
+    const bound = Math.min(0.9 * SANDBOX_TIMEOUT_MS, latencyBound(idleMs, SANDBOX_TIMEOUT_MS / 2));
+    assert.ok(slowest < bound, `the slowest of ${latencies.length} GET /_up took ${slowest.toFixed(1)} ms (bound ${bound.toFixed(1)} ms)`);
   });
 
   test('the time and memory failures are os_process_error, the others the function\'s own errors', async () => {
     const loop = await server.admin('/safe/again', { method: 'PUT', body: { attack: 'loop', ok: true } });
     assert.deepEqual([loop.status, loop.body.error], [500, 'os_process_error']);
-    assert.match(loop.body.reason, /longer than 1000 ms/);
+    assert.match(loop.body.reason, new RegExp(`longer than ${SANDBOX_TIMEOUT_MS} ms`));
     const memory = await server.admin('/safe/again', { method: 'PUT', body: { attack: 'memory', ok: true } });
     assert.deepEqual([memory.status, memory.body.error], [500, 'os_process_error']);
     const exit = await server.admin('/safe/again', { method: 'PUT', body: { attack: 'exit', ok: true } });

@@ -1,8 +1,14 @@
 /**
  * The under-load check: while one client sends a request that once froze the server for everybody,
- * another client asks `GET /_up` back to back; the latencies it sees are the verdict (security
- * issue: p99 within 100 ms). Shared by test/hardening/freeze.test.ts and bench/soak.ts
- * (`npm run soak`). Each scenario runs on a fresh database of one real binary.
+ * another client asks `GET /_up` back to back; the latencies it sees are the verdict. Shared by
+ * test/hardening/freeze.test.ts and bench/soak.ts (`npm run soak`). Each scenario runs on a fresh
+ * database of one real binary.
+ *
+ * Two verdicts: `freezeProblems` holds the security issue's figure (p99 within 100 ms) and is the
+ * soak's, run on a quiet machine; `stallProblems` is the test suite's, which must pass however busy
+ * the machine is (issue 32 item 16): the longest `/_up` wait is compared with a wide floor, with the
+ * request's own run and with `/_up` measured just before on the same server, so a loaded machine
+ * slows them alike while a request that holds the event loop for its whole run still fails it.
  *
  * A new scenario is one more entry of `FREEZE_SCENARIOS`: how to prepare it and the request.
  */
@@ -69,6 +75,8 @@ export interface FreezeReport {
   max: number;
   /** Probes that failed (network error or non-200). */
   probeFailures: number;
+  /** `GET /_up` p99 on the same server just before the scenario, with nothing else running, in ms. */
+  idleP99: number;
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -76,6 +84,19 @@ function percentile(sorted: number[], p: number): number {
 }
 
 const ADMIN = 'freeze-admin:freeze-pass';
+/** `GET /_up` probes measured before each scenario, with nothing else running. */
+const IDLE_PROBES = 50;
+/**
+ * The test suite's bounds on the longest `/_up` wait, the largest of three. A floor ten times the
+ * issue's 100 ms: a machine busy with other work delays a probe by scheduling slices and
+ * collections (up to about 1.6 s seen under two CPU hogs on two cores), not by many seconds. A
+ * share of the request's own run: a request that does not yield holds the probes for nearly all of
+ * it, however fast the machine (the scenarios below held them for seconds to minutes before their
+ * fixes). A multiple of the idle p99, for a machine so busy that even idle probes are slow.
+ */
+const STALL_FLOOR_MS = 1000;
+const STALL_SHARE_OF_REQUEST = 0.25;
+const STALL_IDLE_RATIO = 50;
 
 /** Runs `scenarios` one after the other on one real binary and reports `/_up` as another client saw it. */
 export async function runFreezeCheck(scenarios: FreezeScenario[], log: (line: string) => void = () => undefined): Promise<FreezeReport[]> {
@@ -103,6 +124,23 @@ export async function runFreezeCheck(scenarios: FreezeScenario[], log: (line: st
       req.end(payload);
     });
   const admin: AdminCall = (method, path, body) => call(senderAgent, method, path, body);
+  /** `GET /_up` back to back on the prober's connection until `stop(probes so far)`: every latency, and the failures. */
+  const probe = async (stop: (count: number) => boolean): Promise<{ latencies: number[]; probeFailures: number }> => {
+    const latencies: number[] = [];
+    let probeFailures = 0;
+    do {
+      const started = performance.now();
+      try {
+        const res = await call(proberAgent, 'GET', '/_up');
+        if (res.status !== 200) probeFailures++;
+      } catch {
+        probeFailures++;
+      }
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    } while (!stop(latencies.length));
+    return { latencies, probeFailures };
+  };
 
   const reports: FreezeReport[] = [];
   try {
@@ -111,29 +149,15 @@ export async function runFreezeCheck(scenarios: FreezeScenario[], log: (line: st
       if ((await admin('PUT', `/${db}`)).status !== 201) throw new Error(`cannot create ${db}`);
       await scenario.setup?.(admin, db);
       const { method, path, body } = scenario.request(db);
-      await call(proberAgent, 'GET', '/_up');
+      const idle = (await probe((count) => count >= IDLE_PROBES)).latencies.sort((a, b) => a - b);
 
-      const latencies: number[] = [];
-      let probeFailures = 0;
       let done = false;
-      const prober = (async () => {
-        while (!done) {
-          const started = performance.now();
-          try {
-            const res = await call(proberAgent, 'GET', '/_up');
-            if (res.status !== 200) probeFailures++;
-          } catch {
-            probeFailures++;
-          }
-          latencies.push(performance.now() - started);
-          await new Promise((resolve) => setTimeout(resolve, 2));
-        }
-      })();
+      const prober = probe(() => done);
       const started = performance.now();
       const answer = await admin(method, path, body).catch((error: Error) => ({ status: 0, text: error.message }));
       const requestMs = performance.now() - started;
       done = true;
-      await prober;
+      const { latencies, probeFailures } = await prober;
 
       const sorted = [...latencies].sort((a, b) => a - b);
       const report: FreezeReport = {
@@ -145,6 +169,7 @@ export async function runFreezeCheck(scenarios: FreezeScenario[], log: (line: st
         p99: percentile(sorted, 0.99),
         max: sorted.at(-1) ?? 0,
         probeFailures,
+        idleP99: percentile(idle, 0.99),
       };
       log(describeFreeze(report));
       reports.push(report);
@@ -162,7 +187,8 @@ export function describeFreeze(report: FreezeReport): string {
   const ms = (value: number): string => value.toFixed(1);
   return (
     `${report.scenario}: answered ${report.status} in ${ms(report.requestMs)} ms; ` +
-    `GET /_up meanwhile: ${report.probes} probes, p50 ${ms(report.p50)} ms, p99 ${ms(report.p99)} ms, max ${ms(report.max)} ms` +
+    `GET /_up meanwhile: ${report.probes} probes, p50 ${ms(report.p50)} ms, p99 ${ms(report.p99)} ms, max ${ms(report.max)} ms ` +
+    `(idle p99 ${ms(report.idleP99)} ms)` +
     (report.probeFailures > 0 ? `, ${report.probeFailures} failed` : '')
   );
 }
@@ -172,5 +198,18 @@ export function freezeProblems(report: FreezeReport, p99Ms = 100): string[] {
   const problems: string[] = [];
   if (report.probeFailures > 0) problems.push(`${report.scenario}: ${report.probeFailures} /_up probes failed`);
   if (report.p99 > p99Ms) problems.push(`${report.scenario}: /_up p99 ${report.p99.toFixed(1)} ms > ${p99Ms} ms`);
+  return problems;
+}
+
+/**
+ * The test suite's verdict, independent of how busy the machine is: every probe answered, and the
+ * longest wait within the largest of STALL_FLOOR_MS, STALL_SHARE_OF_REQUEST of the request's run
+ * and STALL_IDLE_RATIO × the idle p99.
+ */
+export function stallProblems(report: FreezeReport): string[] {
+  const bound = Math.max(STALL_FLOOR_MS, STALL_SHARE_OF_REQUEST * report.requestMs, STALL_IDLE_RATIO * report.idleP99);
+  const problems: string[] = [];
+  if (report.probeFailures > 0) problems.push(`${report.scenario}: ${report.probeFailures} /_up probes failed`);
+  if (report.max > bound) problems.push(`${report.scenario}: /_up waited ${report.max.toFixed(1)} ms > ${bound.toFixed(1)} ms (idle p99 ${report.idleP99.toFixed(1)} ms)`);
   return problems;
 }
