@@ -49,7 +49,9 @@ function jumpForm(context, db) {
 }
 
 /**
- * `_all_docs` a page at a time (limit and skip), design documents included.
+ * `_all_docs` a page at a time by key: a page starts at a document id (`start`) and asks for one
+ * row more than it shows, whose id starts the next page; the previous page is read backwards from
+ * `start`. Unlike `skip`, no page makes the server walk the rows before it.
  *
  * @param {import('./app.js').Context} context
  * @param {string} db
@@ -57,32 +59,53 @@ function jumpForm(context, db) {
  */
 async function listDocuments(context, db, base) {
   const limit = PAGE_SIZES.includes(context.params.get('limit') ?? '') ? Number(context.params.get('limit')) : 20;
-  const skip = Math.max(0, Number.parseInt(context.params.get('skip') ?? '0', 10) || 0);
+  const start = context.params.get('start') ?? undefined;
   const section = h('section', { 'aria-labelledby': 'docs-heading' }, h('h2', { id: 'docs-heading' }, 'Documents'));
   context.view.append(section);
-  const answer = await api('GET', `${dbPath(db)}/_all_docs${query({ limit, skip })}`);
+  const startkey = start === undefined ? undefined : JSON.stringify(start);
+  const [answer, before] = await Promise.all([
+    api('GET', `${dbPath(db)}/_all_docs${query({ limit: limit + 1, startkey })}`),
+    start === undefined ? undefined : api('GET', `${dbPath(db)}/_all_docs${query({ limit, startkey, descending: true, skip: 1 })}`),
+  ]);
   if (!answer.ok) {
     section.append(h('p', { className: 'notice' }, failure('Could not list the documents', answer)));
     return;
   }
   /** @type {Array<{ id: string, value: { rev: string } }>} */
-  const rows = answer.body.rows;
-  const total = Number(answer.body.total_rows ?? 0);
+  const rows = answer.body.rows.slice(0, limit);
   const cells = rows.map((row) => [h('a', { href: `${base}/doc/${encodeURIComponent(row.id)}` }, row.id), h('code', null, row.value?.rev ?? '')]);
   section.append(table(`Documents of ${db}`, ['Id', 'Revision'], cells, 'No documents yet.'));
-  section.append(pager(base, { skip, limit, shown: rows.length, total }));
+  /** @type {string[]} */
+  const earlier = before?.ok ? before.body.rows.map((/** @type {{ id: string }} */ row) => row.id) : [];
+  const pages = { limit, previous: pageLink(earlier, limit), next: answer.body.rows[limit]?.id };
+  section.append(pager(base, pages, { offset: Number(answer.body.offset ?? 0), shown: rows.length, total: Number(answer.body.total_rows ?? 0) }));
+}
+
+/**
+ * Where the previous page starts, from the ids before this page (nearest first): its first id,
+ * or the beginning (null) when fewer than a page are left; undefined when there is none.
+ *
+ * @param {string[]} earlier
+ * @param {number} limit
+ * @returns {string | null | undefined}
+ */
+export function pageLink(earlier, limit) {
+  if (earlier.length === 0) return undefined;
+  return earlier.length < limit ? null : earlier[limit - 1] ?? null;
 }
 
 /**
  * @param {string} base
- * @param {{ skip: number, limit: number, shown: number, total: number }} page
+ * @param {{ limit: number, previous: string | null | undefined, next: string | undefined }} pages
+ * @param {{ offset: number, shown: number, total: number }} range
  */
-function pager(base, page) {
-  const { skip, limit, shown, total } = page;
+function pager(base, pages, range) {
+  const { limit, previous, next } = pages;
+  const at = (/** @type {string | null} */ start, /** @type {number} */ size) => `${base}${query({ start: start ?? undefined, limit: size })}`;
   const nav = h('nav', { className: 'pager', 'aria-label': 'Pages of documents' });
-  if (skip > 0) nav.append(h('a', { href: `${base}?skip=${Math.max(0, skip - limit)}&limit=${limit}`, rel: 'prev', id: 'docs-prev' }, '← Previous'));
-  nav.append(h('span', { id: 'docs-range' }, shown === 0 ? `0 of ${total}` : `${skip + 1}–${skip + shown} of ${total}`));
-  if (skip + shown < total) nav.append(h('a', { href: `${base}?skip=${skip + limit}&limit=${limit}`, rel: 'next', id: 'docs-next' }, 'Next →'));
+  if (previous !== undefined) nav.append(h('a', { href: at(previous, limit), rel: 'prev', id: 'docs-prev' }, '← Previous'));
+  nav.append(h('span', { id: 'docs-range' }, range.shown === 0 ? `0 of ${range.total}` : `${range.offset + 1}–${range.offset + range.shown} of ${range.total}`));
+  if (next !== undefined) nav.append(h('a', { href: at(next, limit), rel: 'next', id: 'docs-next' }, 'Next →'));
   const sizes = h('span', { className: 'page-sizes' }, 'Per page: ');
   for (const size of PAGE_SIZES) {
     sizes.append(String(limit) === size ? h('strong', { 'aria-current': 'true' }, size) : h('a', { href: `${base}?limit=${size}` }, size), ' ');

@@ -23,6 +23,7 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
     server = await startServer({ ini: INI });
     browser = await launchChromium();
     assert.equal((await server.admin('/shop', { method: 'PUT' })).status, 201);
+    assert.equal((await server.admin('/media', { method: 'PUT' })).status, 201);
     const docs = Array.from({ length: 25 }, (_, index) => ({ _id: `item-${String(index).padStart(2, '0')}`, n: index }));
     assert.equal((await server.admin('/shop/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
     assert.equal((await server.admin(`/shop/${encodeURIComponent(XSS_ID)}`, { method: 'PUT', body: { [XSS_FIELD]: XSS_FIELD } })).status, 201);
@@ -73,9 +74,9 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       'evil.svg': { content_type: 'image/svg+xml', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="window.__xss=5"><script>window.__xss=6</script></svg>').toString('base64') },
       'fake.png': { content_type: 'image/png', data: Buffer.from('<script>window.__xss=7</script>').toString('base64') },
     };
-    assert.equal((await server.admin('/shop/files', { method: 'PUT', body: { _attachments: attachments } })).status, 201);
+    assert.equal((await server.admin('/media/files', { method: 'PUT', body: { _attachments: attachments } })).status, 201);
     await inContext(browser, server, WIDE, async ({ page }) => {
-      await signIn(page, server, undefined, undefined, '#/db/shop/doc/files');
+      await signIn(page, server, undefined, undefined, '#/db/media/doc/files');
       await page.locator('#attachments tbody tr').first().waitFor();
       assert.deepEqual((await page.locator('#attachments img').evaluateAll((images) => images.map((image) => image.getAttribute('alt')))).sort(), ['Preview of fake.png', 'Preview of pic.png']);
       const pic = page.locator('img[alt="Preview of pic.png"]');
@@ -98,25 +99,34 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       await page.dispatchEvent('#attachment-drop', 'dragover', { dataTransfer });
       assert.equal(await page.locator('#attachment-drop.dragging').count(), 1, 'the zone shows it takes the drop');
       await statusAfter(page, () => page.dispatchEvent('#attachment-drop', 'drop', { dataTransfer }), /^Uploaded dropped\.txt: revision 2-/);
-      const stored = await server.admin('/shop/files/dropped.txt');
+      const stored = await server.admin('/media/files/dropped.txt');
       assert.equal(stored.text, 'dropped text');
       assert.equal(await page.evaluate('window.__xss'), undefined);
     });
   });
 
-  test('documents come a page at a time: 20, then the rest; the page size can change', async () => {
+  test('documents come a page at a time by key (startkey and limit, never skip): 20, then the rest; back; the page size can change', async () => {
     await inContext(browser, server, WIDE, async ({ page }) => {
+      const listings: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/_all_docs')) listings.push(decodeURIComponent(request.url()));
+      });
       await signIn(page, server, undefined, undefined, '#/db/shop');
       assert.equal(await textOf(page, '#docs-range'), '1–20 of 26');
       assert.equal(await page.locator('#view tbody tr').count(), 20);
+      assert.equal(await page.locator('#docs-prev').count(), 0, 'no previous page before the first');
       await page.click('#docs-next');
       await page.locator('#docs-range', { hasText: '21–26 of 26' }).waitFor();
       await settled(page);
+      assert.match(new URL(page.url()).hash, /^#\/db\/shop\?start=item-19&limit=20$/);
       assert.equal(await page.locator('#docs-next').count(), 0, 'no next page after the last');
+      assert.equal(await page.locator('#view tbody tr a').first().textContent(), 'item-19');
       await page.click('#docs-prev');
       await page.locator('#docs-range', { hasText: '1–20 of 26' }).waitFor();
       await page.click('.page-sizes a:text-is("50")');
       await page.locator('#docs-range', { hasText: '1–26 of 26' }).waitFor();
+      assert.ok(listings.some((url) => url.includes('startkey="item-19"')), 'a page starts at a key');
+      assert.deepEqual(listings.filter((url) => /[?&]skip=(?!1(&|$))/.test(url)), [], 'no page skips more than the one row of its start key');
     });
   });
 
@@ -144,6 +154,8 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
   });
 
   test('at a phone\'s width (375 px) no page scrolls sideways and the controls are finger-sized', async () => {
+    const ddoc = { views: { by_n: { map: 'function (doc) { emit(doc.n, 1); }', reduce: '_count' } } };
+    assert.equal((await server.admin('/media/_design/app', { method: 'PUT', body: ddoc })).status, 201);
     await inContext(browser, server, PHONE, async ({ page }) => {
       await signIn(page, server);
       const pages: Array<[string, string, string]> = [
@@ -156,13 +168,18 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
         ['#/config', 'Configuration', 'phone-config'],
         ['#/tasks', 'Tasks and replications', 'phone-tasks'],
         ['#/metrics', 'Metrics', 'phone-metrics'],
+        ['#/db/media/views', 'Views of media', 'phone-views'],
+        ['#/db/media/views/app/by_n', 'View app/by_n', 'phone-view'],
+        ['#/db/shop/mango', 'Mango query on shop', 'phone-mango'],
+        ['#/replication', 'Replication', 'phone-replication'],
+        ['#/db/media/doc/files', 'Document files', 'phone-attachments'],
       ];
       for (const [hash, heading, shot] of pages) {
         await visit(page, hash, heading);
         await assertNoHorizontalScroll(page);
         const small = await page.$$eval('#view button:visible, #nav a', (elements) => elements.filter((element) => element.getBoundingClientRect().height < 44).map((element) => element.textContent));
         assert.deepEqual(small, [], `controls at least 44 px high on ${hash}`);
-        if (['phone-databases', 'phone-document', 'phone-users', 'phone-metrics'].includes(shot)) await consoleShot(page, shot);
+        if (['phone-databases', 'phone-document', 'phone-users', 'phone-metrics', 'phone-mango', 'phone-view'].includes(shot)) await consoleShot(page, shot);
       }
     });
   });

@@ -46,6 +46,7 @@ const series = await load<{
   charts(samples: Array<{ time: number; stats: unknown; system: unknown }>): Array<{ id: string; series: Array<{ name: string; values: Array<number | null> }> }>;
   memoryMiB(system: unknown): number | undefined;
 }>('metrics-series.js');
+const documents = await load<{ pageLink(earlier: string[], limit: number): string | null | undefined }>('documents.js');
 const chartsModule = await load<{ polylines(values: Array<number | null>, max: number, slots: number): string[] }>('charts.js');
 
 const VIEW_INPUT = { key: '', keys: '', startkey: '', endkey: '', inclusiveEnd: true, reduce: true, groupLevel: '', includeDocs: false, limit: '', skip: '', descending: false, hasReduce: true };
@@ -211,6 +212,12 @@ describe('static/console live metrics', () => {
     assert.deepEqual(byId.get('chart-changes'), [{ name: 'feeds', values: [2] }]);
     assert.deepEqual(byId.get('chart-memory'), [{ name: 'memory', values: [2] }]);
     assert.equal(series.memoryMiB({}), undefined);
+  });
+
+  test('key paging: the previous page starts a page back from this one, or at the beginning', () => {
+    assert.equal(documents.pageLink([], 3), undefined, 'the first page has none');
+    assert.equal(documents.pageLink(['c', 'b'], 3), null, 'fewer than a page before: the beginning');
+    assert.equal(documents.pageLink(['f', 'e', 'd', 'c'], 3), 'd');
   });
 
   test('polylines: scaled to the largest value, right-aligned in the slots, split at gaps', () => {
