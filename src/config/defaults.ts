@@ -116,6 +116,7 @@ export const DEFAULTS = {
   },
   mango: {
     index_scan_warning_threshold: 10,
+    max_docs_examined: 500_000,
   },
   vendor: {
     name: 'Divan',
