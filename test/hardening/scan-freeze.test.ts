@@ -68,7 +68,7 @@ describe('issue 32 item 3: no _find holds a server process', () => {
     writeFileSync(configFile, `[admins]\n${ADMIN.replace(':', ' = ')}\n[log]\nlevel = warning\n`);
     node = await startDivan(['--port', '0', '--data', dir, '--config', configFile]);
     assert.equal((await send('PUT', `/${DB}`)).status, 201);
-    const docs = Array.from({ length: DOCS }, (_, i) => ({ _id: `d${String(i).padStart(5, '0')}`, v: i, tags: [`t${i % 7}`, `u${i % 11}`, i] }));
+    const docs = Array.from({ length: DOCS }, (_, i) => ({ _id: `d${String(i).padStart(5, '0')}`, v: i, tags: Array.from({ length: 10 }, (__, k) => `t${(i + k) % 13}`) }));
     assert.equal((await send('POST', `/${DB}/_bulk_docs`, { docs })).status, 201);
   });
   after(async () => {
@@ -77,10 +77,13 @@ describe('issue 32 item 3: no _find holds a server process', () => {
   });
 
   test('issue 32 item 3: the scanner $or of a 4 990-value $in and an $elemMatch of a 4 000-value $in costs about what a plain scan costs', async (t) => {
-    const plainStarted = performance.now();
-    const plain = await send('POST', `/${DB}/_find`, { selector: { v: -1 } });
-    const plainMs = performance.now() - plainStarted;
-    assert.equal(plain.status, 200);
+    // The second of two plain scans: the first warms the caches.
+    let plainMs = 0;
+    for (let round = 0; round < 2; round++) {
+      const plainStarted = performance.now();
+      assert.equal((await send('POST', `/${DB}/_find`, { selector: { v: -1 } })).status, 200);
+      plainMs = performance.now() - plainStarted;
+    }
     const selector = {
       $or: [{ v: { $in: Array.from({ length: 4990 }, (_, i) => -1 - i) } }, { tags: { $elemMatch: { $in: Array.from({ length: 4000 }, (_, i) => `x${i}`) } } }],
     };
@@ -91,7 +94,7 @@ describe('issue 32 item 3: no _find holds a server process', () => {
     assert.deepEqual(answer.body.docs, []);
     // Comparing each value with every argument took minutes; hashing it, about a plain scan.
     t.diagnostic(`$in scan ${ms.toFixed(0)} ms, plain scan ${plainMs.toFixed(0)} ms`);
-    assert.ok(ms < Math.max(2000, 20 * plainMs), `the $in scan took ${ms.toFixed(0)} ms, a plain scan ${plainMs.toFixed(0)} ms`);
+    assert.ok(ms < Math.max(2000, 10 * plainMs), `the $in scan took ${ms.toFixed(0)} ms, a plain scan ${plainMs.toFixed(0)} ms`);
   });
 
   test('issue 32 item 3: while a long _find scans, another client is answered again and again', async (t) => {
