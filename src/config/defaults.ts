@@ -16,6 +16,8 @@ export const DEFAULTS = {
     users_db_security_editable: 'false',
     users_db_suffix: '_users',
     os_process_timeout: 5000,
+    max_bulk_get_count: 10000,
+    max_keys_count: 100000,
   },
   attachments: {
     compressible_types: 'text/*, application/javascript, application/json, application/xml',
@@ -126,6 +128,7 @@ export const DEFAULTS = {
   },
   mango: {
     index_scan_warning_threshold: 10,
+    max_docs_examined: 500_000,
   },
   vendor: {
     name: 'Divan',

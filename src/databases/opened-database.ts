@@ -43,8 +43,10 @@ export interface LayerContext {
   readonly tasks: ActiveTasks;
 }
 
-const AS_STORED: ReadFilter = { single: (doc) => doc, listed: (doc) => doc };
-const WITHOUT_ENCODING_INFO: ReadFilter = { single: withoutEncodingInfo, listed: withoutEncodingInfo };
+const EVERY_MEMBER = (): boolean => true;
+const AS_STORED: ReadFilter = { single: (doc) => doc, listed: (doc) => doc, showsAsStored: EVERY_MEMBER };
+// An attachment's encoding is no secret (`att_encoding_info=true` shows it to the same reader).
+const WITHOUT_ENCODING_INFO: ReadFilter = { single: withoutEncodingInfo, listed: withoutEncodingInfo, showsAsStored: EVERY_MEMBER };
 const CURRENT_REVISION = { revsInfo: false } as const;
 
 /**
@@ -61,6 +63,7 @@ function combinedFilter(filters: ReadFilter[]): ReadFilter {
   return {
     single: (doc) => filters.reduce<JsonObject | undefined>((shown, filter) => (shown === undefined ? undefined : filter.single(shown)), doc),
     listed: (doc) => filters.reduce((shown, filter) => filter.listed(shown), doc),
+    showsAsStored: (member) => filters.every((filter) => (filter.showsAsStored === undefined ? member === '_id' : filter.showsAsStored(member))),
   };
 }
 

@@ -52,6 +52,11 @@ export interface ReadFilter {
   single(doc: JsonObject): JsonObject | undefined;
   /** A document inside a listing row, whose id and revision the row shows anyway. */
   listed(doc: JsonObject): JsonObject;
+  /**
+   * True when `listed` shows this top-level member of every document as stored, whoever owns it:
+   * queries (Mango indexes, sorts) use stored values of such members only. Absent: only `_id`.
+   */
+  showsAsStored?(member: string): boolean;
 }
 
 /** What a durable write changed: some documents of `db`, or the whole database (created, deleted). */

@@ -6,8 +6,18 @@ import { isObject } from './document-json.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { compareJson, compareRaw, equal } from './selector-collation.js';
 import type { SelectorRegex } from './selector-regex.js';
+import type { ValueSet } from './selector-values.js';
 
-type Regexes = ReadonlyMap<string, SelectorRegex>;
+/**
+ * What `parseSelector` compiled once per selector: `$regex` patterns, `$in`/`$nin`/`$all` lists by
+ * their argument array, and field names split into paths.
+ */
+export interface Compiled {
+  readonly regexes: ReadonlyMap<string, SelectorRegex>;
+  readonly sets: ReadonlyMap<Json[], ValueSet>;
+  readonly paths: ReadonlyMap<string, string[]>;
+}
+
 type Compare = (a: Json, b: Json) => number;
 
 /**
@@ -27,49 +37,44 @@ export function lookup(value: Json | undefined, path: readonly string[]): Json |
   return current;
 }
 
-export function matchObject(regexes: Regexes, selector: JsonObject, value: Json | undefined, compare: Compare = compareJson): boolean {
+export function matchObject(compiled: Compiled, selector: JsonObject, value: Json | undefined, compare: Compare = compareJson): boolean {
   for (const [key, argument] of Object.entries(selector)) {
-    if (!matchEntry(regexes, key, argument, value, compare)) return false;
+    if (!matchEntry(compiled, key, argument, value, compare)) return false;
   }
   return true;
 }
 
-function matchEntry(regexes: Regexes, key: string, argument: Json, value: Json | undefined, compare: Compare): boolean {
+function matchEntry(compiled: Compiled, key: string, argument: Json, value: Json | undefined, compare: Compare): boolean {
   switch (key) {
     case '$and':
-      return (argument as JsonObject[]).every((item) => matchObject(regexes, item, value, compare));
+      return (argument as JsonObject[]).every((item) => matchObject(compiled, item, value, compare));
     case '$or':
-      return (argument as JsonObject[]).some((item) => matchObject(regexes, item, value, compare));
+      return (argument as JsonObject[]).some((item) => matchObject(compiled, item, value, compare));
     case '$nor':
-      return !(argument as JsonObject[]).some((item) => matchObject(regexes, item, value, compare));
+      return !(argument as JsonObject[]).some((item) => matchObject(compiled, item, value, compare));
     case '$not':
-      return !matchObject(regexes, argument as JsonObject, value, compare);
+      return !matchObject(compiled, argument as JsonObject, value, compare);
     default:
-      if (key.startsWith('$')) return matchCondition(regexes, key, argument, value, compare);
+      if (key.startsWith('$')) return matchCondition(compiled, key, argument, value, compare);
       // CouchDB compares `_id` in Erlang's term order (`mango_json:cmp_raw`), not in view collation.
-      return matchField(regexes, argument, lookup(value, fieldPath(key)), key === '_id' ? compareRaw : compareJson);
+      return matchField(compiled, argument, lookup(value, compiled.paths.get(key) ?? fieldPath(key)), key === '_id' ? compareRaw : compareJson);
   }
 }
 
 /** The value of a field against what the selector says about it. */
-function matchField(regexes: Regexes, argument: Json, value: Json | undefined, compare: Compare): boolean {
+function matchField(compiled: Compiled, argument: Json, value: Json | undefined, compare: Compare): boolean {
   if (isObject(argument)) {
     const keys = Object.keys(argument);
     if (keys.length > 0 && keys.every((key) => key.startsWith('$'))) {
-      return keys.every((key) => matchEntry(regexes, key, argument[key]!, value, compare));
+      return keys.every((key) => matchEntry(compiled, key, argument[key]!, value, compare));
     }
     if (keys.length === 0) return value !== undefined && isObject(value) && Object.keys(value).length === 0;
-    return matchObject(regexes, argument, value);
+    return matchObject(compiled, argument, value);
   }
   return value !== undefined && equal(value, argument);
 }
 
-/** `$in` as CouchDB's: an array value matches when any of its elements equals any argument. */
-function matchesIn(value: Json, argument: Json[]): boolean {
-  return argument.some((item) => (Array.isArray(value) ? value.some((v) => equal(v, item)) : equal(value, item)));
-}
-
-function matchCondition(regexes: Regexes, operator: string, argument: Json, value: Json | undefined, compare: Compare): boolean {
+function matchCondition(compiled: Compiled, operator: string, argument: Json, value: Json | undefined, compare: Compare): boolean {
   switch (operator) {
     case '$exists':
       return (value !== undefined) === argument;
@@ -91,11 +96,12 @@ function matchCondition(regexes: Regexes, operator: string, argument: Json, valu
     case '$lte':
       return compare(value, argument) <= 0;
     case '$in':
-      return matchesIn(value, argument as Json[]);
+      // As CouchDB's: an array value matches when any of its elements equals any argument.
+      return compiled.sets.get(argument as Json[])!.hasAnyOf(value);
     case '$nin':
       // A missing field fails `$nin` (above), as CouchDB's `mango_selector:match`; an array value
       // passes when none of its elements is an argument.
-      return !matchesIn(value, argument as Json[]);
+      return !compiled.sets.get(argument as Json[])!.hasAnyOf(value);
     case '$type':
       return typeName(value) === argument;
     case '$size':
@@ -105,17 +111,17 @@ function matchCondition(regexes: Regexes, operator: string, argument: Json, valu
       return typeof value === 'number' && Number.isInteger(value) && value % divisor === remainder;
     }
     case '$regex':
-      return typeof value === 'string' && regexes.get(argument as string)!.test(value);
+      return typeof value === 'string' && compiled.regexes.get(argument as string)!.test(value);
     case '$beginsWith':
       return typeof value === 'string' && value.startsWith(argument as string);
     case '$all':
-      return Array.isArray(value) && (argument as Json[]).every((item) => value.some((v) => equal(v, item)));
+      return Array.isArray(value) && compiled.sets.get(argument as Json[])!.allIn(value);
     case '$elemMatch':
-      return Array.isArray(value) && value.some((item) => matchField(regexes, argument, item, compareJson));
+      return Array.isArray(value) && value.some((item) => matchField(compiled, argument, item, compareJson));
     case '$allMatch':
-      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(regexes, argument, item, compareJson));
+      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(compiled, argument, item, compareJson));
     case '$keyMapMatch':
-      return isObject(value) && Object.keys(value).some((key) => matchField(regexes, argument, key, compareJson));
+      return isObject(value) && Object.keys(value).some((key) => matchField(compiled, argument, key, compareJson));
     default:
       return false;
   }

@@ -17,13 +17,19 @@
 import { badRequest } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { isObject } from './document-json.js';
-import { matchObject } from './selector-match.js';
+import { fieldPath, matchObject, type Compiled } from './selector-match.js';
 import { compileRegex, type SelectorRegex } from './selector-regex.js';
+import { ValueSet } from './selector-values.js';
 
-/** A checked selector and its `$regex` patterns, each compiled once. */
-export interface Selector {
+/** A checked selector, its `$regex` patterns and its `$in`/`$nin`/`$all` lists, each compiled once. */
+export interface Selector extends Compiled {
   readonly root: JsonObject;
-  readonly regexes: ReadonlyMap<string, SelectorRegex>;
+}
+
+interface Compiling {
+  regexes: Map<string, SelectorRegex>;
+  sets: Map<Json[], ValueSet>;
+  paths: Map<string, string[]>;
 }
 
 /** JSON values (objects, arrays, scalars, keys not counted) one selector may hold. */
@@ -61,9 +67,9 @@ const invalid = (reason: string) => badRequest(reason);
 export function parseSelector(value: unknown): Selector {
   if (!isObject(value as Json)) throw invalid('Selector error: expected a JSON object');
   checkSize(value as JsonObject);
-  const regexes = new Map<string, SelectorRegex>();
-  checkSelector(value as JsonObject, regexes);
-  return { root: value as JsonObject, regexes };
+  const compiled: Compiling = { regexes: new Map(), sets: new Map(), paths: new Map() };
+  checkSelector(value as JsonObject, compiled);
+  return { root: value as JsonObject, ...compiled };
 }
 
 /** Refuses selectors over `MAX_SELECTOR_NODES` values or `MAX_SELECTOR_DEPTH` levels (iteratively: no deep recursion). */
@@ -79,49 +85,51 @@ function checkSize(selector: JsonObject): void {
   }
 }
 
-function checkSelector(selector: JsonObject, regexes: Map<string, SelectorRegex>): void {
+function checkSelector(selector: JsonObject, compiled: Compiling): void {
   for (const [key, value] of Object.entries(selector)) {
     if (COMBINATION_OPERATORS.has(key)) {
       if (!Array.isArray(value)) throw invalid(`Invalid selector: ${key} requires an array argument`);
       for (const item of value) {
         if (!isObject(item)) throw invalid(`Invalid selector: ${key} requires an array of objects`);
-        checkSelector(item, regexes);
+        checkSelector(item, compiled);
       }
     } else if (key === '$not') {
       if (!isObject(value)) throw invalid('Invalid selector: $not requires an object argument');
-      checkSelector(value, regexes);
+      checkSelector(value, compiled);
     } else if (key.startsWith('$')) {
       if (!CONDITION_OPERATORS.has(key)) throw invalid(`Invalid operator: ${key}`);
-      checkCondition(key, value, regexes);
-    } else if (isObject(value)) {
-      checkFieldValue(value, regexes);
+      checkCondition(key, value, compiled);
+    } else {
+      if (!compiled.paths.has(key)) compiled.paths.set(key, fieldPath(key));
+      if (isObject(value)) checkFieldValue(value, compiled);
     }
   }
 }
 
 /** A field's value: an operator object, a nested selector, or (anything else) an implied `$eq`. */
-function checkFieldValue(value: JsonObject, regexes: Map<string, SelectorRegex>): void {
+function checkFieldValue(value: JsonObject, compiled: Compiling): void {
   const keys = Object.keys(value);
   if (keys.length > 0 && keys.every((key) => key.startsWith('$'))) {
     for (const key of keys) {
       if (COMBINATION_OPERATORS.has(key)) {
-        checkSelector({ [key]: value[key] } as JsonObject, regexes);
+        checkSelector({ [key]: value[key] } as JsonObject, compiled);
         continue;
       }
       if (!CONDITION_OPERATORS.has(key)) throw invalid(`Invalid operator: ${key}`);
-      checkCondition(key, value[key], regexes);
+      checkCondition(key, value[key], compiled);
     }
   } else {
-    checkSelector(value, regexes);
+    checkSelector(value, compiled);
   }
 }
 
-function checkCondition(operator: string, argument: Json | undefined, regexes: Map<string, SelectorRegex>): void {
+function checkCondition(operator: string, argument: Json | undefined, compiled: Compiling): void {
   switch (operator) {
     case '$in':
     case '$nin':
     case '$all':
       if (!Array.isArray(argument)) throw invalid(`Invalid selector: ${operator} requires an array argument`);
+      compiled.sets.set(argument, new ValueSet(argument));
       return;
     case '$exists':
       if (typeof argument !== 'boolean') throw invalid('Invalid selector: $exists requires a boolean argument');
@@ -139,7 +147,7 @@ function checkCondition(operator: string, argument: Json | undefined, regexes: M
       return;
     case '$regex':
       if (typeof argument !== 'string') throw invalid('Invalid selector: $regex requires a string argument');
-      if (!regexes.has(argument)) regexes.set(argument, compileRegex(argument));
+      if (!compiled.regexes.has(argument)) compiled.regexes.set(argument, compileRegex(argument));
       return;
     case '$beginsWith':
       if (typeof argument !== 'string') throw invalid('Invalid selector: $beginsWith requires a string argument');
@@ -149,7 +157,7 @@ function checkCondition(operator: string, argument: Json | undefined, regexes: M
     case '$keyMapMatch':
     case '$not':
       if (!isObject(argument)) throw invalid(`Invalid selector: ${operator} requires an object argument`);
-      checkFieldValue(argument, regexes);
+      checkFieldValue(argument, compiled);
       return;
     default:
       return;
@@ -158,5 +166,5 @@ function checkCondition(operator: string, argument: Json | undefined, regexes: M
 
 /** True when `doc` (a full JSON document, `_id`/`_rev` included) matches the selector. */
 export function matchesSelector(selector: Selector, doc: JsonObject): boolean {
-  return matchObject(selector.regexes, selector.root, doc);
+  return matchObject(selector, selector.root, doc);
 }

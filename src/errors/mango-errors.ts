@@ -33,3 +33,5 @@ export const invalidDdocLanguage = (value: unknown): CouchError => mango(400, 'i
 export const invalidBulkDelete = (value: unknown): CouchError => mango(400, 'invalid_bulk_docs', `Bulk Delete requires an array of non-null docids. Docids: ${shown(value)}`);
 export const invalidListParams = (): CouchError => mango(500, 'invalid_list_index_params', 'Index parameter ranges: limit > 1, skip > 0');
 export const ddocSaveConflict = (): CouchError => mango(500, 'error_saving_ddoc', 'Encountered a conflict while saving the design document.');
+export const tooManyExamined = (max: number): CouchError =>
+  mango(400, 'too_many_docs_examined', `The query would examine more than ${max} documents ([mango] max_docs_examined): add an index that serves its selector, or narrow it.`);

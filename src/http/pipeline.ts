@@ -90,6 +90,7 @@ interface PipelineContext {
 /** One request on its way through the pipeline: what the later steps and the access log read. */
 interface Exchange {
   raw: IncomingMessage;
+  res: ServerResponse;
   requestId: string;
   head: boolean;
   /** Undefined until the target parsed: errors before that are answered without one. */
@@ -126,11 +127,12 @@ function trustedPeerResolver(config: Services['config']): PeerOf {
   };
 }
 
-function openExchange(raw: IncomingMessage, context: PipelineContext): Exchange {
+function openExchange(raw: IncomingMessage, res: ServerResponse, context: PipelineContext): Exchange {
   // Read once: a `[cors]` change during the request must not mix two settings in one reply.
   const corsSettings = context.cors.settings;
   return {
     raw,
+    res,
     requestId: `${requestIdPrefix}${(requestCounter++ % 0xffffff).toString(16).padStart(6, '0')}`,
     head: raw.method === 'HEAD',
     corsSettings,
@@ -155,6 +157,7 @@ function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext)
     secure: (raw.socket as TLSSocket).encrypted === true,
     id: exchange.requestId,
     limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size') },
+    response: exchange.res,
   });
 }
 
@@ -276,7 +279,7 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
   };
   return async function handle(raw: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
-    const exchange = openExchange(raw, context);
+    const exchange = openExchange(raw, res, context);
     const answered = answer(exchange, context);
     const reply = answered instanceof Promise ? await answered : answered;
     // Awaited only when there is a cookie to consider: every await costs the request a promise.

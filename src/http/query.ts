@@ -1,5 +1,6 @@
 import { badRequest, revisionsDiffer } from '../errors/catalog.js';
-import { invalidBooleanParameter, invalidPositiveInteger } from '../errors/query-errors.js';
+import type { Config } from '../config/config.js';
+import { invalidBooleanParameter, invalidPositiveInteger, tooManyKeys } from '../errors/query-errors.js';
 import type { Json } from '../storage/storage.js';
 import { parseJsonText, type Request } from './request.js';
 
@@ -47,4 +48,10 @@ export function revisionFrom(request: Request): string | undefined {
   const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
   if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
   return fromQuery ?? ifMatch;
+}
+
+/** Refuses a request naming more than `[couchdb] max_keys_count` keys (400): its rows are read and sent one by one. */
+export function checkKeyCount(count: number, config: Config): void {
+  const max = config.getInteger('couchdb', 'max_keys_count');
+  if (count > max) throw tooManyKeys(max);
 }

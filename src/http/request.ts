@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGunzip } from 'node:zlib';
 import type { Authenticated, AuthRequest } from '../auth/types.js';
 import type { UserCtx } from '../identity/user-ctx.js';
@@ -25,13 +25,15 @@ export class Request implements AuthRequest {
   readonly id: string;
   auth: Authenticated = { userCtx: { name: null, roles: [] } };
   readonly #limits: BodyLimits;
+  readonly #response: ServerResponse | undefined;
+  #signal: AbortSignal | undefined;
   #bodyRead = false;
 
   /** The query as given: its text until an endpoint reads it. */
   #query: URLSearchParams | string;
 
   /** `query` may be the text after `?`: it is parsed when first read. */
-  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams | string; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits }) {
+  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams | string; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits; response?: ServerResponse }) {
     this.raw = raw;
     this.method = raw.method ?? 'GET';
     this.segments = init.segments;
@@ -42,6 +44,25 @@ export class Request implements AuthRequest {
     this.viaTrustedProxy = init.viaTrustedProxy;
     this.id = init.id;
     this.#limits = init.limits;
+    this.#response = init.response;
+  }
+
+  /**
+   * Aborted when the connection closes before the answer was sent (the client went away): long
+   * scans check it between slices of work and stop. Listened for only by the endpoints that ask.
+   */
+  get signal(): AbortSignal {
+    if (this.#signal !== undefined) return this.#signal;
+    const controller = new AbortController();
+    this.#signal = controller.signal;
+    const response = this.#response;
+    if (response === undefined) return this.#signal;
+    const closed = (): void => {
+      if (!response.writableFinished) controller.abort();
+    };
+    if (response.closed) closed();
+    else response.once('close', closed);
+    return this.#signal;
   }
 
   get query(): URLSearchParams {

@@ -6,6 +6,8 @@
  */
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { matchesSelector } from '../documents/selector.js';
+import { tooManyExamined } from '../errors/mango-errors.js';
+import { LoopTurns } from '../http/event-loop.js';
 import type { JsonObject } from '../json/json.js';
 import type { IndexPosition } from '../storage/storage.js';
 import type { FindRequest } from './find-request.js';
@@ -64,8 +66,18 @@ function allDocsReader(opened: OpenedDatabase, plan: Plan): Reader {
   };
 }
 
-/** The documents of one page of a `_find`, and what reading them cost. */
-export async function runCursor(opened: OpenedDatabase, request: FindRequest, plan: Plan): Promise<{ found: Found[]; stats: ScanStats }> {
+/** What one `_find` may spend: documents examined at most, and the client's presence. */
+export interface ScanBudget {
+  maxExamined: number;
+  /** Aborted when the client went away: the scan stops. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The documents of one page of a `_find`, and what reading them cost. The event loop gets a turn
+ * every few milliseconds; past `budget.maxExamined` documents the query is refused.
+ */
+export async function runCursor(opened: OpenedDatabase, request: FindRequest, plan: Plan, budget: ScanBudget): Promise<{ found: Found[]; stats: ScanStats }> {
   const stats: ScanStats = { keysExamined: 0, docsExamined: 0 };
   const found: Found[] = [];
   if (plan.keys.empty || request.limit === 0) return { found, stats };
@@ -74,11 +86,15 @@ export async function runCursor(opened: OpenedDatabase, request: FindRequest, pl
   let after = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark, plan.index.signature);
   let skipped = 0;
   const batch = Math.min(MAX_BATCH, Math.max(16, request.skip + request.limit));
+  const turns = LoopTurns.until(budget.signal);
   for (;;) {
+    await turns.maybeYield();
     const rows = await read(after, batch);
     stats.keysExamined += rows.length;
     stats.docsExamined += rows.length;
+    if (stats.docsExamined > budget.maxExamined) throw tooManyExamined(budget.maxExamined);
     for (const row of rows) {
+      await turns.maybeYield();
       after = row.position;
       // Design documents are never results: CouchDB's shards examine (and count) them, and its
       // coordinator drops their rows (`handle_all_docs_message`).

@@ -37,13 +37,20 @@ async function withConflicts(opened: OpenedDatabase, found: Found[]): Promise<Js
   });
 }
 
-/** `POST /{db}/_find`: one page of matching documents. */
-export async function find(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
+/** The members whose stored values may order and select this caller's results. */
+function queryableMembers(opened: OpenedDatabase): (member: string) => boolean {
+  const view = opened.view;
+  return (member) => member === '_id' || view.showsAsStored?.(member) === true;
+}
+
+/** `POST /{db}/_find`: one page of matching documents; `signal` aborts when the client went away. */
+export async function find(opened: OpenedDatabase, request: FindRequest, signal?: AbortSignal): Promise<JsonObject> {
   const started = performance.now();
   const { seq, indexes } = await catalog(opened);
-  const planned = plan(indexes, request);
+  const planned = plan(indexes, request, queryableMembers(opened));
   if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
-  const { found, stats } = await runCursor(opened, request, planned);
+  const maxExamined = opened.context.config.getInteger('mango', 'max_docs_examined');
+  const { found, stats } = await runCursor(opened, request, planned, { maxExamined, signal });
   const docs = request.conflicts ? await withConflicts(opened, found) : found.map((item) => item.doc);
   const body: JsonObject = {
     docs: docs.map((doc) => project(doc, request.fields)),
@@ -65,7 +72,7 @@ export async function find(opened: OpenedDatabase, request: FindRequest): Promis
 
 /** `POST /{db}/_explain`: the index `_find` would use and how it would read it. */
 export async function explain(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
-  const planned = plan(await listIndexes(opened), request);
+  const planned = plan(await listIndexes(opened), request, queryableMembers(opened));
   const fields: Json = request.fields ?? 'all_fields';
   const opts: JsonObject = {
     use_index: request.useIndex,

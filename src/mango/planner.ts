@@ -18,6 +18,7 @@ import type { FindRequest } from './find-request.js';
 import { ALL_DOCS_INDEX, type MangoIndex } from './index-definitions.js';
 import { afterPrefix, encodeKey } from './index-keys.js';
 import { fieldRanges, hasRequiredFields, isConstantField, isEmptyRange, isPoint, normalize, type Clause, type FieldRange } from './selector-analysis.js';
+import { readableIndex, type ShownAsStored } from './readable-indexes.js';
 import { isDescending } from './sort.js';
 
 export interface KeyRange {
@@ -109,15 +110,20 @@ export function keyRange(columns: readonly string[], ranges: Map<string, FieldRa
   return { gte: whole, lt: afterPrefix(whole), startKey: prefix, endKey: prefix, empty };
 }
 
-/** Picks the index for a request among the database's json indexes. */
-export function plan(indexes: readonly MangoIndex[], request: FindRequest): Plan {
+const EVERY_MEMBER: ShownAsStored = () => true;
+
+/**
+ * Picks the index for a request among the database's json indexes; one built on members the
+ * caller does not read as stored (`shown`) is never usable (readable-indexes.ts).
+ */
+export function plan(indexes: readonly MangoIndex[], request: FindRequest, shown: ShownAsStored = EVERY_MEMBER): Plan {
   const clauses = normalize(request.selector.root);
   const ranges = fieldRanges(clauses);
   const sortFields = request.sort.map((field) => field.field);
   const all = [ALL_DOCS_INDEX, ...indexes];
   const candidates = all.map((index) => {
     const considered = index.partialFilter === undefined || named(index, request.useIndex);
-    const reasons = considered ? usability(index, clauses, ranges, sortFields) : ['excluded_by_partial_filter'];
+    const reasons = !readableIndex(index, shown) ? ['hidden_field'] : considered ? usability(index, clauses, ranges, sortFields) : ['excluded_by_partial_filter'];
     return { index, usable: reasons.length === 0, reasons };
   });
   const usable = candidates.filter((candidate) => candidate.usable).map((candidate) => candidate.index);

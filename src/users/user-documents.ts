@@ -117,16 +117,30 @@ export function filterUserRead(
   if (reader.isAdmin) return doc;
   if (reader.userCtx.name !== null && reader.userCtx.name === userNameFromId(docId)) return doc;
 
-  const visible = new Set(
-    publicFields.map((field) => field.trim()).filter((field) => field !== '' && !field.startsWith('_') && !PRIVATE_FIELDS.has(field)),
-  );
+  const visible = publicMembers(publicFields);
   const entries = Object.entries(doc).filter(([key]) => key === '_id' || key === '_rev' || visible.has(key));
   if (!entries.some(([key]) => key !== '_id' && key !== '_rev')) return undefined;
   return Object.fromEntries(entries) as JsonObject;
 }
 
+/** The members of a user doc that `public_fields` shows to every reader (never `totp`, never `_…`). */
+function publicMembers(publicFields: readonly string[]): Set<string> {
+  return new Set(publicFields.map((field) => field.trim()).filter((field) => field !== '' && !field.startsWith('_') && !PRIVATE_FIELDS.has(field)));
+}
+
 /** What a listing row tells anyway, so what a listed document keeps whoever reads it. */
 const ROW_MEMBERS: readonly string[] = ['_id', '_rev', '_deleted', '_conflicts'];
+
+/**
+ * The top-level members that every listed user doc shows this reader as stored (`listedUserDoc`):
+ * all of them for admins; otherwise the row's members and the public fields. Queries order and
+ * select by these only, so that no index, sort or bookmark tells a hidden value.
+ */
+export function listedMembersAsStored(reader: { isAdmin: boolean }, publicFields: readonly string[]): (member: string) => boolean {
+  if (reader.isAdmin) return () => true;
+  const shown = new Set([...ROW_MEMBERS, ...publicMembers(publicFields)]);
+  return (member) => shown.has(member);
+}
 
 /**
  * A user doc inside a listing (`_all_docs` or `_changes` with `include_docs`): what

@@ -2,7 +2,7 @@ import type { Caller, DatabaseHooks, DocUpdateStep, UpdateBatch, Written } from 
 import { validateDocumentId } from '../documents/document-json.js';
 import { usersDesignDocsForAdmins } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
-import { filterUserRead, listedUserDoc, prepareUserWrite, userNameFromId } from './user-documents.js';
+import { filterUserRead, listedMembersAsStored, listedUserDoc, prepareUserWrite, userNameFromId } from './user-documents.js';
 import type { UsersDatabase } from './users-database.js';
 
 function isOwner(caller: Caller, id: string | undefined): boolean {
@@ -38,6 +38,7 @@ export function usersDatabaseHooks(users: UsersDatabase, onWritten: (written: Wr
       return {
         single: (doc) => filterUserRead(doc, caller, publicFields),
         listed: (doc) => listedUserDoc(doc, caller, publicFields),
+        showsAsStored: listedMembersAsStored(caller, publicFields),
       };
     },
     afterWrite: onWritten,

@@ -4,10 +4,14 @@ import type { OpenedDatabase } from '../../databases/opened-database.js';
 import { badRequest, methodNotAllowed, requestBodyNotObject } from '../../errors/catalog.js';
 import { queryParseError } from '../../errors/query-errors.js';
 import type { Json, JsonObject } from '../../json/json.js';
+import type { Config } from '../../config/config.js';
+import { isObject } from '../../documents/document-json.js';
 import { readBulkJson } from '../bulk-body.js';
+import { LoopTurns } from '../event-loop.js';
+import { streamedRows } from '../streamed-json.js';
 import { openListing } from '../document-path.js';
 import { compareIdToKey, selectRange } from '../key-range.js';
-import { booleanParam, jsonParam, nonNegativeIntegerParam } from '../query.js';
+import { booleanParam, checkKeyCount, jsonParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -63,9 +67,10 @@ function paging(query: URLSearchParams): { descending: boolean; limit: number | 
   return { descending: booleanParam(query, 'descending'), limit: nonNegativeIntegerParam(query, 'limit'), skip: nonNegativeIntegerParam(query, 'skip') ?? 0 };
 }
 
-/** `keys` in the order rows are answered: reversed when descending. */
-function orderedKeys(keys: Json, descending: boolean): Json[] {
+/** `keys` in the order rows are answered: reversed when descending; at most `[couchdb] max_keys_count`. */
+function orderedKeys(keys: Json, descending: boolean, config: Config): Json[] {
   if (!Array.isArray(keys)) throw badRequest('`keys` member must be an array.');
+  checkKeyCount(keys.length, config);
   return descending ? [...keys].reverse() : keys;
 }
 
@@ -95,13 +100,13 @@ function designRange(options: RangeOptions): RangeOptions {
 /** `GET/POST /{db}/_all_docs` (POST may carry `keys`). */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  return json(200, await listDocuments(opened, request.query, await askedKeys(request, services)));
+  return listingReply(await listDocuments(opened, request.query, await askedKeys(request, services)));
 }
 
 /** `GET/POST /{db}/_design_docs`: `_all_docs` of the design documents only, with the same options. */
 export async function designDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  return json(200, await listDocuments(opened, request.query, await askedKeys(request, services), true));
+  return listingReply(await listDocuments(opened, request.query, await askedKeys(request, services), true));
 }
 
 /**
@@ -115,11 +120,12 @@ export async function allDocsQueries(request: Request, services: Services): Prom
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
   const queries = (body as JsonObject)['queries'];
   if (!Array.isArray(queries)) throw badRequest('`queries` member must be an array.');
+  checkKeyCount(queries.reduce<number>((sum, entry) => sum + (isObject(entry) && Array.isArray(entry['keys']) ? entry['keys'].length : 0), 0), services.config);
   const results: JsonObject[] = [];
   for (const entry of queries) {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw badRequest('Each query must be a JSON object.');
     const query = new URLSearchParams(Object.entries(entry).filter(([name]) => name !== 'keys').map(([name, value]): [string, string] => [name, typeof value === 'string' && !KEY_PARAMETERS.has(name) ? value : JSON.stringify(value)]));
-    results.push(await listDocuments(opened, query, (entry as JsonObject)['keys']));
+    results.push(await wholeListing(await listDocuments(opened, query, (entry as JsonObject)['keys'])));
   }
   return json(200, { results });
 }
@@ -127,8 +133,55 @@ export async function allDocsQueries(request: Request, services: Services): Prom
 /** Parameters whose value is JSON (a key); the others keep a string as it is. */
 const KEY_PARAMETERS = new Set(['key', 'startkey', 'start_key', 'endkey', 'end_key', 'startkey_docid', 'endkey_docid']);
 
+/** Ids looked up per storage call: the event loop gets a turn between two. */
+const KEYS_PER_LOOKUP = 1000;
+
+interface KeyRowOptions {
+  designOnly: boolean;
+  includeDocs: boolean;
+  withAttachments: boolean;
+  shown: ReturnType<typeof documentShape>;
+  signal: AbortSignal | undefined;
+}
+
+/** The rows of `keys`, in order, a batch of `KEYS_PER_LOOKUP` at a time. */
+async function* keyRows(opened: OpenedDatabase, keys: readonly Json[], options: KeyRowOptions): AsyncIterable<JsonObject[]> {
+  const turns = LoopTurns.until(options.signal);
+  for (let start = 0; start < keys.length; start += KEYS_PER_LOOKUP) {
+    await turns.maybeYield();
+    const batch = keys.slice(start, start + KEYS_PER_LOOKUP);
+    // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
+    const ids = batch.map((item) => (typeof item === 'string' && !item.includes('\u0000') && (!options.designOnly || item.startsWith(DESIGN_FIRST)) ? item : ''));
+    const found = await opened.lookupDocuments(ids, options.includeDocs);
+    const rows = await options.shown(found.map((summary, index) => (typeof batch[index] === 'string' ? summary : undefined)));
+    if (options.withAttachments) await opened.inlineListedDocs(rows);
+    yield batch.map((item, index) => rows[index] ?? { key: item, error: 'not_found' });
+  }
+}
+
+/** The rows of a `keys` listing, as they are read. */
+interface KeysListing {
+  totalRows: number;
+  batches: (signal?: AbortSignal) => AsyncIterable<JsonObject[]>;
+}
+
+/** A `keys` listing as one JSON answer (`_all_docs/queries`: each query's `keys` is bounded). */
+async function wholeListing(listing: JsonObject | KeysListing): Promise<JsonObject> {
+  if (!('batches' in listing)) return listing;
+  const rows: JsonObject[] = [];
+  for await (const batch of (listing as KeysListing).batches()) rows.push(...batch);
+  return { total_rows: listing.totalRows as number, offset: null, rows };
+}
+
+/** The answer of a listing: a `keys` one streamed as it is read. */
+function listingReply(listing: JsonObject | KeysListing): Reply {
+  if (!('batches' in listing)) return json(200, listing);
+  const { totalRows, batches } = listing as KeysListing;
+  return streamedRows(200, `{"total_rows":${totalRows},"offset":null,"rows":[`, ']}', batches);
+}
+
 /** One `_all_docs` answer for these parameters (and `keys` when given). */
-async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, keys: Json | undefined, designOnly = false): Promise<JsonObject> {
+async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, keys: Json | undefined, designOnly = false): Promise<JsonObject | KeysListing> {
   // `key` is a range of one key, as CouchDB's: a deleted or missing document gives no row.
   const key = jsonParam(query, 'key');
   const startKey = key !== undefined ? key : jsonParam(query, 'startkey', 'start_key');
@@ -142,16 +195,11 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
   const { descending, limit, skip } = paging(query);
 
   if (keys !== undefined) {
-    const ordered = orderedKeys(keys, descending);
-    // An id with NUL cannot exist (and PostgreSQL cannot look one up): like a non-string, not found.
-    const ids = ordered.map((item) => (typeof item === 'string' && !item.includes('\u0000') && (!designOnly || item.startsWith(DESIGN_FIRST)) ? item : ''));
-    const found = await opened.lookupDocuments(ids, includeDocs);
-    const rows = await shown(found.map((summary, index) => (typeof ordered[index] === 'string' ? summary : undefined)));
-    if (withAttachments) await opened.inlineListedDocs(rows);
-    const listed = ordered.map((item, index) => rows[index] ?? { key: item, error: 'not_found' });
+    // Each key is one row: only the keys of the page are looked up.
+    const ordered = orderedKeys(keys, descending, opened.context.config).slice(skip, limit === undefined ? undefined : skip + limit);
+    const batches = (signal?: AbortSignal) => keyRows(opened, ordered, { designOnly, includeDocs, withAttachments, shown, signal });
     const info = await opened.info();
-    const selected = listed.slice(skip, limit === undefined ? undefined : skip + limit);
-    return { total_rows: info?.docCount ?? 0, offset: null, rows: selected };
+    return { totalRows: info?.docCount ?? 0, batches };
   }
 
   const bounds = stringBounds({ startKey, endKey, descending });
@@ -193,7 +241,7 @@ export async function localDocs(request: Request, services: Services): Promise<R
   };
   const { descending, limit, skip } = paging(query);
   if (keys !== undefined) {
-    const rows = orderedKeys(keys, descending).map((item) => (typeof item === 'string' && locals.has(item) ? localRow(item) : { key: item, error: 'not_found' }));
+    const rows = orderedKeys(keys, descending, services.config).map((item) => (typeof item === 'string' && locals.has(item) ? localRow(item) : { key: item, error: 'not_found' }));
     return json(200, { total_rows: null, offset: null, rows: rows.slice(skip, limit === undefined ? undefined : skip + limit) });
   }
   const key = jsonParam(query, 'key');

@@ -31,7 +31,7 @@ function requireMethod(request: Request, method: string): void {
 export async function find(request: Request, services: Services): Promise<Reply> {
   requireMethod(request, 'POST');
   const opened = await openListing(request, services);
-  return json(200, await runFind(opened, parseFindRequest(await objectBody(request, services))));
+  return json(200, await runFind(opened, parseFindRequest(await objectBody(request, services)), request.signal));
 }
 
 /** `POST /{db}/_explain`. */

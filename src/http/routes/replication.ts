@@ -11,7 +11,10 @@ import { isObject, validateDocumentId } from '../../documents/document-json.js';
 import { isCouchError } from '../../errors/couch-error.js';
 import { badRequest, documentMissing, invalidJson, invalidRevFormat, methodNotAllowed, requestBodyNotObject } from '../../errors/catalog.js';
 import type { Json, JsonObject } from '../../json/json.js';
+import { tooManyBulkGetDocs } from '../../errors/query-errors.js';
 import { readBulkJson } from '../bulk-body.js';
+import { LoopTurns } from '../event-loop.js';
+import { streamedRows } from '../streamed-json.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { attachmentsParam, booleanParam } from '../query.js';
 import { mixedReply, type MixedItem } from '../multipart-reply.js';
@@ -129,7 +132,31 @@ async function bulkGetResult(opened: OpenedDatabase, item: BulkGetItem, found: O
   return { id: item.id, docs };
 }
 
-/** `POST /{db}/_bulk_get?revs=…&latest=…`: many `open_revs` in one request (JSON answer). */
+/** Revisions opened per storage call: the event loop gets a turn between two. */
+const BULK_GET_BATCH = 500;
+
+/** The results of `_bulk_get`, in order, a batch of `BULK_GET_BATCH` documents at a time. */
+async function* bulkGetResults(opened: OpenedDatabase, items: readonly BulkGetItem[], flags: Flags, latest: boolean, signal: AbortSignal): AsyncIterable<JsonObject[]> {
+  const turns = LoopTurns.until(signal);
+  for (let start = 0; start < items.length; start += BULK_GET_BATCH) {
+    await turns.maybeYield();
+    const batch = items.slice(start, start + BULK_GET_BATCH);
+    const queries = batch.flatMap((item) => ('revs' in item ? [{ id: item.id, revs: item.revs, latest }] : []));
+    const found = await opened.openRevisions(queries);
+    const results: JsonObject[] = [];
+    let next = 0;
+    for (const item of batch) {
+      await turns.maybeYield();
+      results.push(await bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags));
+    }
+    yield results;
+  }
+}
+
+/**
+ * `POST /{db}/_bulk_get?revs=…&latest=…`: many `open_revs` in one request (JSON answer, streamed),
+ * at most `[couchdb] max_bulk_get_count` documents (413 past it, as CouchDB).
+ */
 export async function bulkGet(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
@@ -141,13 +168,10 @@ export async function bulkGet(request: Request, services: Services): Promise<Rep
   const latest = booleanParam(request.query, 'latest');
   const body = await readBulkJson(request, services.config);
   if (!isObject(body) || !Array.isArray(body['docs'])) throw badRequest("Missing JSON list of 'docs'.");
+  const max = services.config.getInteger('couchdb', 'max_bulk_get_count');
+  if (body['docs'].length > max) throw tooManyBulkGetDocs(max);
   const items = body['docs'].map(bulkGetItem);
-  const queries = items.flatMap((item) => ('revs' in item ? [{ id: item.id, revs: item.revs, latest }] : []));
-  const found = await opened.openRevisions(queries);
-  const results: JsonObject[] = [];
-  let next = 0;
-  for (const item of items) results.push(await bulkGetResult(opened, item, 'revs' in item ? (found[next++] ?? []) : [], flags));
-  return json(200, { results });
+  return streamedRows(200, '{"results":[', ']}', (signal) => bulkGetResults(opened, items, flags, latest, signal));
 }
 
 /** True when the client asked for `multipart/mixed` and does not take JSON (CouchDB's replicator). */

@@ -10,6 +10,7 @@ import { applyParams, defaultArgs, type Param, type ViewArgs } from '../../views
 import { bodyObject } from '../../views/views.js';
 import { readBulkJson } from '../bulk-body.js';
 import { databaseName } from '../document-path.js';
+import { checkKeyCount } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import { parseJsonText, type Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -43,12 +44,13 @@ export async function viewQuery(request: Request, services: Services): Promise<R
   if (multi || queries !== undefined) {
     if (body?.['keys'] !== undefined) throw badRequest('`keys` and `queries` are mutually exclusive');
     if (!Array.isArray(queries)) throw badRequest('`queries` member must be an array.');
-    const results: JsonObject[] = [];
-    for (const query of queries) {
+    const argsList = queries.map((query) => {
       if (!bodyObject(query)) throw badRequest('Each query must be a JSON object.');
-      const args = applyParams(applyParams(defaultArgs(), queryParams(request), decode), bodyParams(query), decode);
-      results.push(await services.views.query(opened, group, viewName!, args));
-    }
+      return applyParams(applyParams(defaultArgs(), queryParams(request), decode), bodyParams(query), decode);
+    });
+    checkKeyCount(argsList.reduce((sum, args) => sum + (args.keys?.length ?? 0), 0), services.config);
+    const results: JsonObject[] = [];
+    for (const args of argsList) results.push(await services.views.query(opened, group, viewName!, args));
     return json(200, { results });
   }
   let args: ViewArgs = defaultArgs();
@@ -57,6 +59,7 @@ export async function viewQuery(request: Request, services: Services): Promise<R
     args = applyParams(args, bodyParams(body), decode);
   }
   args = applyParams(args, queryParams(request), decode);
+  checkKeyCount(args.keys?.length ?? 0, services.config);
   return json(200, await services.views.query(opened, group, viewName!, args));
 }
 
