@@ -91,6 +91,31 @@ describe('issue 32: the replicator against hostile remotes', () => {
       ids.push(res.body._local_id);
     }
     for (const id of ids) assert.equal((await server.admin('/_replicate', { method: 'POST', body: { cancel: true, replication_id: id } })).status, 200);
-    assert.equal((await job(ann, 3)).status, 202, 'a cancelled job frees its place');
+    const again = await job(ann, 3);
+    assert.equal(again.status, 202, 'a cancelled job frees its place');
+    await server.admin('/_replicate', { method: 'POST', body: { cancel: true, replication_id: again.body._local_id } });
+  });
+
+  test('issue 32 item 6: a _replicator document past its owner\'s max_jobs_per_user is marked failed with too_many_jobs', { timeout: 60000 }, async () => {
+    const stub = await emptyAtOnce();
+    stubs.push(stub);
+    const members = { admins: { names: [], roles: [] }, members: { names: ['ann'], roles: [] } };
+    assert.equal((await server.admin('/_replicator/_security', { method: 'PUT', body: members })).status, 200);
+    for (const n of [1, 2, 3]) {
+      const body = { source: `${stub.url}/db`, target: `${stub.url}/db`, continuous: true, since_seq: `${10 + n}-x` };
+      const put = await server.request(`/_replicator/ann-${n}`, { method: 'PUT', auth: ['ann', 'ann-pass'], body });
+      assert.equal(put.status, 201, put.text);
+    }
+    const states = async () => Promise.all([1, 2, 3].map(async (n) => (await server.admin(`/_replicator/ann-${n}`)).body as Record<string, unknown>));
+    const deadline = Date.now() + 20000;
+    let docs = await states();
+    while (!docs.some((doc) => doc['_replication_state'] === 'failed') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      docs = await states();
+    }
+    const failed = docs.filter((doc) => doc['_replication_state'] === 'failed');
+    assert.equal(failed.length, 1, JSON.stringify(docs));
+    assert.match(String(failed[0]!['_replication_state_reason']), /^too_many_jobs: .*max_jobs_per_user/);
+    for (const doc of docs) assert.equal((await server.admin(`/_replicator/${doc['_id']}?rev=${doc['_rev']}`, { method: 'DELETE' })).status, 200);
   });
 });
