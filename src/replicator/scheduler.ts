@@ -123,7 +123,7 @@ export class Scheduler {
       if (free <= 0) break;
       if (job.state !== 'pending') continue;
       free--;
-      void this.#start(job);
+      void this.#start(job).catch((error: unknown) => this.#log.error(`replicator: job ${job.id}: ${(error as Error).message}`));
     }
   }
 
