@@ -154,6 +154,9 @@ export const DEFAULTS = {
     use_checkpoints: true,
     valid_endpoint_protocols: 'http,https',
     max_response_size: 67108864,
+    idle_backoff: 1000,
+    max_idle_backoff: 60000,
+    max_jobs_per_user: 20,
   },
   divan: {
     storage: 'sqlite',

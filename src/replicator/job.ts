@@ -12,7 +12,8 @@ import type { Logger } from '../log/logger.js';
 import type { TaskHandle } from '../tasks/active-tasks.js';
 import { copyBatch } from './batch-worker.js';
 import { checkpointRecord, compareLogs, statsOf, type Session, type Stats } from './checkpoints.js';
-import type { ClientSettings } from './http-client.js';
+import { sleep, type ClientSettings } from './http-client.js';
+import { IdleBackoff } from './idle-backoff.js';
 import type { ReplicationSpec } from './options.js';
 import { RemoteDb } from './remote-db.js';
 
@@ -136,10 +137,13 @@ export class ReplicationRun {
     const { workerBatchSize, workerProcesses, continuous } = this.spec;
     const pageSize = workerBatchSize * workerProcesses;
     const ends = { source, target, useBulkGet: this.spec.useBulkGet, winningRevsOnly: this.spec.winningRevsOnly, documentsAtOnce: MULTIPART_DOCUMENTS_AT_ONCE, log: this.#context.log };
+    const idle = new IdleBackoff(this.spec.idleBackoffMs, this.spec.maxIdleBackoffMs);
     let changed = false;
     while (!this.stopped) {
+      const asked = Date.now();
       const page = await source.changes(this.progress.throughSeq, pageSize, this.spec.filter, continuous ? { timeoutMs: LONGPOLL_TIMEOUT_MS } : undefined);
       if (this.stopped) break;
+      const progressed = page.results.length > 0 && JSON.stringify(page.lastSeq) !== JSON.stringify(this.progress.throughSeq);
       const batches: (typeof page.results)[] = [];
       for (let at = 0; at < page.results.length; at += workerBatchSize) batches.push(page.results.slice(at, at + workerBatchSize));
       await Promise.all(batches.map((batch) => copyBatch(ends, batch, this.progress.stats)));
@@ -149,6 +153,8 @@ export class ReplicationRun {
       this.progress.changesPending = continuous && page.results.length < pageSize ? 0 : this.progress.changesPending;
       this.#report();
       if (!continuous && page.results.length < pageSize) break;
+      const wait = idle.after(progressed, Date.now() - asked, LONGPOLL_TIMEOUT_MS);
+      if (wait > 0) await sleep(wait, this.#controller.signal);
     }
     return changed;
   }

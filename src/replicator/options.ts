@@ -17,6 +17,8 @@ export interface Defaults {
   useCheckpoints: boolean;
   protocols: readonly string[];
   maxResponseBytes: number;
+  idleBackoffMs: number;
+  maxIdleBackoffMs: number;
 }
 
 export type ChangesFilter =
@@ -48,6 +50,9 @@ export interface ReplicationSpec {
   retries: number;
   /** `[replicator] max_response_size`, a server setting a job cannot raise. */
   maxResponseBytes: number;
+  /** `[replicator] idle_backoff` and `max_idle_backoff` (idle-backoff.ts), server settings too. */
+  idleBackoffMs: number;
+  maxIdleBackoffMs: number;
 }
 
 const bad = (reason: string): ReplicationSpecError => new ReplicationSpecError(400, 'bad_request', reason);
@@ -128,5 +133,7 @@ export function parseReplication(body: JsonObject, defaults: Defaults): Replicat
     connectionTimeoutMs: integer(body, 'connection_timeout', defaults.connectionTimeoutMs),
     retries: integer(body, 'retries_per_request', defaults.retries),
     maxResponseBytes: defaults.maxResponseBytes,
+    idleBackoffMs: defaults.idleBackoffMs,
+    maxIdleBackoffMs: defaults.maxIdleBackoffMs,
   };
 }

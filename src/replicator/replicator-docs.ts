@@ -137,12 +137,14 @@ export class ReplicatorDocs {
         this.#docs.set(docId, { key, elsewhere: holder.node });
         return;
       }
-      const owner = doc['owner'];
+      const owner = typeof doc['owner'] === 'string' ? doc['owner'] : null;
+      if (!this.#replicator.scheduler.get(id)) this.#replicator.scheduler.add(id, baseId, spec, { db: REPLICATOR_DB, docId, user: owner, capped: !this.#replicator.isConfiguredAdmin(owner) });
       this.#docs.set(docId, { key, jobId: id });
-      if (!this.#replicator.scheduler.get(id)) this.#replicator.scheduler.add(id, baseId, spec, { db: REPLICATOR_DB, docId, user: typeof owner === 'string' ? owner : null });
     } catch (error) {
       const reason = reasonOf(error);
       this.#docs.set(docId, { key, error: reason });
+      // A job refused after its lease was taken (its owner's cap): the lease is not kept.
+      await this.#leases.release(docId).catch(() => undefined);
       await this.#writeState(docId, { _replication_state: 'failed', _replication_state_reason: reason });
     }
   }

@@ -44,6 +44,7 @@ export class Replicator {
     const settings: SchedulerSettings = {
       // CouchDB's max_jobs is per node: with N worker processes each runs at most its share.
       maxJobs: () => Math.max(1, Math.ceil(options.config.getInteger('replicator', 'max_jobs') / (options.processes ?? 1))),
+      maxJobsPerUser: () => Math.max(1, Math.ceil(options.config.getInteger('replicator', 'max_jobs_per_user') / (options.processes ?? 1))),
       userAgent: this.userAgent,
       ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
     };
@@ -65,6 +66,8 @@ export class Replicator {
       useCheckpoints: config.getBoolean('replicator', 'use_checkpoints'),
       protocols: config.getString('replicator', 'valid_endpoint_protocols').split(',').map((item) => item.trim()).filter(Boolean),
       maxResponseBytes: config.getInteger('replicator', 'max_response_size'),
+      idleBackoffMs: config.getInteger('replicator', 'idle_backoff'),
+      maxIdleBackoffMs: config.getInteger('replicator', 'max_idle_backoff'),
     };
   }
 
@@ -104,11 +107,11 @@ export class Replicator {
     if (spec.continuous) {
       // Started once per server, whichever worker process was asked first.
       const elsewhere = (await this.#gather.gather(RUNS, id)).some((reply) => reply.value === true);
-      if (!elsewhere && !this.scheduler.get(id)) this.scheduler.add(id, baseId, spec, { user: userCtx.name });
+      if (!elsewhere && !this.scheduler.get(id)) this.scheduler.add(id, baseId, spec, { user: userCtx.name, capped: !isServerAdmin(userCtx) });
       return { status: 202, body: { ok: true, _local_id: id } };
     }
     const running = this.scheduler.get(id);
-    const job = running ?? this.scheduler.add(id, baseId, spec, { user: userCtx.name });
+    const job = running ?? this.scheduler.add(id, baseId, spec, { user: userCtx.name, capped: !isServerAdmin(userCtx) });
     const result = await this.#ended(job);
     return { status: 200, body: result };
   }
@@ -140,6 +143,11 @@ export class Replicator {
     if (!asked.admin && job.origin.user !== asked.user) return 'unauthorized';
     this.scheduler.remove(asked.id);
     return 'cancelled';
+  }
+
+  /** Whether a `_replicator` document's owner is a server admin of `[admins]` (their jobs are not capped). */
+  isConfiguredAdmin(name: string | null): boolean {
+    return name === null || this.#config.get('admins', name) !== undefined;
   }
 
   close(): void {

@@ -19,6 +19,8 @@ export interface JobOrigin {
   db?: string;
   docId?: string;
   user: string | null;
+  /** The user is not a server admin: their jobs count against `[replicator] max_jobs_per_user`. */
+  capped?: boolean;
 }
 
 export interface Job {
@@ -41,6 +43,8 @@ export interface Job {
 
 export interface SchedulerSettings {
   maxJobs(): number;
+  /** This process's share of `[replicator] max_jobs_per_user`. */
+  maxJobsPerUser(): number;
   userAgent: string;
   /** Called whenever a document job's state changes (the `_replicator` document is updated). */
   onStateChange?(job: Job): void;
@@ -73,14 +77,21 @@ export class Scheduler {
     return [...this.#jobs.values()];
   }
 
-  /** Adds a job; it runs now if a place is free, else when one is. */
+  /** Adds a job; it runs now if a place is free, else when one is. A user over their cap gets a 429. */
   add(id: string, baseId: string, spec: ReplicationSpec, origin: JobOrigin): Job {
+    if (origin.capped) this.#checkCap(origin.user);
     const now = new Date();
     const job: Job = { id, baseId, spec, origin, state: 'pending', errorCount: 0, startTime: now, lastUpdated: now, events: [] };
     this.#event(job, 'added');
     this.#jobs.set(id, job);
     this.#fill();
     return job;
+  }
+
+  #checkCap(user: string | null): void {
+    const cap = this.#settings.maxJobsPerUser();
+    const held = this.list().filter((job) => job.origin.capped && job.origin.user === user).length;
+    if (held >= cap) throw new ReplicationSpecError(429, 'too_many_jobs', `${JSON.stringify(user)} already has ${held} replication jobs, the most [replicator] max_jobs_per_user allows`);
   }
 
   /** Stops and forgets a job (cancel, a deleted `_replicator` document, shutdown). */
@@ -112,7 +123,7 @@ export class Scheduler {
       if (free <= 0) break;
       if (job.state !== 'pending') continue;
       free--;
-      void this.#start(job);
+      void this.#start(job).catch((error: unknown) => this.#log.error(`replicator: job ${job.id}: ${(error as Error).message}`));
     }
   }
 

@@ -35,7 +35,8 @@ export async function wireReplication(config: Config, log: Logger, data: DataLay
     tasks: data.databases.tasks,
     gather,
     version,
-    onStateChange: (job) => void docs?.jobChanged(job),
+    // Not awaited by the scheduler: a failure (a lease release, say) is logged here, never left unhandled.
+    onStateChange: (job) => void docs?.jobChanged(job).catch((error: unknown) => log.warning(`replicator: recording the state of ${job.id}: ${(error as Error).message}`)),
   });
   data.hooks.register(replicatorHooks(REPLICATOR_DB, (doc) => void replicator.parse(doc)));
   docs = new ReplicatorDocs(data.databases, replicator, log, leaseHolder ?? config.getString('divan', 'node_name'));
