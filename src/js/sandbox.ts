@@ -14,7 +14,7 @@
  * idle for `[quickjs] idle_context_ms` (context-cache.ts). The calls of one request share one time
  * budget (`[couchdb] os_process_timeout`); a call past it or past the memory limit fails, its
  * context is rebuilt, and since all of it runs off the main thread the server keeps answering.
- * Requests wait in a queue per database, served in turn (worker-pool.ts).
+ * Requests wait in a queue per database; the database served least recently goes first (worker-pool.ts).
  *
  * API (for validation, filters, views; `db` is the database the design document belongs to):
  * - `sandbox.call(db, ddoc, path, argLists)`: calls the function at `path` of `ddoc` (e.g.

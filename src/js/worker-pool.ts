@@ -8,7 +8,7 @@ type Answer = Extract<Reply, { type: 'results' | 'errors' }>;
 
 /** One request waiting for, or held by, a worker. */
 interface Job {
-  /** Whose job it is (a database): each scope has its own queue, served in turn. */
+  /** Whose job it is (a database): each scope has its own queue; the least recently served goes first. */
   readonly scope: string;
   readonly key: string;
   /** The request, with the design document's text when `withDdoc`. */
@@ -30,6 +30,8 @@ interface Slot {
 
 /** Scopes whose last turn is remembered (a few per worker would do; databases can be many). */
 const MAX_REMEMBERED_SCOPES = 1024;
+/** Design-document keys remembered as sent to one worker. */
+const MAX_REMEMBERED_KEYS = 4096;
 
 const NOTHING_HELD: HeldMemory = { bytes: 0, contexts: 0, evictions: 0 };
 
@@ -42,10 +44,10 @@ export interface PoolOptions {
 /**
  * The sandbox's worker threads, started on first use: jobs wait in a queue per scope (database)
  * and a free worker takes the next job of the scope served least recently, so a database with many
- * jobs waiting delays another's by the jobs already running at most; a job goes to an idle worker, preferably one that already holds the
- * design document. A worker that stays silent past a call's time limit plus a grace (its engine
- * would have interrupted the call itself) or that dies is replaced; its job fails as `crash`, no
- * other job is touched, and the main thread never waits.
+ * jobs waiting delays another's by the jobs already running at most; a job goes to an idle worker,
+ * preferably one that already holds the design document. A worker that stays silent past a call's
+ * time limit plus a grace (its engine would have interrupted the call itself) or that dies is
+ * replaced; its job fails as `crash`, no other job is touched, and the main thread never waits.
  */
 export class WorkerPool {
   readonly #slots: Slot[] = [];
@@ -149,6 +151,8 @@ export class WorkerPool {
   #send(slot: Slot, job: Job): void {
     const id = this.#nextId++;
     const withDdoc = !slot.loaded.has(job.key);
+    // Forgetting only costs sending a design document again; keys are per database, so they can be many.
+    if (withDdoc && slot.loaded.size >= MAX_REMEMBERED_KEYS) slot.loaded.clear();
     slot.loaded.add(job.key);
     slot.job = { id, job };
     this.#arm(slot);

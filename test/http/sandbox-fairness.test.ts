@@ -47,4 +47,22 @@ describe('the sandbox serves databases fairly, each request within one time budg
     await Promise.all(slow);
     assert.ok(finished.indexOf('fast') <= 1, finished.join(' '));
   });
+
+  test('issue 32 item 7: a slow view build yields to another database\'s write between its slices', async () => {
+    const slowView = { views: { slow: { map: 'function (doc) { var end = Date.now() + 250; while (Date.now() < end) {} emit(doc._id, null); }' } } };
+    assert.equal((await server.admin('/viewed', { method: 'PUT' })).status, 201);
+    assert.equal((await server.admin('/viewed/_design/app', { method: 'PUT', body: slowView })).status, 201);
+    const docs = Array.from({ length: 16 }, (_, i) => ({ _id: `v${i}` }));
+    assert.equal((await server.admin('/viewed/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+    const started = performance.now();
+    const query = server.admin('/viewed/_design/app/_view/slow').then((res) => ({ res, ms: performance.now() - started }));
+    await sleep(300);
+    const writeStarted = performance.now();
+    assert.equal((await server.admin('/fast/during-view', { method: 'PUT', body: { ok: true } })).status, 201);
+    const writeMs = performance.now() - writeStarted;
+    const { res, ms } = await query;
+    assert.equal(res.body.rows.length, 16);
+    // The build takes 4 s of map time; the write waits for one slice (the 1 s budget) at most.
+    assert.ok(writeMs < ms / 2, `write ${Math.round(writeMs)} ms, view ${Math.round(ms)} ms`);
+  });
 });

@@ -64,7 +64,7 @@ function thrownByFilter(error: Json): Error {
   return javascriptError('unnamed_error', JSON.stringify(error));
 }
 
-/** A filter function over every document at once (one sandbox round trip); a failing call lets its document out. */
+/** A filter function over every document at once (one sandbox request, resumed past its time budget); a failing call lets its document out. */
 async function functionPasses(db: string, filter: Extract<FeedArgs['filter'], { kind: 'function' }>, docs: (JsonObject | undefined)[][]): Promise<boolean[][]> {
   const argLists = docs.flat().flatMap((doc) => (doc === undefined ? [] : [[doc, filter.req]]));
   const outcomes = argLists.length === 0 ? [] : await filter.sandbox.filter(db, filter.ddoc, ['filters', filter.name], argLists);
