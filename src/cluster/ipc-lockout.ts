@@ -1,4 +1,4 @@
-import { Lockout, type LockoutGate, type LockoutMode, type LockoutSettings, type LockoutTicket } from '../users/lockout.js';
+import { admittedTicket, Lockout, type LockoutGate, type LockoutMode, type LockoutSettings, type LockoutTicket } from '../users/lockout.js';
 import { asLockoutAnswer, type LockoutRequest } from './lockout-protocol.js';
 import type { WorkerChannel } from './worker-protocol.js';
 
@@ -86,17 +86,11 @@ export class IpcLockout implements LockoutGate {
     // No primary any more: decided here.
     if (locked === undefined) return this.#known.admit(peer, name, salt);
     if (locked) return lockedTicket;
-    let settled = false;
-    return {
-      locked: false,
-      settle: (failed) => {
-        if (settled) return;
-        settled = true;
-        this.#send({ divan: 'lockout-settle', attempt, failed });
-        // Counted here and told to the siblings and other nodes before the 401 goes out.
-        if (failed) this.#known.recordFailure(peer, name, salt);
-      },
-    };
+    return admittedTicket((failed) => {
+      this.#send({ divan: 'lockout-settle', attempt, failed });
+      // Counted here and told to the siblings and other nodes before the 401 goes out.
+      if (failed) this.#known.recordFailure(peer, name, salt);
+    });
   }
 
   /** Stops asking the primary: waiting and later attempts are decided by this worker alone. */

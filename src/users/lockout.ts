@@ -154,19 +154,13 @@ export class Lockout implements LockoutGate {
     }
     flight.count++;
     const reserved = flight;
-    let settled = false;
-    return {
-      locked: false,
-      settle: (failed) => {
-        if (settled) return;
-        settled = true;
-        if (failed) this.recordFailure(peer, name, salt);
-        reserved.count--;
-        if (reserved.count === 0 && this.#inFlight.get(key) === reserved) this.#inFlight.delete(key);
-        // Everyone waiting decides again on what is known now.
-        for (const wake of reserved.waiters.splice(0)) wake();
-      },
-    };
+    return admittedTicket((failed) => {
+      if (failed) this.recordFailure(peer, name, salt);
+      reserved.count--;
+      if (reserved.count === 0 && this.#inFlight.get(key) === reserved) this.#inFlight.delete(key);
+      // Everyone waiting decides again on what is known now.
+      for (const wake of reserved.waiters.splice(0)) wake();
+    });
   }
 
   #ticket(peer: string, name: string, salt: string, locked: boolean): LockoutTicket {
@@ -216,6 +210,19 @@ export class Lockout implements LockoutGate {
   get size(): number {
     return this.#entries.size;
   }
+}
+
+/** The ticket of an admitted attempt that holds a place: `end` runs once, at the first `settle`. */
+export function admittedTicket(end: (failed: boolean) => void): LockoutTicket {
+  let settled = false;
+  return {
+    locked: false,
+    settle: (failed) => {
+      if (settled) return;
+      settled = true;
+      end(failed);
+    },
+  };
 }
 
 function lockoutKey(peer: string, name: string, salt: string): string {

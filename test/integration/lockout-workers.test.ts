@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { BACKENDS, POSTGRES_TEST_URL, dropSchema, uniqueSchema } from '../support/backends.js';
 import { statusCounts, wrongGuessesThenRight } from '../support/concurrent-guesses.js';
 import { request, type HttpResponse } from '../support/http.js';
 import { startDivan, type RunningDivan } from '../support/process.js';
@@ -14,20 +15,25 @@ const workerOf = (res: HttpResponse): string => String(res.headers['x-couch-requ
 const LOCKED = { error: 'forbidden', reason: 'Account is temporarily locked due to multiple authentication failures' };
 
 /** Security issue 32, item 15: the lockout is the node's, not each worker's (default settings: threshold 5). */
-describe('the real binary with two workers: one lockout for the whole node', () => {
+for (const backend of BACKENDS.map((each) => each.name)) describe(`the real binary with two workers on ${backend}: one lockout for the whole node`, () => {
   let data: string;
   let divan: RunningDivan;
+  const schema = uniqueSchema();
   const createUser = async (name: string): Promise<void> => {
     const created = await request(divan.url, `/_users/org.couchdb.user:${name}`, { method: 'PUT', auth: ADMIN, body: { name, password: `${name}-pass`, roles: [], type: 'user' } });
     assert.equal(created.status, 201, created.text);
   };
   before(async () => {
     data = mkdtempSync(join(tmpdir(), 'divan-lockout-workers-'));
-    divan = await startDivan(['--port', '0', '--workers', '2', '--data', data], { COUCHDB_USER: ADMIN[0], COUCHDB_PASSWORD: ADMIN[1] });
+    const ini = join(data, 'local.ini');
+    writeFileSync(ini, backend === 'postgres' ? `[divan]\nstorage = postgres\npostgres_schema = ${schema}\n` : '');
+    const env: Record<string, string> = { COUCHDB_USER: ADMIN[0], COUCHDB_PASSWORD: ADMIN[1], ...(backend === 'postgres' ? { DIVAN_POSTGRES_URL: POSTGRES_TEST_URL! } : {}) };
+    divan = await startDivan(['--port', '0', '--workers', '2', '--data', data, '--config', ini], env);
   });
   after(async () => {
     await divan.stop();
     rmSync(data, { recursive: true, force: true });
+    if (backend === 'postgres') await dropSchema(POSTGRES_TEST_URL!, schema);
   });
 
   test('issue 32 item 15: 19 wrong Basic passwords at once over both workers get exactly 5 answers of 401, the rest and the right one 403', async () => {

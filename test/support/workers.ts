@@ -35,8 +35,8 @@ export async function requestsFrom(url: string, path: string, options: HttpOptio
   return responses;
 }
 
-/** Polls `probe` every 50 ms until it holds; fails after `limitMs`. */
-export async function untilTrue(probe: () => Promise<boolean>, limitMs = 10000): Promise<void> {
+/** Polls `probe` every 50 ms until it holds; fails after `limitMs` (wide: a busy machine is slow). */
+export async function untilTrue(probe: () => Promise<boolean>, limitMs = 30000): Promise<void> {
   const started = Date.now();
   while (!(await probe())) {
     if (Date.now() - started > limitMs) throw new Error(`not true within ${limitMs} ms`);
