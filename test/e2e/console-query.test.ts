@@ -104,6 +104,7 @@ describe('admin console: views and Mango (headless Chromium)', { skip: chromiumS
     await page.uncheck('#view-reduce-on');
     await statusAfter(page, () => page.click('#run-view'), /The view answered 1 row/);
     assert.deepEqual(await page.locator('#view-results td[data-label="Id"]').allTextContents(), ['leek']);
+    assert.equal(await page.locator('#view-results td[data-label="Key"]').textContent(), '"green"', 'a key is shown as JSON, as it is typed');
     await page.selectOption('#view-reduce', 'custom');
     await page.fill('#view-reduce-code', 'function (keys, values) { return sum(values ');
     await page.click('#save-view');

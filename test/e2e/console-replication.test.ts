@@ -76,7 +76,7 @@ describe('admin console: replication (headless Chromium)', { skip: chromiumSkipR
     const jobs = (await server.admin('/_scheduler/jobs')).body as { jobs: Array<{ id: string }> };
     assert.equal(jobs.jobs.length, 1);
     const id = jobs.jobs[0]!.id;
-    const row = page.locator('#replication-jobs tbody tr', { hasText: id });
+    const row = page.locator('#replication-jobs tbody tr', { has: page.locator(`code[data-id="${id}"]`) });
     assert.equal(await row.locator('td[data-label="State"]').textContent(), 'running');
     assert.equal(await row.locator('td[data-label="Source"]').textContent(), `${server.url}/source-db/`);
     assert.equal((await server.admin('/source-db/four', { method: 'PUT', body: { late: true } })).status, 201);
