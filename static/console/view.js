@@ -81,7 +81,7 @@ function runSection(target, hasReduce, progress) {
   const checks = { reduce: box('view-reduce-on', 'Reduce', hasReduce), includeDocs: box('view-include-docs', 'Include documents', false), descending: box('view-descending', 'Descending', false), inclusiveEnd: box('view-inclusive-end', 'Include the end key', true) };
   if (!hasReduce) checks.reduce.wrapper.hidden = true;
   const results = h('div', { id: 'view-results', 'aria-live': 'polite' });
-  const children = [h('h2', null, 'Run the view'), h('div', { className: 'grid-form' }, ...Object.values(inputs).map((input) => input.wrapper)), h('div', { className: 'checks' }, ...Object.values(checks).map((check) => check.wrapper)), h('button', { type: 'submit', id: 'run-view' }, 'Run')];
+  const children = [h('h2', null, 'Run the view'), h('div', { className: 'field-row' }, ...Object.values(inputs).map((input) => input.wrapper)), h('div', { className: 'checks' }, ...Object.values(checks).map((check) => check.wrapper)), h('button', { type: 'submit', id: 'run-view' }, 'Run')];
   const runForm = form({ id: 'run-view-form', 'aria-label': 'Run the view' }, children, async () => {
     const values = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, input.control.value]));
     const flags = Object.fromEntries(Object.entries(checks).map(([name, check]) => [name, check.control.checked]));
