@@ -129,7 +129,8 @@ export async function busy(control, work) {
 }
 
 /**
- * A form whose submit runs `onsubmit` (default prevented) with its submit button busy.
+ * A form whose submit runs `onsubmit` (default prevented) with its submit button busy; Ctrl+Enter
+ * submits it from any of its fields.
  *
  * @param {Record<string, unknown>} attributes
  * @param {Array<Node>} children
@@ -141,6 +142,13 @@ export function form(attributes, children, onsubmit) {
     event.preventDefault();
     const submit = element.querySelector('button[type="submit"]') ?? element;
     void busy(submit, () => onsubmit(element));
+  });
+  // Enter in a textarea is a new line: Ctrl+Enter (⌘+Enter) sends the form from there too.
+  element.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      element.requestSubmit();
+    }
   });
   return element;
 }

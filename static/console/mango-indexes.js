@@ -65,7 +65,7 @@ function createForm(db, refresh) {
   const name = field('Index name', { id: 'index-name', autocapitalize: 'none', spellcheck: 'false' }, 'Optional: the server names it.');
   const ddoc = field('Design document', { id: 'index-ddoc', autocapitalize: 'none', spellcheck: 'false' }, 'Optional: the server makes one.');
   const partial = field('Partial filter selector (JSON)', { id: 'index-partial', autocapitalize: 'none', spellcheck: 'false' }, 'Optional: index only the documents it selects.');
-  const children = [h('h3', null, 'New index'), h('div', { className: 'grid-form' }, fields.wrapper, name.wrapper, ddoc.wrapper, partial.wrapper, h('button', { type: 'submit', id: 'create-index' }, 'Create index'))];
+  const children = [h('h3', null, 'New index'), h('div', { className: 'field-row' }, fields.wrapper, name.wrapper, ddoc.wrapper, partial.wrapper), h('button', { type: 'submit', id: 'create-index' }, 'Create index')];
   return form({ id: 'index-form', 'aria-label': 'New Mango index' }, children, async () => {
     const request = indexRequest({ fields: fields.control.value, name: name.control.value, ddoc: ddoc.control.value, partial: partial.control.value });
     if (!request.ok) return invalid(request.field === 'partial filter selector' ? partial.control : fields.control, request.error);

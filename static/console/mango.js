@@ -41,7 +41,7 @@ function queryForm(db, results) {
     const body = read(true);
     if (body !== undefined) await showExplain(db, body, results);
   }, 'secondary', { id: 'mango-explain-button' });
-  const row = h('div', { className: 'grid-form' }, fields.wrapper, sort.wrapper, limit.wrapper);
+  const row = h('div', { className: 'field-row' }, fields.wrapper, sort.wrapper, limit.wrapper);
   const actions = h('div', { className: 'actions' }, h('button', { type: 'submit', id: 'mango-run' }, 'Run query'), explainButton);
   return form({ id: 'mango-form', 'aria-label': 'Mango query' }, [selector.wrapper, row, actions], async () => {
     const body = read(false);

@@ -118,7 +118,7 @@ async function showJobs(element, refresh) {
   const transient = jobs.body.jobs.filter((/** @type {any} */ job) => job.doc_id === null || job.doc_id === undefined);
   const documents = docs.ok && Array.isArray(docs.body?.docs) ? docs.body.docs : [];
   const rows = [...transient, ...documents].map((/** @type {any} */ job) => [
-    job.doc_id ? h('a', { href: `#/db/_replicator/doc/${encodeURIComponent(job.doc_id)}` }, String(job.doc_id)) : h('code', null, String(job.id ?? '—')),
+    job.doc_id ? h('a', { href: `#/db/_replicator/doc/${encodeURIComponent(job.doc_id)}` }, String(job.doc_id)) : shortId(String(job.id ?? '—')),
     endpoint(job.source),
     endpoint(job.target),
     jobState(job),
@@ -127,6 +127,16 @@ async function showJobs(element, refresh) {
     cancelButton(job, refresh),
   ]);
   element.replaceChildren(table('Replication jobs of the scheduler', ['Job', 'Source', 'Target', 'State', 'Documents written', 'Updated', 'Actions'], rows, 'No replication jobs.'));
+}
+
+/**
+ * A replication id is a 32-digit hash and its options: its start is enough to tell jobs apart,
+ * the whole id is in the title and in the cancel button's label.
+ *
+ * @param {string} id
+ */
+function shortId(id) {
+  return h('code', { title: id, 'data-id': id }, id.length > 14 ? `${id.slice(0, 12)}…` : id);
 }
 
 /**

@@ -2,7 +2,7 @@
 // save and says where they fail), the index's build progress, and a query with the common options.
 import { api, dbPath, failure, query } from './api.js';
 import { field, form, h, invalid, messages, table } from './dom.js';
-import { formatNumber, oneLine } from './format.js';
+import { formatNumber } from './format.js';
 import { viewQuery, withView } from './view-query.js';
 import { reduceField, viewHash } from './views.js';
 import { indexProgress, watchProgress } from './view-progress.js';
@@ -81,7 +81,7 @@ function runSection(target, hasReduce, progress) {
   const checks = { reduce: box('view-reduce-on', 'Reduce', hasReduce), includeDocs: box('view-include-docs', 'Include documents', false), descending: box('view-descending', 'Descending', false), inclusiveEnd: box('view-inclusive-end', 'Include the end key', true) };
   if (!hasReduce) checks.reduce.wrapper.hidden = true;
   const results = h('div', { id: 'view-results', 'aria-live': 'polite' });
-  const children = [h('h2', null, 'Run the view'), h('div', { className: 'grid-form' }, ...Object.values(inputs).map((input) => input.wrapper)), h('div', { className: 'checks' }, ...Object.values(checks).map((check) => check.wrapper)), h('button', { type: 'submit', id: 'run-view' }, 'Run')];
+  const children = [h('h2', null, 'Run the view'), h('div', { className: 'field-row' }, ...Object.values(inputs).map((input) => input.wrapper)), h('div', { className: 'checks' }, ...Object.values(checks).map((check) => check.wrapper)), h('button', { type: 'submit', id: 'run-view' }, 'Run')];
   const runForm = form({ id: 'run-view-form', 'aria-label': 'Run the view' }, children, async () => {
     const values = Object.fromEntries(Object.entries(inputs).map(([name, input]) => [name, input.control.value]));
     const flags = Object.fromEntries(Object.entries(checks).map(([name, check]) => [name, check.control.checked]));
@@ -115,13 +115,22 @@ async function runView(target, request, results, progress) {
   const withIds = rows.some((row) => row.id !== undefined);
   const headings = ['Key', 'Value', ...(withIds ? ['Id'] : []), ...(withDocs ? ['Document'] : [])];
   const cells = rows.map((row) => [
-    h('code', null, oneLine(row.key)),
-    h('code', null, oneLine(row.value)),
+    h('code', null, asJson(row.key)),
+    h('code', null, asJson(row.value)),
     ...(withIds ? [typeof row.id === 'string' ? h('a', { href: `#/db/${encodeURIComponent(target.db)}/doc/${encodeURIComponent(row.id)}` }, row.id) : '—'] : []),
-    ...(withDocs ? [h('code', null, row.doc === undefined ? '—' : oneLine(row.doc))] : []),
+    ...(withDocs ? [h('code', null, asJson(row.doc))] : []),
   ]);
   const total = answer.body.total_rows === undefined ? '' : ` of ${formatNumber(answer.body.total_rows)}${answer.body.offset ? `, from row ${formatNumber(answer.body.offset + 1)}` : ''}`;
   const summary = `${rows.length} row${rows.length === 1 ? '' : 's'}${total}`;
   results.replaceChildren(h('p', { id: 'view-summary' }, summary), table('Rows of the view', headings, cells, 'No rows: nothing matches these options.'));
   messages.status(`The view answered ${summary}.`);
+}
+
+/**
+ * A key or value as JSON: a string key shows its quotes, as it is typed in the query fields.
+ *
+ * @param {unknown} value
+ */
+function asJson(value) {
+  return value === undefined ? '—' : JSON.stringify(value);
 }

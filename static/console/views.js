@@ -30,7 +30,9 @@ export async function render(context) {
   const rows = ddocs.map((doc) => {
     const name = doc._id.replace(/^_design\//, '');
     const names = doc.views && typeof doc.views === 'object' ? Object.keys(doc.views) : [];
-    const links = h('ul', { className: 'plain' }, ...names.map((view) => h('li', null, h('a', { href: viewHash(db, name, view) }, view))));
+    // A design document of Mango indexes ("query") has no JavaScript views to edit or run here.
+    const target = (/** @type {string} */ view) => (doc.language === 'query' ? `#/db/${encodeURIComponent(db)}/mango` : viewHash(db, name, view));
+    const links = h('ul', { className: 'plain' }, ...names.map((view) => h('li', null, h('a', { href: target(view) }, doc.language === 'query' ? `${view} (Mango index)` : view))));
     return [h('a', { href: `#/db/${encodeURIComponent(db)}/doc/${encodeURIComponent(doc._id)}` }, doc._id), names.length === 0 ? h('span', { className: 'muted' }, 'no views') : links, String(doc.language ?? 'javascript')];
   });
   context.view.append(
@@ -49,7 +51,7 @@ function newViewForm(context, db) {
   const map = field('Map function', { id: 'new-view-map', tag: 'textarea', rows: 6, spellcheck: 'false', autocapitalize: 'none', className: 'code' });
   map.control.value = DEFAULT_MAP;
   const reduce = reduceField('new-view-reduce', '');
-  const children = [h('h2', null, 'New view'), h('div', { className: 'grid-form' }, ddoc.wrapper, name.wrapper), map.wrapper, reduce.wrapper, h('button', { type: 'submit', id: 'create-view' }, 'Save the view')];
+  const children = [h('h2', null, 'New view'), h('div', { className: 'field-row' }, ddoc.wrapper, name.wrapper), map.wrapper, reduce.wrapper, h('button', { type: 'submit', id: 'create-view' }, 'Save the view')];
   return form({ id: 'new-view-form', 'aria-label': 'New view' }, children, async () => {
     const ddocName = ddoc.control.value.trim().replace(/^_design\//, '');
     const viewName = name.control.value.trim();

@@ -2,13 +2,10 @@
 // the server gets requests (PUTs the page itself never makes, failed logins), the numbers table
 // stays, and the readings stop once the page is left. See docs/console.md.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { startServer, type TestServer } from '../support/server.js';
-import { chromiumSkipReason, launchChromium } from '../support/browser.js';
-import { consoleShot, openContext, signIn, visit, type ConsoleBrowser } from '../support/console.js';
-
-const INI = '[chttpd_auth]\niterations = 1000\n';
+import { before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { chromiumSkipReason } from '../support/browser.js';
+import { consoleShot, signIn, visit, useConsoleSuite } from '../support/console.js';
 
 /** The latest value of a chart's series, as its legend gives it. */
 async function latest(page: Page, chart: string, series: string): Promise<number> {
@@ -16,25 +13,15 @@ async function latest(page: Page, chart: string, series: string): Promise<number
 }
 
 describe('admin console: live metrics (headless Chromium)', { skip: chromiumSkipReason() }, () => {
-  let server: TestServer;
-  let browser: Browser;
-  let tab: ConsoleBrowser;
+  const suite = useConsoleSuite();
 
   before(async () => {
-    server = await startServer({ ini: INI });
-    browser = await launchChromium();
-    tab = await openContext(browser, server);
-    assert.equal((await server.admin('/busy', { method: 'PUT' })).status, 201);
-    await signIn(tab.page, server, undefined, undefined, '#/metrics');
-  });
-  after(async () => {
-    await tab?.context.close();
-    await browser?.close();
-    await server?.close();
+    assert.equal((await suite.server.admin('/busy', { method: 'PUT' })).status, 201);
+    await signIn(suite.tab.page, suite.server, undefined, undefined, '#/metrics');
   });
 
   test('the charts fill from _stats readings and move after requests: PUTs by method, 4xx by status, failed logins', async () => {
-    const { page } = tab;
+    const { page } = suite.tab;
     await page.selectOption('#metrics-interval', '1');
     await page.locator('#chart-methods[data-points="2"]').waitFor({ timeout: 60_000 });
     for (const id of ['chart-methods', 'chart-statuses', 'chart-latency', 'chart-auth', 'chart-changes', 'chart-memory']) assert.equal(await page.locator(`#${id} svg`).count(), 1, `${id} is drawn`);
@@ -42,8 +29,8 @@ describe('admin console: live metrics (headless Chromium)', { skip: chromiumSkip
     // Requests the page never makes itself: its readings are GETs of a signed-in user.
     const puts = (await page.locator('#chart-methods li[data-series="PUT"]').getAttribute('data-latest')) ?? '';
     assert.equal(Number(puts), 0, 'no PUT yet');
-    for (let index = 0; index < 20; index++) assert.equal((await server.admin(`/busy/doc-${index}`, { method: 'PUT', body: {} })).status, 201);
-    for (let index = 0; index < 3; index++) assert.equal((await server.request('/busy', { auth: ['root', 'wrong'] })).status, 401);
+    for (let index = 0; index < 20; index++) assert.equal((await suite.server.admin(`/busy/doc-${index}`, { method: 'PUT', body: {} })).status, 201);
+    for (let index = 0; index < 3; index++) assert.equal((await suite.server.request('/busy', { auth: ['mallory', 'wrong'] })).status, 401);
     await page.locator('#chart-methods li[data-series="PUT"]:not([data-latest="0"]):not([data-latest=""])').waitFor({ timeout: 60_000 });
     assert.ok((await latest(page, 'chart-methods', 'PUT')) > 0);
     assert.ok((await page.locator('#chart-methods polyline[data-series="PUT"]').count()) >= 1, 'the PUT line is drawn');
@@ -52,11 +39,11 @@ describe('admin console: live metrics (headless Chromium)', { skip: chromiumSkip
     assert.ok((await latest(page, 'chart-memory', 'memory')) > 0, 'the server\'s memory in MiB');
     assert.ok((await latest(page, 'chart-latency', 'p95')) >= 0);
     await consoleShot(page, 'metrics-live');
-    tab.assertClean();
+    suite.tab.assertClean();
   });
 
   test('the readings stop once another page is shown', async () => {
-    const { page } = tab;
+    const { page } = suite.tab;
     await visit(page, '#/', 'Databases');
     const reads: string[] = [];
     page.on('request', (request) => {
@@ -65,6 +52,6 @@ describe('admin console: live metrics (headless Chromium)', { skip: chromiumSkip
     // Five intervals of the fastest setting: a page still reading would have read by then.
     await page.waitForTimeout(5000);
     assert.deepEqual(reads, []);
-    tab.assertClean();
+    suite.tab.assertClean();
   });
 });

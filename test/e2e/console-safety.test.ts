@@ -150,6 +150,13 @@ describe('admin console: inert markup, paging, keyboard, phone, database admins 
       await consoleShot(page, 'keyboard-focus');
       await statusAfter(page, () => page.keyboard.press('Enter'), /Database typed-db created/);
       assert.equal((await server.admin('/typed-db')).status, 200);
+      // In a textarea Enter is a new line; Ctrl+Enter runs the query from the keyboard.
+      await visit(page, '#/db/shop/mango', 'Mango query on shop');
+      await page.focus('#mango-selector');
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('{ "n": { "$lt": 2 } }');
+      await statusAfter(page, () => page.keyboard.press('Control+Enter'), /The query found 2 documents/);
+      assert.equal(await focusedId(page), 'mango-selector', 'the focus stays where the person typed');
     });
   });
 

@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
-import { ADMIN, type TestServer } from './server.js';
-import { DESKTOP, REPO_ROOT, screenshot, waitForText, watchContext, type ContextWatch } from './browser.js';
+import { ADMIN, startServer, type TestServer } from './server.js';
+import { DESKTOP, REPO_ROOT, launchChromium, screenshot, waitForText, watchContext, type ContextWatch } from './browser.js';
 
 export const CONSOLE = '/_utils/';
 export const WIDE: BrowserContextOptions = { ...DESKTOP, viewport: { width: 1100, height: 760 } };
@@ -96,4 +97,33 @@ export async function consoleShot(page: Page, name: string, fullPage = false): P
     mkdirSync(DOCS_DIR, { recursive: true });
     copyFileSync(path, join(DOCS_DIR, `${name}.png`));
   }
+}
+
+export const CONSOLE_INI = '[chttpd_auth]\niterations = 1000\n';
+
+export interface ConsoleSuite {
+  server: TestServer;
+  browser: Browser;
+  /** One browser context for the whole suite, signed out at first. */
+  tab: ConsoleBrowser;
+}
+
+/**
+ * Registers the suite's hooks: a server, Chromium and one tab before its tests (before the
+ * suite's own `before`, which may seed data), all closed after them. Read the fields in hooks
+ * and tests, not when the suite is declared.
+ */
+export function useConsoleSuite(ini = CONSOLE_INI): ConsoleSuite {
+  const suite = {} as ConsoleSuite;
+  before(async () => {
+    suite.server = await startServer({ ini });
+    suite.browser = await launchChromium();
+    suite.tab = await openContext(suite.browser, suite.server);
+  });
+  after(async () => {
+    await suite.tab?.context.close();
+    await suite.browser?.close();
+    await suite.server?.close();
+  });
+  return suite;
 }
