@@ -21,7 +21,7 @@ describe('LoopTurns', () => {
     assert.equal(turns.yields, 1, 'a new slice starts after each turn');
   });
 
-  test('issue 32 item 3: once the request signal aborted (the client left), the next turn stops the loop with 499 client_closed_request', async () => {
+  it('issue 32 item 3: once the request signal aborted (the client left), the next turn stops the loop with 499 client_closed_request', async () => {
     const controller = new AbortController();
     const turns = LoopTurns.until(controller.signal);
     await turns.maybeYield();
