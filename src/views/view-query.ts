@@ -2,6 +2,7 @@
  * Answers a view query from the index: map rows (with `total_rows`, `offset`, linked or own
  * documents) or reduced groups (view-reduce.ts). Storage does the range scans.
  */
+import type { LoopTurns } from '../http/event-loop.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Storage, ViewRowsResult } from '../storage/storage.js';
 import { isObject } from '../documents/document-json.js';
@@ -22,6 +23,8 @@ export interface IndexAt {
   db: string;
   signature: string;
   view: number;
+  /** Gives the event loop a turn between storage reads and between slices of rows; stops when the client left. */
+  turns: LoopTurns;
 }
 
 /** The rows of every range, with skip and limit over all of them. */
@@ -34,6 +37,7 @@ export async function scan(index: IndexAt, args: CheckedArgs, page: boolean): Pr
   const wanted = limit === undefined ? Infinity : skip + limit;
   for (const [i, range] of ranges.entries()) {
     if (result.rows.length >= wanted) break;
+    await index.turns.maybeYield();
     const part = await index.storage.views.rows(index.db, index.signature, { ...range, limit: wanted === Infinity ? undefined : wanted - result.rows.length });
     if (i === 0) result.offset = part.offset;
     result.totalRows = part.totalRows;

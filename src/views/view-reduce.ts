@@ -5,6 +5,7 @@
  * in chunks whose results are then rereduced, as CouchDB reduces B-tree nodes.
  */
 import { CouchError } from '../errors/couch-error.js';
+import type { LoopTurns } from '../http/event-loop.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ViewAggregate, ViewRow } from '../storage/storage.js';
@@ -38,10 +39,11 @@ function groupKey(key: Json, level: CheckedArgs['level']): Json {
   return Array.isArray(key) ? key.slice(0, level) : key;
 }
 
-function groupsOf(rows: readonly ViewRow[], args: CheckedArgs): Group[] {
+async function groupsOf(rows: readonly ViewRow[], args: CheckedArgs, turns: LoopTurns): Promise<Group[]> {
   const groups: Group[] = [];
   let last: Buffer | undefined;
   for (const row of rows) {
+    await turns.maybeYield();
     const key = groupKey(row.key, args.level);
     const encoded = args.level === 'exact' ? row.encoded : encodeKey(key);
     if (last !== undefined && last.equals(encoded)) groups[groups.length - 1]!.rows.push(row);
@@ -111,6 +113,16 @@ async function aggregated(index: IndexAt, args: CheckedArgs, builtin: string | u
   return grouped ? rows : rows.slice(args.skip, args.skip + (args.limit ?? Number.MAX_SAFE_INTEGER));
 }
 
+/** Each group reduced by a built-in, with event-loop turns between groups. */
+async function builtinValues(builtin: NonNullable<ReturnType<typeof builtinOf>>, groups: readonly Group[], turns: LoopTurns): Promise<Json[]> {
+  const values: Json[] = [];
+  for (const group of groups) {
+    await turns.maybeYield();
+    values.push(builtinReduce(builtin, group.rows.map((row) => row.encoded), group.rows.map((row) => row.value)));
+  }
+  return values;
+}
+
 /** `{rows}` of a reduced query. */
 export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Reducer): Promise<JsonObject> {
   const builtin = builtinOf(reducer.source);
@@ -120,8 +132,8 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   // With `keys`, each key is its own range: a group never spans two of them.
   const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
   const groups: Group[] = [];
-  for (const query of queries) groups.push(...groupsOf((await scan(index, query, false)).rows, args));
+  for (const query of queries) groups.push(...(await groupsOf((await scan(index, query, false)).rows, args, index.turns)));
   const selected = groups.slice(args.skip, args.skip + limit);
-  const values = builtin !== undefined ? selected.map((group) => builtinReduce(builtin, group.rows.map((row) => row.encoded), group.rows.map((row) => row.value))) : await reduceWithJs(reducer, selected);
+  const values = builtin !== undefined ? await builtinValues(builtin, selected, index.turns) : await reduceWithJs(reducer, selected);
   return { rows: selected.map((group, i) => ({ key: group.key, value: values[i]! })) };
 }

@@ -7,6 +7,7 @@ import { sequencesOf } from '../databases/sequences.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { isObject } from '../documents/document-json.js';
 import { notFound } from '../errors/catalog.js';
+import { LoopTurns } from '../http/event-loop.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
@@ -18,6 +19,9 @@ import { viewGroupOf, type ViewGroup } from './view-group.js';
 import { mapQuery, type DocumentRef } from './view-query.js';
 import { reduceQuery } from './view-reduce.js';
 import type { ViewFunctionsOf } from './view-functions.js';
+
+/** Documents of `include_docs` read between two event-loop turns at most. */
+const DOCS_PER_SLICE = 500;
 
 export interface ViewsSettings {
   /** The JavaScript sandbox that runs map and reduce functions, for one database. */
@@ -44,18 +48,19 @@ export class Views {
     return updateIndex({ storage: opened.storage, functions: this.#settings.functions(opened.db), tasks: this.#settings.tasks, log: this.#settings.log }, opened.db, group);
   }
 
-  /** One query of one view: `{total_rows, offset, rows}` or `{rows}` when it reduces. */
-  async query(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs): Promise<JsonObject> {
+  /** One query of one view: `{total_rows, offset, rows}` or `{rows}` when it reduces; `signal` stops it when the client left. */
+  async query(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs, signal?: AbortSignal): Promise<JsonObject> {
     const view = group.views.get(viewName);
     if (view === undefined) throw notFound('missing_named_view');
     const checked = checkArgs(args, view.reduce !== undefined);
     let seq: number;
     if (args.update === 'true') seq = await this.refresh(opened, group);
     else seq = await opened.storage.views.open(opened.db, group.signature);
-    const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map };
+    const turns = LoopTurns.until(signal);
+    const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns };
     const body = checked.reducing
       ? await reduceQuery(index, checked, { source: view.reduce!, ddoc: group.doc, view: viewName, functions: this.#settings.functions(opened.db), log: this.#settings.log })
-      : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options));
+      : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options, turns));
     if (args.updateSeq) body['update_seq'] = sequencesOf(await opened.info()).format(seq);
     if (args.update === 'lazy') {
       this.refresh(opened, group).catch((error: unknown) => this.#settings.log.warning(`view ${opened.db}/${group.id}: update after the query failed: ${String(error)}`));
@@ -64,7 +69,16 @@ export class Views {
   }
 
   /** Documents for `include_docs` as the caller may see them; null for missing or deleted ones. */
-  async #documents(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }): Promise<(JsonObject | null)[]> {
+  async #documents(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }, turns: LoopTurns): Promise<(JsonObject | null)[]> {
+    const docs: (JsonObject | null)[] = [];
+    for (let start = 0; start < refs.length; start += DOCS_PER_SLICE) {
+      await turns.maybeYield();
+      docs.push(...(await this.#documentSlice(opened, refs.slice(start, start + DOCS_PER_SLICE), options)));
+    }
+    return docs;
+  }
+
+  async #documentSlice(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }): Promise<(JsonObject | null)[]> {
     return Promise.all(
       refs.map(async (ref) => {
         try {

@@ -112,4 +112,15 @@ describe('issue 32 item 12: long key lists are bounded and streamed', () => {
     assert.equal(answer.body.results[DOCS + 5].docs[0].error.error, 'not_found');
     assert.ok(answered >= 3, `only ${answered} probes were answered during the _bulk_get`);
   });
+
+  test('issue 32 item 3: a view query with 5 000 keys lets other clients through, and answers right', async () => {
+    // Built first: building the index runs in the sandbox, outside the event loop.
+    assert.equal((await server.admin(`/${DB}/_design/app/_view/byV?limit=0`)).status, 200);
+    const keys = Array.from({ length: 5000 }, (_, i) => i % (DOCS + 100));
+    const { answer, answered } = await probedWhile(`/${DB}/_design/app/_view/byV`, { keys });
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.rows.length, keys.filter((key) => key < DOCS).length);
+    assert.deepEqual(answer.body.rows[7], { id: 'd7', key: 7, value: null });
+    assert.ok(answered >= 3, `only ${answered} probes were answered during the view query`);
+  });
 });

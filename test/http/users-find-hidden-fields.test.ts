@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
-import { createUser, FAST_INI, NO_LOCKOUT_INI, USER_PREFIX, userBody } from '../support/users-helpers.js';
+import { FAST_INI, NO_LOCKOUT_INI, seedSecondaryUsersDb, USER_PREFIX } from '../support/users-helpers.js';
 
 const DB = 'acme%2F_users';
 const MIA: [string, string] = ['mia', 'mia-pass'];
@@ -25,14 +25,7 @@ describe('issue 32 item 9: _find in a users database never reveals fields its re
 
   before(async () => {
     server = await startServer({ ini: FAST_INI + NO_LOCKOUT_INI });
-    for (const [name, password] of [MIA, ADA]) await createUser(server, name, password);
-    assert.equal((await server.admin(`/${DB}`, { method: 'PUT' })).status, 201);
-    const security = { admins: { names: ['ada'], roles: [] }, members: { names: ['mia'], roles: [] } };
-    assert.equal((await server.admin(`/${DB}/_security`, { method: 'PUT', body: security })).status, 200);
-    for (const name of ['mia', 'nia', 'ola']) {
-      const res = await server.admin(`/${DB}/${encodeURIComponent(USER_PREFIX + name)}`, { method: 'PUT', body: userBody(name, `${name}-acme-pw`, [], { team: 'acme' }) });
-      assert.equal(res.status, 201, res.text);
-    }
+    await seedSecondaryUsersDb(server, DB, [MIA, ADA], ['mia', 'nia', 'ola']);
     secret = (await server.admin(`/${DB}/${encodeURIComponent(NIA_ID)}`)).body.derived_key;
     assert.equal(typeof secret, 'string');
     // The database's admin indexes the hash fields (legitimately: admins read them).

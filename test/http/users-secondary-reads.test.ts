@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startServer, type TestServer } from '../support/server.js';
-import { createUser, deleteConfig, FAST_INI, NO_LOCKOUT_INI, setConfig, USER_PREFIX, userBody } from '../support/users-helpers.js';
+import { createUser, deleteConfig, FAST_INI, NO_LOCKOUT_INI, seedSecondaryUsersDb, setConfig, USER_PREFIX, userBody } from '../support/users-helpers.js';
 
 const DB = 'acme%2F_users';
 const MIA: [string, string] = ['mia', 'mia-pass'];
@@ -19,14 +19,7 @@ describe('a secondary users database (acme/_users) read by its members', () => {
 
   before(async () => {
     server = await startServer({ ini: FAST_INI + NO_LOCKOUT_INI });
-    for (const [name, password] of [MIA, ADA]) await createUser(server, name, password);
-    assert.equal((await server.admin(`/${DB}`, { method: 'PUT' })).status, 201);
-    const security = { admins: { names: ['ada'], roles: [] }, members: { names: ['mia'], roles: [] } };
-    assert.equal((await server.admin(`/${DB}/_security`, { method: 'PUT', body: security })).status, 200);
-    for (const name of ['mia', 'nia']) {
-      const res = await server.admin(`/${DB}/${encodeURIComponent(USER_PREFIX + name)}`, { method: 'PUT', body: userBody(name, `${name}-acme-pw`, [], { team: 'acme' }) });
-      assert.equal(res.status, 201, res.text);
-    }
+    await seedSecondaryUsersDb(server, DB, [MIA, ADA], ['mia', 'nia']);
     const design = await server.admin(`/${DB}/_design/app`, { method: 'PUT', body: { secret_note: 'admins only' } });
     assert.equal(design.status, 201, design.text);
     const nia = (await server.admin(`/${DB}/${encodeURIComponent(NIA_ID)}`)).body;

@@ -62,6 +62,21 @@ export async function createUser(
   return res.body.rev as string;
 }
 
+/**
+ * A secondary users database `db` (URL-encoded, as `acme%2F_users`) whose admin is `ada` and whose
+ * member is `mia` (both users of the server, created here), holding the user docs of `names`.
+ */
+export async function seedSecondaryUsersDb(server: TestServer, db: string, users: readonly [string, string][], names: readonly string[]): Promise<void> {
+  for (const [name, password] of users) await createUser(server, name, password);
+  if ((await server.admin(`/${db}`, { method: 'PUT' })).status !== 201) throw new Error(`creating ${db}`);
+  const security = { admins: { names: ['ada'], roles: [] }, members: { names: ['mia'], roles: [] } };
+  if ((await server.admin(`/${db}/_security`, { method: 'PUT', body: security })).status !== 200) throw new Error(`securing ${db}`);
+  for (const name of names) {
+    const res = await server.admin(`/${db}/${encodeURIComponent(USER_PREFIX + name)}`, { method: 'PUT', body: userBody(name, `${name}-acme-pw`, [], { team: 'acme' }) });
+    if (res.status !== 201) throw new Error(`creating ${name} in ${db}: ${res.status} ${res.text}`);
+  }
+}
+
 /** The stored user doc as the admin sees it (undefined when missing). */
 export async function readUser(server: TestServer, name: string): Promise<Record<string, any> | undefined> {
   const res = await server.admin(userPath(name));

@@ -50,7 +50,7 @@ export async function viewQuery(request: Request, services: Services): Promise<R
     });
     checkKeyCount(argsList.reduce((sum, args) => sum + (args.keys?.length ?? 0), 0), services.config);
     const results: JsonObject[] = [];
-    for (const args of argsList) results.push(await services.views.query(opened, group, viewName!, args));
+    for (const args of argsList) results.push(await services.views.query(opened, group, viewName!, args, request.signal));
     return json(200, { results });
   }
   let args: ViewArgs = defaultArgs();
@@ -60,7 +60,7 @@ export async function viewQuery(request: Request, services: Services): Promise<R
   }
   args = applyParams(args, queryParams(request), decode);
   checkKeyCount(args.keys?.length ?? 0, services.config);
-  return json(200, await services.views.query(opened, group, viewName!, args));
+  return json(200, await services.views.query(opened, group, viewName!, args, request.signal));
 }
 
 /** `POST /{db}/_view_cleanup`: drops the indexes no design document uses (202, as CouchDB). */

@@ -20,4 +20,12 @@ describe('LoopTurns', () => {
     await turns.maybeYield();
     assert.equal(turns.yields, 1, 'a new slice starts after each turn');
   });
+
+  it('issue 32 item 3: once the request signal aborted (the client left), the next turn stops the loop with 499 client_closed_request', async () => {
+    const controller = new AbortController();
+    const turns = LoopTurns.until(controller.signal);
+    await turns.maybeYield();
+    controller.abort();
+    await assert.rejects(turns.maybeYield(), { status: 499, error: 'client_closed_request' });
+  });
 });
