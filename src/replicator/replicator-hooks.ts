@@ -9,7 +9,10 @@ import type { DatabaseHooks, ReadFilter } from '../documents/database-hooks.js';
 import { forbidden } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import { ReplicationSpecError } from './replication-errors.js';
-import { stripCredentials, strippedProxies } from './shown-endpoint.js';
+import { stripCredentials, strippedProxies, URL_FIELDS } from './shown-endpoint.js';
+
+/** Members shown to other users with their credentials stripped. */
+const SHOWN_STRIPPED: ReadonlySet<string> = new Set(['source', 'target', ...URL_FIELDS]);
 
 const OTHER_USERS = "Can't update replication documents from other users.";
 
@@ -41,7 +44,10 @@ export function replicatorHooks(dbName: string, validate: (doc: JsonObject) => v
         if (caller.isAdmin || String(doc['_id'] ?? '').startsWith('_design/') || doc['owner'] === caller.userCtx.name) return doc;
         return { ...doc, source: stripCredentials(doc['source']) ?? null, target: stripCredentials(doc['target']) ?? null, ...strippedProxies(doc) };
       };
-      return { single: shown, listed: shown };
+      // Queries may use stored values of what every caller sees as stored: everything for admins,
+      // every member but the endpoints (whose credentials are stripped) for others.
+      const showsAsStored = (member: string): boolean => caller.isAdmin || !SHOWN_STRIPPED.has(member);
+      return { single: shown, listed: shown, showsAsStored };
     },
   };
 }

@@ -9,7 +9,7 @@ import { isObject } from '../documents/document-json.js';
 import type { Json } from '../json/json.js';
 
 /** Fields that may hold a URL with userinfo (the proxy fields are CouchDB's; Divan ignores them). */
-const URL_FIELDS = ['proxy', 'source_proxy', 'target_proxy'] as const;
+export const URL_FIELDS = ['proxy', 'source_proxy', 'target_proxy'] as const;
 
 /**
  * The URL without userinfo; null when it is not an http(s) URL, since such text is never dialled
