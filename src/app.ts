@@ -17,7 +17,7 @@ import { createPipeline } from './http/pipeline.js';
 import { Listeners } from './http/server.js';
 import type { Services } from './http/services.js';
 import { wireData, type DataLayer } from './wiring/data-layer.js';
-import { receiveClusterMessages, wireIdentity, type Identity } from './wiring/identity.js';
+import { receiveClusterMessages, shareLockout, wireIdentity, type Identity } from './wiring/identity.js';
 import { wireViews } from './wiring/views.js';
 import { wireReplication } from './wiring/replication.js';
 import { Logger } from './log/logger.js';
@@ -136,8 +136,11 @@ export async function createApp(options: AppOptions): Promise<App> {
   const replication = await wireReplication(config, log, data, VERSION, gather, leaseHolder, options.worker?.workers ?? 1);
   shareTasks(data.databases.tasks, gather);
   shareMetrics(metrics, gather);
+  const lockout = options.worker ? shareLockout(identity.lockout, gather) : undefined;
   const services = servicesOf({ config, log, admins, metrics, data, identity, replication, link, gather });
   gather.start();
+  // Before this worker listens: a replacement must not admit guesses its siblings know are locked.
+  await lockout?.inherit();
   // A request or a sibling's message may follow another process's commit: reads then look (sqlite-freshness.ts).
   options.worker?.channel.onMessage(() => backend.outsideEvent?.());
   const listeners = listenersOf(config, services, () => backend.outsideEvent?.());

@@ -1,4 +1,4 @@
-import { admittedTicket, Lockout, type LockoutGate, type LockoutMode, type LockoutSettings, type LockoutTicket } from '../users/lockout.js';
+import { admittedTicket, Lockout, type LockoutGate, type LockoutMode, type LockoutSettings, type LockoutSnapshot, type LockoutTicket } from '../users/lockout.js';
 import { asLockoutAnswer, type LockoutRequest } from './lockout-protocol.js';
 import type { WorkerChannel } from './worker-protocol.js';
 
@@ -58,6 +58,14 @@ export class IpcLockout implements LockoutGate {
 
   recordRemoteFailure(peer: string, name: string, salt: string): void {
     this.#known.recordRemoteFailure(peer, name, salt);
+  }
+
+  snapshot(): LockoutSnapshot {
+    return this.#known.snapshot();
+  }
+
+  merge(snapshot: LockoutSnapshot): void {
+    this.#known.merge(snapshot);
   }
 
   admitsAtOnce(peer: string, name: string, salt: string): boolean {

@@ -46,6 +46,21 @@ export interface LockoutGate {
   configure(settings: LockoutSettings): void;
   recordRemoteFailure(peer: string, name: string, salt: string): void;
   onLocalFailure: ((peer: string, name: string, salt: string) => void) | undefined;
+  /** The failures counted here, for a process that starts later (a replacement worker). */
+  snapshot(): LockoutSnapshot;
+  /** Takes over a sibling's failures where they are more than those counted here. */
+  merge(snapshot: LockoutSnapshot): void;
+}
+
+/** Failures as `[key, failures, age in ms]` rows; the key is opaque outside this file. */
+export type LockoutSnapshot = [string, number, number][];
+
+export function asLockoutSnapshot(value: unknown): LockoutSnapshot {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (row): row is [string, number, number] =>
+      Array.isArray(row) && row.length === 3 && typeof row[0] === 'string' && Number.isSafeInteger(row[1]) && row[1] > 0 && Number.isFinite(row[2]) && row[2] >= 0,
+  );
 }
 
 export function lockoutMode(value: string): LockoutMode {
@@ -202,13 +217,33 @@ export class Lockout implements LockoutGate {
     }
     this.#entries.delete(key);
     this.#entries.set(flatCopy(key), { failures: 1, firstFailure: now });
-    while (this.#entries.size > this.#settings.maxObjects) {
-      this.#entries.delete(this.#entries.keys().next().value as string);
-    }
+    this.#evictOldest();
   }
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  snapshot(): LockoutSnapshot {
+    const now = this.#now();
+    return [...this.#entries].map(([key, entry]) => [key, entry.failures, now - entry.firstFailure]);
+  }
+
+  merge(snapshot: LockoutSnapshot): void {
+    if (this.#settings.mode === 'off') return;
+    const now = this.#now();
+    for (const [key, failures, ageMs] of snapshot) {
+      if (ageMs >= this.#settings.maxLifetimeMs || failures <= this.#failures(key)) continue;
+      this.#entries.delete(key);
+      this.#entries.set(flatCopy(key), { failures, firstFailure: now - ageMs });
+    }
+    this.#evictOldest();
+  }
+
+  #evictOldest(): void {
+    while (this.#entries.size > this.#settings.maxObjects) {
+      this.#entries.delete(this.#entries.keys().next().value as string);
+    }
   }
 }
 

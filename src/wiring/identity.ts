@@ -21,7 +21,9 @@ import type { Admins } from '../users/admins.js';
 import { HashUpgrader } from '../users/hash-upgrader.js';
 import { IpcLockout } from '../cluster/ipc-lockout.js';
 import type { WorkerChannel } from '../cluster/worker-protocol.js';
-import { Lockout, lockoutSettings, type LockoutGate } from '../users/lockout.js';
+import type { Gather } from '../cluster/gather.js';
+import type { Json } from '../json/json.js';
+import { asLockoutSnapshot, Lockout, lockoutSettings, type LockoutGate } from '../users/lockout.js';
 import { TotpReplayGuard } from '../users/totp-replay.js';
 import { PasswordAuthenticator } from '../users/password-authenticator.js';
 import { passwordCacheSettings, VerifiedPasswordCache } from '../users/password-cache.js';
@@ -117,4 +119,21 @@ export function receiveClusterMessages(link: ClusterLink, config: Config, data: 
     db: (message) => message.dbs.forEach((db) => data.changes.changedElsewhere(db)),
     ddocs: (message) => data.designDocs.invalidate(message.db),
   });
+}
+
+const LOCKOUT_TOPIC = 'lockout';
+
+/**
+ * With workers: each answers with the lockout failures it knows of (its node's and other nodes'),
+ * and `inherit` gives a worker that starts (a replacement) those of its siblings. Failures from
+ * other nodes reach only the workers running when they came, so without this a replacement would
+ * admit guesses another node had already locked.
+ */
+export function shareLockout(lockout: LockoutGate, gather: Gather): { inherit(): Promise<void> } {
+  gather.answer(LOCKOUT_TOPIC, () => lockout.snapshot() as Json);
+  return {
+    async inherit() {
+      for (const reply of await gather.gather(LOCKOUT_TOPIC)) lockout.merge(asLockoutSnapshot(reply.value));
+    },
+  };
 }

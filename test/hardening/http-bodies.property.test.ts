@@ -174,7 +174,8 @@ for (const backend of BACKENDS) {
           const started = Date.now();
           const res = await send(method, target, 'admin', deep);
           assert.equal(res.status, 400, `${method} ${target}: ${res.text}`);
-          assert.ok(Date.now() - started < 2000, `${method} ${target} answered in ${Date.now() - started} ms`);
+          // Wide (issue 32 item 16): a bound against hangs and parsing that grows faster than the depth, not a latency figure.
+          assert.ok(Date.now() - started < 10_000, `${method} ${target} answered in ${Date.now() - started} ms`);
         }
         // 8000 levels (48 KB encoded, under the 64 KiB header limit): deep enough to overflow
         // JSON.stringify when the keys are echoed in the reply, which used to crash the process.

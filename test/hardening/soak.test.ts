@@ -26,7 +26,8 @@ describe('soak (short form)', () => {
       t.diagnostic(`RSS: start ${m.startMiB.toFixed(1)} MiB, after warm-up ${m.afterWarmupMiB.toFixed(1)}, end ${m.endMiB.toFixed(1)}, peak ${m.peakMiB.toFixed(1)}; growth after warm-up ${m.growthMiB.toFixed(1)} MiB, trend ${m.slopeMiBPerMinute.toFixed(2)} MiB/min (${m.samples} samples)`);
     }
     assert.deepEqual(report.failures, [], `${report.failureCount} failures`);
-    assert.ok(report.requests > 500, `${report.requests} requests`);
+    // The load ran; how much of it fits in the time depends on the machine (issue 32 item 16).
+    assert.ok(report.requests > 100, `${report.requests} requests`);
     assert.ok(Object.keys(report.statuses).every((status) => Number(status) < 500));
     if (m) {
       // 25 s cannot tell bounded caches filling (the SQLite winner cache holds up to 32 MiB) from a

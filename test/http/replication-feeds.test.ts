@@ -81,7 +81,7 @@ describe('_changes feeds', () => {
     feed.abort();
     // timeout without heartbeat ends a quiet longpoll with no results.
     const quiet = await openFeed(server.url, '/lphb/_changes?feed=longpoll&timeout=200', { auth: ADMIN }).done;
-    assert.ok(quiet.elapsed >= 190 && quiet.elapsed < 3000, `ended after ${quiet.elapsed} ms`);
+    assert.ok(quiet.elapsed >= 190 && quiet.elapsed < 15000, `ended after ${quiet.elapsed} ms`);
     assert.deepEqual(bareSeqs(JSON.parse(quiet.text)), { results: [], last_seq: '0', pending: 0 });
   });
 
@@ -94,7 +94,7 @@ describe('_changes feeds', () => {
     assert.equal(text.trim(), '', 'heartbeats are bare newlines');
     beating.abort();
     const idle = await openFeed(server.url, '/hb/_changes?feed=continuous&timeout=200', { auth: ADMIN }).done;
-    assert.ok(idle.elapsed >= 190 && idle.elapsed < 3000, `ended after ${idle.elapsed} ms`);
+    assert.ok(idle.elapsed >= 190 && idle.elapsed < 15000, `ended after ${idle.elapsed} ms`);
     assert.deepEqual(bareSeqs(feedLines(idle.text)), [{ last_seq: '0', pending: 0 }]);
   });
 

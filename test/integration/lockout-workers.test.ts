@@ -59,3 +59,38 @@ for (const backend of BACKENDS.map((each) => each.name)) describe(`the real bina
     assert.deepEqual(statusCounts(answers), { 403: 6 });
   });
 });
+
+/** Security issue 32, item 15, across nodes: a worker started on node B knows the failures node A saw. */
+describe('two nodes on PostgreSQL, B with two workers: a replacement worker on B keeps a lock made through A', { skip: POSTGRES_TEST_URL === undefined ? 'no PostgreSQL' : false }, () => {
+  let data: string;
+  let nodeA: RunningDivan;
+  let nodeB: RunningDivan;
+  const schema = uniqueSchema();
+  before(async () => {
+    data = mkdtempSync(join(tmpdir(), 'divan-lockout-nodes-'));
+    const ini = join(data, 'local.ini');
+    writeFileSync(ini, `[divan]\nstorage = postgres\npostgres_schema = ${schema}\n`);
+    const env = { COUCHDB_USER: ADMIN[0], COUCHDB_PASSWORD: ADMIN[1], DIVAN_POSTGRES_URL: POSTGRES_TEST_URL! };
+    nodeA = await startDivan(['--port', '0', '--workers', '1', '--data', join(data, 'a'), '--config', ini], env);
+    nodeB = await startDivan(['--port', '0', '--workers', '2', '--data', join(data, 'b'), '--config', ini], env);
+  });
+  after(async () => {
+    await Promise.all([nodeA.stop(), nodeB.stop()]);
+    rmSync(data, { recursive: true, force: true });
+    await dropSchema(POSTGRES_TEST_URL!, schema);
+  });
+
+  test('issue 32 item 15: 5 failures through node A, a worker of B killed and replaced: every attempt through either worker of B is 403', async () => {
+    const created = await request(nodeA.url, '/_users/org.couchdb.user:roamer', { method: 'PUT', auth: ADMIN, body: { name: 'roamer', password: 'roamer-pass', roles: [], type: 'user' } });
+    assert.equal(created.status, 201, created.text);
+    for (let i = 1; i <= 5; i++) assert.equal((await request(nodeA.url, '/_session', { auth: ['roamer', `wrong-${i}`] })).status, 401, `failure ${i}`);
+    await untilTrue(async () => (await request(nodeB.url, '/_session', { auth: ['roamer', 'roamer-pass'] })).status === 403);
+    const [victim] = childPids(nodeB.child.pid!);
+    process.kill(victim!, 'SIGKILL');
+    const bothAnswer = async (): Promise<boolean> => new Set((await requestsFrom(nodeB.url, '/_up', {}, 4)).map(workerOf)).size === 2;
+    await untilTrue(async () => !childPids(nodeB.child.pid!).includes(victim!) && (await bothAnswer().catch(() => false)), 30000);
+    const answers = await requestsFrom(nodeB.url, '/_session', { auth: ['roamer', 'roamer-pass'] }, 6);
+    assert.equal(new Set(answers.map(workerOf)).size, 2, 'both workers answered');
+    assert.deepEqual(statusCounts(answers), { 403: 6 });
+  });
+});

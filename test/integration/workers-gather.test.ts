@@ -134,7 +134,8 @@ for (const backend of BACKENDS.map((each) => each.name)) {
       const answered = settled.flatMap((each) => (each.status === 'fulfilled' ? [each.value] : []));
       assert.equal(answered.length, 1, 'the live worker answers; the killed one cannot');
       assert.equal(answered[0]!.res.status, 200, answered[0]!.res.text);
-      assert.ok(answered[0]!.ms < 3000, `answered ${answered[0]!.ms} ms after the question, not at the gather's time limit`);
+      // Below the gather's 5 s time limit, with room for a busy machine.
+      assert.ok(answered[0]!.ms < 4500, `answered ${answered[0]!.ms} ms after the question, not at the gather's time limit`);
       assert.match(divan.stderr(), /w\d+ exited before it answered active_tasks: left out/);
       // The replacement answers too, once it started.
       await untilTrue(async () => childPids(divan.child.pid!).length === 2 && !childPids(divan.child.pid!).includes(victim!), 20000);

@@ -145,7 +145,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           res.on('error', reject);
         },
       );
-      req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
+      // A hang detector, not a latency bound: wide enough for a busy machine (issue 32 item 16).
+      req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
       req.on('error', reject);
       req.end(payload);
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Lockout, lockoutMode } from '../../../src/users/lockout.js';
+import { asLockoutSnapshot, Lockout, lockoutMode } from '../../../src/users/lockout.js';
 
 describe('lockout counters', () => {
   const settings = { mode: 'enforce' as const, threshold: 3, maxObjects: 100, maxLifetimeMs: 1000 };
@@ -153,5 +153,33 @@ describe('lockout admission: attempts in flight count as possible failures', () 
     for (const ticket of tickets) ticket.settle(true);
     assert.equal((await lockout.admit('a', 'n', 's')).locked, false);
     assert.equal(lockout.size, 0);
+  });
+});
+
+describe('a lockout handed to a process that starts later (issue 32 item 15)', () => {
+  const settings = { mode: 'enforce' as const, threshold: 3, maxObjects: 100, maxLifetimeMs: 1000 };
+
+  test('issue 32 item 15: a snapshot merged into an empty lockout locks what it locked, and expires when it would have', () => {
+    let now = 0;
+    const sibling = new Lockout(settings, () => now);
+    for (let i = 0; i < 3; i++) sibling.recordRemoteFailure('a', 'n', 's');
+    sibling.recordFailure('b', 'n', 's');
+    now = 400;
+    const replacement = new Lockout(settings, () => now);
+    replacement.merge(asLockoutSnapshot(JSON.parse(JSON.stringify(sibling.snapshot()))));
+    assert.equal(replacement.isLocked('a', 'n', 's'), true);
+    assert.equal(replacement.failuresOf('b', 'n', 's'), 1);
+    now = 1000;
+    assert.equal(replacement.isLocked('a', 'n', 's'), false, 'the first failure was 1000 ms ago');
+  });
+
+  test('merging keeps the larger count and skips rows that are expired or malformed', () => {
+    const lockout = new Lockout(settings, () => 0);
+    lockout.recordFailure('a', 'n', 's');
+    lockout.recordFailure('a', 'n', 's');
+    const [[key]] = lockout.snapshot() as [[string, number, number]];
+    lockout.merge(asLockoutSnapshot([[key, 1, 0], ['x\u0000n\u0000s', 2, 5000], ['y', -1, 0], 'junk', [key]]));
+    assert.equal(lockout.failuresOf('a', 'n', 's'), 2);
+    assert.equal(lockout.size, 1);
   });
 });
