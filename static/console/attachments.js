@@ -11,7 +11,8 @@ import { uploadFile } from './upload.js';
 export const PREVIEW_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/bmp'];
 
 /**
- * @typedef {{ db: string, id: string, rev: string, reload: (note?: string) => void }} Owner
+ * @typedef {{ db: string, id: string, rev: string, current: boolean, reload: (note?: string) => void }} Owner
+ * `current` is false on an older revision's page: its attachments can be read, not changed.
  */
 
 /**
@@ -24,14 +25,14 @@ export function attachmentSection(owner, attachments) {
     String(stub?.content_type ?? '—'),
     formatBytes(stub?.length),
     preview(owner, name, stub),
-    h('div', { className: 'actions' }, downloadButton(owner, name), deleteButton(owner, name)),
+    h('div', { className: 'actions' }, downloadButton(owner, name), owner.current ? deleteButton(owner, name) : null),
   ]);
   return h(
     'section',
     { id: 'attachments', 'aria-labelledby': 'attachments-heading' },
     h('h2', { id: 'attachments-heading' }, 'Attachments'),
     table('Attachments of this document', ['Name', 'Type', 'Size', 'Preview', 'Actions'], rows, 'No attachments yet.'),
-    uploader(owner),
+    owner.current ? uploader(owner) : null,
   );
 }
 
@@ -43,7 +44,17 @@ export function attachmentSection(owner, attachments) {
 function preview(owner, name, stub) {
   const type = String(stub?.content_type ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (!PREVIEW_TYPES.includes(type)) return h('span', { className: 'muted' }, '—');
-  return h('img', { src: dbPath(owner.db, owner.id, name), alt: `Preview of ${name}`, className: 'preview', loading: 'lazy' });
+  return h('img', { src: attachmentUrl(owner, name), alt: `Preview of ${name}`, className: 'preview', loading: 'lazy' });
+}
+
+/**
+ * The attachment's URL, of the revision shown.
+ *
+ * @param {Owner} owner
+ * @param {string} name
+ */
+function attachmentUrl(owner, name) {
+  return `${dbPath(owner.db, owner.id, name)}${owner.current ? '' : query({ rev: owner.rev })}`;
 }
 
 /**
@@ -57,7 +68,7 @@ function downloadButton(owner, name) {
   return button('Download', async () => {
     let response;
     try {
-      response = await fetch(dbPath(owner.db, owner.id, name), { credentials: 'same-origin', cache: 'no-store', headers: { 'X-CouchDB-WWW-Authenticate': 'Cookie' } });
+      response = await fetch(attachmentUrl(owner, name), { credentials: 'same-origin', cache: 'no-store', headers: { 'X-CouchDB-WWW-Authenticate': 'Cookie' } });
     } catch {
       return messages.error(failure(`Could not download ${name}`, { status: 0, ok: false, body: undefined }));
     }

@@ -31,7 +31,7 @@ export async function render(context) {
   if (Array.isArray(conflicts) && conflicts.length > 0) context.view.append(conflictList(context, db, id, conflicts));
   context.view.append(editor(context, db, doc, false));
   const stubs = doc._attachments && typeof doc._attachments === 'object' ? doc._attachments : {};
-  context.view.append(attachmentSection({ db, id, rev: String(doc._rev), reload: context.reload }, stubs));
+  context.view.append(attachmentSection({ db, id, rev: String(doc._rev), current: rev === undefined, reload: context.reload }, stubs));
 }
 
 /**

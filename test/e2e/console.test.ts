@@ -93,6 +93,7 @@ describe('admin console (headless Chromium)', { skip: chromiumSkipReason() }, ()
     await consoleShot(page, 'conflicts');
     await page.click(`#conflicts a:text-is("${conflicts[0]}")`);
     await page.locator('#view .notice').filter({ hasText: `You are looking at revision ${conflicts[0]}` }).waitFor();
+    assert.equal(await page.locator('#attachment-files').count(), 0, 'no upload onto an older revision: its attachments are read, not changed');
     assert.match(await page.inputValue('#doc-json'), /from a replica/);
     await visit(page, `#/db/${DB}/doc/first`, 'Document first');
     await statusAfter(page, () => page.click(`button[aria-label="Discard conflicting revision ${conflicts[0]}"]`), /discarded/);

@@ -47,6 +47,7 @@ const series = await load<{
   memoryMiB(system: unknown): number | undefined;
 }>('metrics-series.js');
 const documents = await load<{ pageLink(earlier: string[], limit: number): string | null | undefined }>('documents.js');
+const progress = await load<{ describeProgress(index: unknown, task: unknown): string }>('view-progress.js');
 const chartsModule = await load<{ polylines(values: Array<number | null>, max: number, slots: number): string[] }>('charts.js');
 
 const VIEW_INPUT = { key: '', keys: '', startkey: '', endkey: '', inclusiveEnd: true, reduce: true, groupLevel: '', includeDocs: false, limit: '', skip: '', descending: false, hasReduce: true };
@@ -86,6 +87,14 @@ describe('static/console modules', () => {
     assert.equal(views.viewQuery({ ...VIEW_INPUT, includeDocs: true }).field, 'include_docs', 'CouchDB refuses include_docs on a reduce');
     assert.equal(views.viewQuery({ ...VIEW_INPUT, reduce: false, groupLevel: '2' }).field, 'group level');
     assert.equal(views.viewQuery({ ...VIEW_INPUT, limit: 'ten' }).field, 'limit');
+  });
+
+  test('describeProgress: the indexer\'s percentage first, else what _info says, else that the server did not say', () => {
+    assert.equal(progress.describeProgress(undefined, { progress: 40, changes_done: 4000, total_changes: 10000 }), 'Building the index: 40 % (4,000 of 10,000 changes).');
+    assert.equal(progress.describeProgress({ updater_running: true, updates_pending: { total: 12 } }, undefined), 'Building the index: 12 changes to go.');
+    assert.equal(progress.describeProgress({ updater_running: false, updates_pending: { total: 3 } }, undefined), 'The index is 3 changes behind; the next query brings it up to date.');
+    assert.equal(progress.describeProgress({ updater_running: false, updates_pending: { total: 0 }, update_seq: 11 }, undefined), 'The index is up to date (sequence 11).');
+    assert.equal(progress.describeProgress(undefined, undefined), 'The server did not say how far the index is built.');
   });
 
   test('withView: sets one view, removes its reduce when none, keeps the other members', () => {
