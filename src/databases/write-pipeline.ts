@@ -119,37 +119,32 @@ async function prepared(opened: OpenedDatabase, steps: UpdateSteps, slot: Slot, 
 
 /** The validation functions over the batch's normal documents at once; a refused one keeps its refusal. */
 async function validated(opened: OpenedDatabase, steps: UpdateSteps, slots: Slot[]): Promise<void> {
-  if (!steps.validate) return;
   const at = slots.flatMap((slot, index) => ('edit' in slot && isValidated(slot.id) ? [index] : []));
   if (at.length === 0) return;
   const proposed = [];
   for (const index of at) proposed.push(await proposedOf(opened, (slots[index] as { edit: DocumentEdit }).edit, steps.stored));
-  const refusals = await steps.validate(proposed);
+  const refusals = await steps.validate!(proposed);
   at.forEach((index, position) => {
     const refused = refusals[position];
     if (refused) slots[index] = { id: slots[index]!.id, refused: refusal(refused) };
   });
 }
 
-/** Every phase over every document, yielding to the event loop every few milliseconds. */
-async function eachSlot(slots: Slot[], turns: LoopTurns, phase: (slot: Slot) => Promise<Slot>): Promise<void> {
-  for (let index = 0; index < slots.length; index++) {
-    await turns.maybeYield();
-    slots[index] = await phase(slots[index]!);
-  }
-}
-
 /** Writes a batch through the pipeline; one outcome per document, in order. */
 export async function writeBatch(opened: OpenedDatabase, items: readonly BatchItem[], options: BatchOptions): Promise<Outcome[]> {
   const steps = await updateSteps(opened);
-  const turns = new LoopTurns();
+  // A batch of one (every single write) has nothing to yield between: it keeps its promises few.
+  const turns = items.length > 1 ? new LoopTurns() : undefined;
   const slots: Slot[] = [];
   for (const item of items) {
-    await turns.maybeYield();
+    if (turns) await turns.maybeYield();
     slots.push(await admitted(opened, steps, item, options));
   }
-  await eachSlot(slots, turns, (slot) => prepared(opened, steps, slot, options));
-  await validated(opened, steps, slots);
+  for (let index = 0; index < slots.length; index++) {
+    if (turns) await turns.maybeYield();
+    slots[index] = await prepared(opened, steps, slots[index]!, options);
+  }
+  if (steps.validate) await validated(opened, steps, slots);
   const edits = slots.flatMap((slot) => ('edit' in slot ? [slot.edit] : []));
   const limits = documentLimits(opened.context.config);
   const results = edits.length > 0 ? await opened.storage.writeDocuments(opened.db, edits, { newEdits: options.newEdits, limits }) : [];
