@@ -10,6 +10,7 @@ import { IpcLocks } from './cluster/ipc-locks.js';
 import { LocalLocks, type NamedLocks } from './cluster/named-locks.js';
 import type { WorkerChannel } from './cluster/worker-protocol.js';
 import { openPostgresBus } from './cluster/pg-bus.js';
+import { lockoutPool } from './cluster/pg-lockout.js';
 import { Config } from './config/config.js';
 import { randomHex } from './crypto/crypto.js';
 import { StartupError } from './errors/startup-error.js';
@@ -122,13 +123,15 @@ export async function createApp(options: AppOptions): Promise<App> {
   const locks = options.worker ? new IpcLocks(options.worker.channel) : new LocalLocks();
   const { config, admins, generatedAdminPassword } = await bootstrap(options, dataDir, log);
 
-  const { backend, bus } = await openStorage(config, dataDir, env, log, { nodeId: options.worker?.nodeId, locks });
+  const { backend, bus, postgres } = await openStorage(config, dataDir, env, log, { nodeId: options.worker?.nodeId, locks });
   const buses: LinkedBus[] = bus ? [{ bus, workers: false }] : [];
   if (ipc) buses.push({ bus: ipc, workers: true });
   const link = buses.length > 0 ? new ClusterLink(buses, log) : undefined;
   const metrics = new Metrics(() => config.getInteger('stats', 'interval'));
   const data = await wireData(config, log, backend, link, metrics);
-  const identity = wireIdentity(config, log, admins, data, link, metrics, options.worker?.channel);
+  // Nodes sharing PostgreSQL admit password checks together (the node's own lockout decides first).
+  const sharedLockout = postgres && bus ? { pool: lockoutPool(postgres.url), schema: postgres.schema, nodeId: bus.nodeId } : undefined;
+  const identity = wireIdentity(config, log, admins, data, link, metrics, options.worker?.channel, sharedLockout);
   if (link) receiveClusterMessages(link, config, data, identity);
   const leaseHolder = options.worker ? `${config.getString('divan', 'node_name')}#${randomHex().slice(0, 8)}` : undefined;
   // Each worker process keeps its own tasks, jobs and counters: endpoints gather them from all.
@@ -159,7 +162,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await Promise.all([admins.settled(), identity.upgrader.settled()]);
       identity.jwt.close();
       gather.close();
-      await Promise.all([link?.close(), data.sandbox.close()]);
+      await Promise.all([link?.close(), data.sandbox.close(), sharedLockout?.pool.end().catch(() => undefined)]);
       await backend.close();
     },
   };
@@ -245,7 +248,7 @@ async function openStorage(
   env: Readonly<Record<string, string | undefined>>,
   log: Logger,
   { nodeId, locks }: { nodeId?: string; locks?: NamedLocks } = {},
-): Promise<{ backend: Storage; bus?: ClusterBus }> {
+): Promise<{ backend: Storage; bus?: ClusterBus; postgres?: { url: string; schema: string } }> {
   const kind = config.getString('divan', 'storage');
   if (kind === 'sqlite') {
     try {
@@ -262,7 +265,7 @@ async function openStorage(
     const backend = await openPostgresStorage({ url, schema, onError: (error) => log.warning(`PostgreSQL connection lost: ${error.message}`) });
     try {
       const bus = await openPostgresBus({ url, schema, nodeId, onError: (message) => log.warning(message) });
-      return { backend, bus };
+      return { backend, bus, postgres: { url, schema } };
     } catch (error) {
       await backend.close();
       throw error;

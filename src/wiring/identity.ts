@@ -20,6 +20,7 @@ import type { Logger } from '../log/logger.js';
 import type { Admins } from '../users/admins.js';
 import { HashUpgrader } from '../users/hash-upgrader.js';
 import { IpcLockout } from '../cluster/ipc-lockout.js';
+import { PostgresLockout, type PostgresLockoutOptions } from '../cluster/pg-lockout.js';
 import type { WorkerChannel } from '../cluster/worker-protocol.js';
 import type { Gather } from '../cluster/gather.js';
 import type { Json } from '../json/json.js';
@@ -48,12 +49,15 @@ export function wireIdentity(
   link: ClusterLink | undefined,
   metrics: Metrics,
   channel: WorkerChannel | undefined,
+  sharedLockout?: Omit<PostgresLockoutOptions, 'onError'>,
 ): Identity {
   const passwordCache = new VerifiedPasswordCache(passwordCacheSettings(config));
   metrics.watchCache('passwords', passwordCache.counts);
   metrics.watchAuthCache(data.userStore.counts);
   // With several workers the node's lockout is the primary's: each worker's own would admit `threshold` guesses.
-  const lockout: LockoutGate = channel ? new IpcLockout(lockoutSettings(config), channel) : new Lockout(lockoutSettings(config));
+  const nodeLockout: LockoutGate = channel ? new IpcLockout(lockoutSettings(config), channel) : new Lockout(lockoutSettings(config));
+  const onError = (message: string): void => log.warning(message);
+  const lockout = sharedLockout ? new PostgresLockout(nodeLockout, lockoutSettings(config), { ...sharedLockout, onError }) : nodeLockout;
   config.onChange((change) => {
     if (change.section === 'couch_passwords_cache') passwordCache.configure(passwordCacheSettings(config));
     if (change.section === 'chttpd_auth_lockout') lockout.configure(lockoutSettings(config));

@@ -93,4 +93,14 @@ describe('two nodes on PostgreSQL, B with two workers: a replacement worker on B
     assert.equal(new Set(answers.map(workerOf)).size, 2, 'both workers answered');
     assert.deepEqual(statusCounts(answers), { 403: 6 });
   });
+
+  test('issue 32 item 15: 19 wrong passwords sent at once to two nodes on PostgreSQL get exactly threshold answers of 401', async () => {
+    const created = await request(nodeA.url, '/_users/org.couchdb.user:spread', { method: 'PUT', auth: ADMIN, body: { name: 'spread', password: 'spread-pass', roles: [], type: 'user' } });
+    assert.equal(created.status, 201, created.text);
+    let sent = 0;
+    const nodes = [nodeA, nodeB];
+    const { wrong, right } = await wrongGuessesThenRight((password) => request(nodes[sent++ % 2]!.url, '/_session', { auth: ['spread', password] }), 'spread-pass');
+    assert.deepEqual(statusCounts(wrong), { 401: 5, 403: 14 }, 'only the threshold of guesses is checked in the whole cluster');
+    assert.deepEqual({ status: right.status, body: right.body }, { status: 403, body: LOCKED });
+  });
 });

@@ -156,6 +156,25 @@ CREATE TABLE view_indexes (
 );
 `,
   },
+  {
+    version: 7,
+    description: 'the cluster-wide password lockout',
+    // Read and written under a per-key advisory lock by cluster/pg-lockout.ts; keys are SHA-256 hex.
+    sql: `
+CREATE TABLE lockout_attempts (
+  attempt_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  key text COLLATE "C" NOT NULL,
+  node text NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+CREATE INDEX lockout_attempts_by_key ON lockout_attempts (key);
+CREATE TABLE lockout_failures (
+  key text COLLATE "C" NOT NULL,
+  failed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+CREATE INDEX lockout_failures_by_key ON lockout_failures (key, failed_at);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */
