@@ -40,6 +40,16 @@ export interface Identity {
   chain: () => AuthChain;
 }
 
+/**
+ * With several workers the node's lockout is the primary's: each worker's own would admit
+ * `threshold` guesses. Nodes sharing PostgreSQL then also take their places in its tables.
+ */
+function lockoutOf(config: Config, log: Logger, channel: WorkerChannel | undefined, shared: Omit<PostgresLockoutOptions, 'onError'> | undefined): LockoutGate {
+  const nodeLockout: LockoutGate = channel ? new IpcLockout(lockoutSettings(config), channel) : new Lockout(lockoutSettings(config));
+  if (shared === undefined) return nodeLockout;
+  return new PostgresLockout(nodeLockout, lockoutSettings(config), { ...shared, onError: (message) => log.warning(message) });
+}
+
 /** Passwords, cookies, proxy and JWT, and the authentication chain built from them. */
 export function wireIdentity(
   config: Config,
@@ -54,10 +64,7 @@ export function wireIdentity(
   const passwordCache = new VerifiedPasswordCache(passwordCacheSettings(config));
   metrics.watchCache('passwords', passwordCache.counts);
   metrics.watchAuthCache(data.userStore.counts);
-  // With several workers the node's lockout is the primary's: each worker's own would admit `threshold` guesses.
-  const nodeLockout: LockoutGate = channel ? new IpcLockout(lockoutSettings(config), channel) : new Lockout(lockoutSettings(config));
-  const onError = (message: string): void => log.warning(message);
-  const lockout = sharedLockout ? new PostgresLockout(nodeLockout, lockoutSettings(config), { ...sharedLockout, onError }) : nodeLockout;
+  const lockout = lockoutOf(config, log, channel, sharedLockout);
   config.onChange((change) => {
     if (change.section === 'couch_passwords_cache') passwordCache.configure(passwordCacheSettings(config));
     if (change.section === 'chttpd_auth_lockout') lockout.configure(lockoutSettings(config));
