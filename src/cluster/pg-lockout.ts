@@ -5,7 +5,7 @@ import { admittedTicket, type LockoutGate, type LockoutSettings, type LockoutSna
 
 /** The advisory lock class of lockout keys (MIGRATION_LOCK_CLASS + 1), so they never meet the migration lock. */
 const LOCKOUT_LOCK_CLASS = 0x44495642;
-/** An attempt row of a node that died before settling it stops counting after this long. */
+/** An attempt row of a node that died before settling it stops counting after this long (a PBKDF2 takes far less). */
 const ATTEMPT_STALE_MS = 60_000;
 /** How often an attempt that must wait for attempts in flight on other nodes asks again. */
 const RETRY_MS = 20;
@@ -24,6 +24,7 @@ export class PostgresLockout implements LockoutGate {
   readonly #failures: string;
   readonly #nodeId: string;
   readonly #onError: (message: string) => void;
+  readonly #staleMs: number;
   #settings: LockoutSettings;
 
   constructor(inner: LockoutGate, settings: LockoutSettings, options: PostgresLockoutOptions) {
@@ -35,6 +36,7 @@ export class PostgresLockout implements LockoutGate {
     this.#failures = `${schema}.lockout_failures`;
     this.#nodeId = options.nodeId;
     this.#onError = options.onError;
+    this.#staleMs = options.attemptStaleMs ?? ATTEMPT_STALE_MS;
   }
 
   get mode(): LockoutGate['mode'] {
@@ -127,7 +129,7 @@ export class PostgresLockout implements LockoutGate {
       if (place === 'wait' && failures + attempts < this.#settings.threshold) {
         const inserted = await client.query<{ attempt_id: string }>(
           `INSERT INTO ${this.#attempts} (key, node, expires_at) VALUES ($1, $2, clock_timestamp() + $3::interval) RETURNING attempt_id`,
-          [key, this.#nodeId, `${ATTEMPT_STALE_MS} milliseconds`],
+          [key, this.#nodeId, `${this.#staleMs} milliseconds`],
         );
         place = inserted.rows[0]!.attempt_id;
       }
@@ -162,6 +164,7 @@ export interface PostgresLockoutOptions {
   schema: string;
   nodeId: string;
   onError: (message: string) => void;
+  attemptStaleMs?: number;
 }
 
 /** A pool of its own: a guess waiting for its place must not hold a connection the bus or storage needs. */
