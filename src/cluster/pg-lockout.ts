@@ -9,6 +9,8 @@ const LOCKOUT_LOCK_CLASS = 0x44495642;
 const ATTEMPT_STALE_MS = 60_000;
 /** How often an attempt that must wait for attempts in flight on other nodes asks again. */
 const RETRY_MS = 20;
+/** How often this process deletes the expired rows of keys nobody tries any more. */
+const SWEEP_MS = 60_000;
 
 /**
  * The `[chttpd_auth_lockout]` of nodes sharing one PostgreSQL store: the node's own lockout (`inner`,
@@ -26,6 +28,7 @@ export class PostgresLockout implements LockoutGate {
   readonly #onError: (message: string) => void;
   readonly #staleMs: number;
   #settings: LockoutSettings;
+  #lastSweep = 0;
 
   constructor(inner: LockoutGate, settings: LockoutSettings, options: PostgresLockoutOptions) {
     this.#inner = inner;
@@ -88,6 +91,7 @@ export class PostgresLockout implements LockoutGate {
   async admit(peer: string, name: string, salt: string): Promise<LockoutTicket> {
     const local = await this.#inner.admit(peer, name, salt);
     if (this.#settings.mode !== 'enforce' || local.locked) return local;
+    this.#sweepNowAndThen();
     const key = createHash('sha256').update(`${peer}\u0000${name}\u0000${salt}`).digest('hex');
     try {
       for (;;) {
@@ -141,6 +145,21 @@ export class PostgresLockout implements LockoutGate {
     } finally {
       client.release();
     }
+  }
+
+  /** Rows are deleted per key at each admission; those of keys never tried again go here. */
+  #sweepNowAndThen(): void {
+    const now = Date.now();
+    if (now - this.#lastSweep < SWEEP_MS) return;
+    this.#lastSweep = now;
+    const lifetime = `${this.#settings.maxLifetimeMs} milliseconds`;
+    this.#pool
+      .query(
+        `WITH stale AS (DELETE FROM ${this.#attempts} WHERE expires_at < clock_timestamp())
+         DELETE FROM ${this.#failures} WHERE failed_at < clock_timestamp() - $1::interval`,
+        [lifetime],
+      )
+      .catch((error: unknown) => this.#onError(`cannot delete expired lockout rows on PostgreSQL: ${(error as Error).message}`));
   }
 
   /** Frees the attempt's place and, when it failed, counts the failure, in one statement. */

@@ -45,4 +45,18 @@ describe('PostgresLockout: admission shared by the nodes of one PostgreSQL schem
     assert.equal(ticket.locked, false, 'admitted once the dead node\u2019s rows are stale');
     ticket.settle(false);
   });
+
+  it('issue 32 item 15: expired failure rows of keys nobody tries any more are deleted by a sweep', async () => {
+    const admin = new pg.Pool({ connectionString: url, max: 1 });
+    pools.push(admin);
+    const table = `${pg.escapeIdentifier(schema)}.lockout_failures`;
+    await admin.query(`INSERT INTO ${table} (key, failed_at) VALUES ('forgotten', now() - interval '1 day')`);
+    (await node('sweeper').admit('10.0.0.3', 'carol', 'salt-3')).settle(false);
+    for (let tries = 0; ; tries++) {
+      const { rowCount } = await admin.query(`SELECT 1 FROM ${table} WHERE key = 'forgotten'`);
+      if (rowCount === 0) break;
+      assert.ok(tries < 500, 'the expired row is still there');
+      await new Promise((wake) => setTimeout(wake, 20));
+    }
+  });
 });
