@@ -63,4 +63,18 @@ describe('issue 32 item 3: long ranges are read in pages and streamed', () => {
     assert.equal(tail.body.rows.length, 1000);
     assert.equal(tail.body.rows[999].id, id(DOCS - 1));
   });
+
+  test('issue 32 item 3: a view query over 50 000 rows without limit lets other clients through and answers right', async () => {
+    const view = { views: { byV: { map: 'function (doc) { emit(doc.v, null); }' } } };
+    assert.equal((await server.admin(`/${DB}/_design/app`, { method: 'PUT', body: view })).status, 201);
+    // Built first: building the index runs in the sandbox, outside the event loop.
+    assert.equal((await server.admin(`/${DB}/_design/app/_view/byV?limit=0`)).status, 200);
+    const { answer, answered } = await probedWhile(`/${DB}/_design/app/_view/byV`);
+    assert.equal(answer.status, 200, answer.text);
+    assert.equal(answer.body.total_rows, DOCS);
+    assert.equal(answer.body.rows.length, DOCS);
+    const rows = answer.body.rows as { id: string; key: number }[];
+    assert.ok(rows.every((row, i) => row.id === id(i) && row.key === i), 'rows out of order or wrong');
+    assert.ok(answered >= 3, `only ${answered} probes were answered during the view query`);
+  });
 });
