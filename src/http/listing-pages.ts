@@ -78,3 +78,17 @@ export async function rangePages(opened: OpenedDatabase, options: RangeOptions, 
   };
   return { first, rest };
 }
+
+/**
+ * A `{…, rows}` answer already read (a view query): a long one is serialised and sent in slices
+ * (chunked, with backpressure and loop turns) rather than as one string built in one go.
+ */
+export function rowsReply(body: JsonObject): Reply {
+  const rows = body['rows'];
+  if (!Array.isArray(rows) || rows.length <= RANGE_PAGE_ROWS) return json(200, body);
+  const head = Object.fromEntries(Object.entries(body).filter(([name]) => name !== 'rows')) as JsonObject;
+  const batches = async function* (): AsyncIterable<JsonObject[]> {
+    for (let start = 0; start < rows.length; start += RANGE_PAGE_ROWS) yield rows.slice(start, start + RANGE_PAGE_ROWS) as JsonObject[];
+  };
+  return listingReply({ head, batches });
+}
