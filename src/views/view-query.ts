@@ -4,7 +4,7 @@
  */
 import type { LoopTurns } from '../http/event-loop.js';
 import type { Json, JsonObject } from '../json/json.js';
-import type { Storage, ViewRowsResult } from '../storage/storage.js';
+import type { Storage, ViewRange, ViewRow, ViewRowsResult } from '../storage/storage.js';
 import { isObject } from '../documents/document-json.js';
 import type { CheckedArgs } from './view-ranges.js';
 import { rangesOf } from './view-ranges.js';
@@ -32,7 +32,7 @@ export async function scan(index: IndexAt, args: CheckedArgs, page: boolean): Pr
   const ranges = rangesOf(args, index.view);
   const skip = page ? args.skip : 0;
   const limit = page ? args.limit : undefined;
-  if (ranges.length === 1) return index.storage.views.rows(index.db, index.signature, { ...ranges[0]!, skip, limit });
+  if (ranges.length === 1) return pagedRows(index, { ...ranges[0]!, skip, limit });
   const result: ViewRowsResult = { totalRows: 0, offset: 0, rows: [] };
   const wanted = limit === undefined ? Infinity : skip + limit;
   for (const [i, range] of ranges.entries()) {
@@ -45,6 +45,37 @@ export async function scan(index: IndexAt, args: CheckedArgs, page: boolean): Pr
   }
   if (ranges.length === 0) result.totalRows = (await index.storage.views.rows(index.db, index.signature, { view: index.view, inclusiveEnd: true, descending: false, skip: 0, limit: 0 })).totalRows;
   result.rows = result.rows.slice(skip, limit === undefined ? undefined : skip + limit);
+  return result;
+}
+
+/** View rows read per storage call: one read of a long range would hold the process. */
+const VIEW_PAGE_ROWS = 1000;
+
+/** How many rows at the end of `rows` share the last row's key and document id (one document emitting a key several times). */
+function trailingRun(rows: readonly ViewRow[]): number {
+  const last = rows[rows.length - 1]!;
+  let run = 0;
+  while (run < rows.length && rows[rows.length - 1 - run]!.id === last.id && rows[rows.length - 1 - run]!.encoded.equals(last.encoded)) run++;
+  return run;
+}
+
+/**
+ * One range read a page at a time (keyset: each page starts at the last row's key and document id,
+ * skipping the rows of that pair already read), with an event-loop turn between pages.
+ */
+async function pagedRows(index: IndexAt, range: ViewRange): Promise<ViewRowsResult> {
+  const wanted = range.limit ?? Infinity;
+  const read = (part: ViewRange) => index.storage.views.rows(index.db, index.signature, part);
+  const result = await read({ ...range, limit: Math.min(wanted, VIEW_PAGE_ROWS) });
+  let more = result.rows.length === VIEW_PAGE_ROWS;
+  while (more && result.rows.length < wanted) {
+    await index.turns.maybeYield();
+    const last = result.rows[result.rows.length - 1]!;
+    const asked = Math.min(wanted - result.rows.length, VIEW_PAGE_ROWS);
+    const page = await read({ ...range, startKey: last.encoded, startDocId: last.id, skip: trailingRun(result.rows), limit: asked });
+    for (const row of page.rows) result.rows.push(row);
+    more = page.rows.length === asked;
+  }
   return result;
 }
 

@@ -8,11 +8,11 @@ import type { Config } from '../../config/config.js';
 import { isObject } from '../../documents/document-json.js';
 import { readBulkJson } from '../bulk-body.js';
 import { LoopTurns } from '../event-loop.js';
-import { streamedRows } from '../streamed-json.js';
 import { openListing } from '../document-path.js';
 import { compareIdToKey, selectRange } from '../key-range.js';
 import { booleanParam, checkKeyCount, jsonParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
+import { listingReply, rangePages, wholeListing, type StreamedListing } from '../listing-pages.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 
@@ -159,29 +159,8 @@ async function* keyRows(opened: OpenedDatabase, keys: readonly Json[], options: 
   }
 }
 
-/** The rows of a `keys` listing, as they are read. */
-interface KeysListing {
-  totalRows: number;
-  batches: (signal?: AbortSignal) => AsyncIterable<JsonObject[]>;
-}
-
-/** A `keys` listing as one JSON answer (`_all_docs/queries`: each query's `keys` is bounded). */
-async function wholeListing(listing: JsonObject | KeysListing): Promise<JsonObject> {
-  if (!('batches' in listing)) return listing;
-  const rows: JsonObject[] = [];
-  for await (const batch of (listing as KeysListing).batches()) rows.push(...batch);
-  return { total_rows: listing.totalRows as number, offset: null, rows };
-}
-
-/** The answer of a listing: a `keys` one streamed as it is read. */
-function listingReply(listing: JsonObject | KeysListing): Reply {
-  if (!('batches' in listing)) return json(200, listing);
-  const { totalRows, batches } = listing as KeysListing;
-  return streamedRows(200, `{"total_rows":${totalRows},"offset":null,"rows":[`, ']}', batches);
-}
-
 /** One `_all_docs` answer for these parameters (and `keys` when given). */
-async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, keys: Json | undefined, designOnly = false): Promise<JsonObject | KeysListing> {
+async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, keys: Json | undefined, designOnly = false): Promise<JsonObject | StreamedListing> {
   // `key` is a range of one key, as CouchDB's: a deleted or missing document gives no row.
   const key = jsonParam(query, 'key');
   const startKey = key !== undefined ? key : jsonParam(query, 'startkey', 'start_key');
@@ -199,7 +178,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
     const ordered = orderedKeys(keys, descending, opened.context.config).slice(skip, limit === undefined ? undefined : skip + limit);
     const batches = (signal?: AbortSignal) => keyRows(opened, ordered, { designOnly, includeDocs, withAttachments, shown, signal });
     const info = await opened.info();
-    return { totalRows: info?.docCount ?? 0, batches };
+    return { head: { total_rows: info?.docCount ?? 0, offset: null }, batches };
   }
 
   const bounds = stringBounds({ startKey, endKey, descending });
@@ -212,15 +191,24 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
     skip,
     includeDocs,
   };
-  const result = await opened.listDocuments(designOnly ? designRange(options) : options);
-  const rows = (await shown(result.rows)).filter((entry): entry is JsonObject => entry !== undefined);
-  if (withAttachments) await opened.inlineListedDocs(rows);
-  const body: JsonObject = { total_rows: result.totalRows, offset: result.offset, rows };
+  const { first, rest } = await rangePages(opened, designOnly ? designRange(options) : options);
+  const head: JsonObject = { total_rows: first.totalRows, offset: first.offset };
   if (booleanParam(query, 'update_seq')) {
     const info = await opened.info();
-    body['update_seq'] = sequencesOf(info).format(info?.updateSeq ?? 0);
+    head['update_seq'] = sequencesOf(info).format(info?.updateSeq ?? 0);
   }
-  return body;
+  const pageRows = async (summaries: readonly DocumentSummary[]): Promise<JsonObject[]> => {
+    const rows = (await shown(summaries)).filter((entry): entry is JsonObject => entry !== undefined);
+    if (withAttachments) await opened.inlineListedDocs(rows);
+    return rows;
+  };
+  const firstRows = await pageRows(first.rows);
+  if (rest === undefined) return { ...head, rows: firstRows };
+  const batches = async function* (signal?: AbortSignal): AsyncIterable<JsonObject[]> {
+    yield firstRows;
+    for await (const summaries of rest(signal)) yield await pageRows(summaries);
+  };
+  return { head, batches };
 }
 
 /**

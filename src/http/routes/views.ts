@@ -10,6 +10,7 @@ import { applyParams, defaultArgs, type Param, type ViewArgs } from '../../views
 import { bodyObject } from '../../views/views.js';
 import { readBulkJson } from '../bulk-body.js';
 import { databaseName } from '../document-path.js';
+import { rowsReply } from '../listing-pages.js';
 import { checkKeyCount } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import { parseJsonText, type Request } from '../request.js';
@@ -60,7 +61,7 @@ export async function viewQuery(request: Request, services: Services): Promise<R
   }
   args = applyParams(args, queryParams(request), decode);
   checkKeyCount(args.keys?.length ?? 0, services.config);
-  return json(200, await services.views.query(opened, group, viewName!, args, request.signal));
+  return rowsReply(await services.views.query(opened, group, viewName!, args, request.signal));
 }
 
 /** `POST /{db}/_view_cleanup`: drops the indexes no design document uses (202, as CouchDB). */
