@@ -42,20 +42,22 @@ export class AuthChain {
       if (handler.mayAnswer !== undefined && !handler.mayAnswer(request)) continue;
       const outcome = handler.authenticate(request);
       if (outcome instanceof Promise) {
-        return outcome.then((settled) => (settled ? accepted(handler, settled) : this.#from(index + 1, request, policy)));
+        return outcome.then((settled) => (settled ? accepted(handler, settled, request) : this.#from(index + 1, request, policy)));
       }
-      if (outcome) return accepted(handler, outcome);
+      if (outcome) return accepted(handler, outcome, request);
     }
     if (requiresAuthentication(request, policy)) throw authenticationRequired();
     return { userCtx: { name: ANONYMOUS.name, roles: [] } };
   }
 }
 
-function accepted(handler: AuthHandler, outcome: NonNullable<AuthOutcome>): Authenticated {
+function accepted(handler: AuthHandler, outcome: NonNullable<AuthOutcome>, request: AuthRequest): Authenticated {
   // Every handler's name passes the same character rule (JWT `sub` and proxy headers are the
   // ones that could carry anything): 400, never a user context the rest of Divan must distrust.
   if (outcome.userCtx.name !== null && !isAcceptableUserName(outcome.userCtx.name)) throw userNameRefused();
-  return { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
+  const authenticated: Authenticated = { userCtx: outcome.userCtx, handler: handler.name, cookieSubject: outcome.cookieSubject };
+  if (handler.credentialExpiry !== undefined) authenticated.credentialExpiry = () => handler.credentialExpiry!(request, outcome);
+  return authenticated;
 }
 
 /** CouchDB's truth table: POST /_session is always open so that users can log in. */

@@ -30,6 +30,7 @@ export function instrumented(handler: AuthHandler, method: AuthMethod, outcomes:
   return {
     name: handler.name,
     ...(handler.mayAnswer ? { mayAnswer: (request) => handler.mayAnswer!(request) } : {}),
+    ...(handler.credentialExpiry ? { credentialExpiry: handler.credentialExpiry.bind(handler) } : {}),
     // Without a promise when the handler answers without one.
     authenticate(request) {
       let outcome: HandlerOutcome | Promise<HandlerOutcome>;

@@ -39,6 +39,11 @@ export interface AuthHandler {
    * few promises per handler on every request. Absent: always called.
    */
   mayAnswer?(request: AuthRequest): boolean;
+  /**
+   * Epoch milliseconds at which the credential this handler accepted (`outcome`, for `request`)
+   * stops being valid; undefined when it does not expire. Absent: credentials sent with every request.
+   */
+  credentialExpiry?(request: AuthRequest, outcome: NonNullable<AuthOutcome>): number | undefined;
 }
 
 export interface Authenticated {
@@ -46,6 +51,12 @@ export interface Authenticated {
   /** Name of the handler that authenticated the request; undefined for anonymous. */
   handler?: string;
   cookieSubject?: CookieSubject;
+  /**
+   * When the presented credential stops being valid (epoch milliseconds; a cookie's issue time
+   * plus `[chttpd_auth] timeout`, a JWT's `exp`), worked out only when asked: a long-lived answer
+   * (a live `_changes` feed) ends then. Absent or undefined: it does not expire.
+   */
+  credentialExpiry?: () => number | undefined;
 }
 
 /**

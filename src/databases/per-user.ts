@@ -163,6 +163,7 @@ export class PerUserDatabases {
     return {
       name: handler.name,
       ...(handler.mayAnswer ? { mayAnswer: (request: AuthRequest) => handler.mayAnswer!(request) } : {}),
+      ...(handler.credentialExpiry ? { credentialExpiry: handler.credentialExpiry.bind(handler) } : {}),
       authenticate: (request: AuthRequest): AuthOutcome | Promise<AuthOutcome> => {
         const outcome = handler.authenticate(request);
         return outcome instanceof Promise ? outcome.then(afterwards) : afterwards(outcome);

@@ -11,7 +11,7 @@ import { LoopTurns } from '../http/event-loop.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
-import { NO_INDEX, type ViewIndexFigures } from '../js/design-info.js';
+import { NO_INDEX, type ViewIndexFigures } from '../design/design-info.js';
 import { updateIndex } from './indexer.js';
 import type { ViewArgs } from './query-args.js';
 import { checkArgs } from './view-ranges.js';

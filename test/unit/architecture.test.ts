@@ -123,6 +123,24 @@ describe('architecture', () => {
     assert.deepEqual(found, []);
   });
 
+  test('js/ is the engine only: it imports no design/, changes/, databases/ or http/ module', () => {
+    const found = importsMatching((path) => path.startsWith('js/'), (target) => ['design/', 'changes/', 'databases/', 'http/'].some((layer) => target.startsWith(layer)));
+    assert.deepEqual(found, []);
+  });
+
+  test('design/ and changes/ never import http/ (only its event-loop helper), and design/ never imports changes/', () => {
+    const found = [
+      ...importsMatching((path) => path.startsWith('design/') || path.startsWith('changes/'), (target) => target.startsWith('http/') && target !== 'http/event-loop.ts'),
+      ...importsMatching((path) => path.startsWith('design/'), (target) => target.startsWith('changes/')),
+    ];
+    assert.deepEqual(found, []);
+  });
+
+  test('the design-function types are reached only through design/ (its registry lists them)', () => {
+    const found = importsMatching((path) => !path.startsWith('design/'), (target) => target.startsWith('design/function-types/'));
+    assert.deepEqual(found, []);
+  });
+
   test('handler folders of auth/ never import their siblings', () => {
     const handlerFolders = ['auth/basic', 'auth/cookie', 'auth/proxy', 'auth/jwt'];
     const found = importsMatching(

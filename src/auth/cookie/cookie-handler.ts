@@ -63,6 +63,12 @@ export class CookieHandler implements AuthHandler {
     return request.headers.cookie !== undefined;
   }
 
+  /** The cookie's issue time plus `[chttpd_auth] timeout`. */
+  credentialExpiry(_request: AuthRequest, outcome: NonNullable<AuthOutcome>): number | undefined {
+    const issuedAt = outcome.cookieSubject?.issuedAt;
+    return issuedAt === undefined ? undefined : (issuedAt + this.#cookies.timeoutSeconds()) * 1000;
+  }
+
   authenticate(request: AuthRequest): AuthOutcome | Promise<AuthOutcome> {
     const value = firstAuthSessionCookie(headerText(request.headers.cookie));
     if (value === undefined || value === '') return undefined;

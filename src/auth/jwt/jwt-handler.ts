@@ -134,6 +134,18 @@ export class JwtHandler implements AuthHandler {
     return { userCtx };
   }
 
+  /** The token's `exp` (the token verified when the request was authenticated). */
+  credentialExpiry(request: AuthRequest): number | undefined {
+    const authorization = request.headers.authorization;
+    if (typeof authorization !== 'string' || !authorization.startsWith(BEARER)) return undefined;
+    try {
+      const exp = decodeJsonObject(splitToken(authorization.slice(BEARER.length))[1])['exp'];
+      return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Stops following config changes. */
   close(): void {
     this.#unsubscribe();

@@ -1,13 +1,6 @@
+import type { Feed } from '../../changes/feed.js';
+import type { FeedWriter } from '../../changes/feeds.js';
 import type { Sequences } from '../../databases/sequences.js';
-import type { JsonObject } from '../../json/json.js';
-import type { Feed } from './feed-args.js';
-
-/** How a live feed writes: its first bytes, each change, a heartbeat, its end. */
-export interface FeedWriter {
-  change(entry: JsonObject): string;
-  heartbeat(): string;
-  end(lastSeq: number, pending: number): string;
-}
 
 export function writerFor(feed: Exclude<Feed, 'normal'>, sequences: Sequences): FeedWriter {
   switch (feed) {

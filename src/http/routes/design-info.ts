@@ -1,4 +1,4 @@
-import { designInfoBody } from '../../js/design-info.js';
+import { designInfoBody } from '../../design/design-info.js';
 import type { JsonObject } from '../../json/json.js';
 import { openListing } from '../document-path.js';
 import { json, type Reply } from '../reply.js';

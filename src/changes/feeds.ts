@@ -1,10 +1,27 @@
-import { isCouchError } from '../../errors/couch-error.js';
-import { json, type Reply, type ReplyStream } from '../reply.js';
-import { LoopTurns } from '../event-loop.js';
-import type { Services } from '../services.js';
-import { filterReadsDocs, type Feed, type FeedArgs } from './feed-args.js';
-import { filterRows, pendingAfter, scan, type Scan } from './feed-rows.js';
-import { writerFor, type FeedWriter } from './feed-writers.js';
+import type { ChangeNotifier } from '../databases/change-notifier.js';
+import { isCouchError } from '../errors/couch-error.js';
+import { LoopTurns } from '../http/event-loop.js';
+import type { JsonObject } from '../json/json.js';
+import { filterReadsDocs, type FeedArgs } from './feed.js';
+import { filterRows } from './filters.js';
+import { pendingAfter, scan, type Scan } from './scan.js';
+
+/** How a live feed's text is laid out on the wire: each change, a heartbeat, its end (the HTTP layer's). */
+export interface FeedWriter {
+  change(entry: JsonObject): string;
+  heartbeat(): string;
+  end(lastSeq: number, pending: number): string;
+}
+
+/** Where a live feed writes: the response stream. */
+export interface FeedSink {
+  /** Resolves once the stream takes more. */
+  write(text: string): Promise<void>;
+  /** True once the first bytes went out (an error can then no longer be answered). */
+  readonly started: boolean;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
 
 /** Feed re-reads that may run at once on this node, so that many woken feeds leave room for other requests. */
 const CONCURRENT_FEED_READS = 4;
@@ -33,8 +50,8 @@ class Permits {
 
 const feedReads = new Permits(CONCURRENT_FEED_READS);
 
-/** The normal feed: one JSON object, as before live feeds existed. */
-export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Reply> {
+/** The normal feed's answer, one JSON object: `results`, `last_seq`, `pending`. */
+export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<JsonObject> {
   if (args.descending) {
     const rows = await args.opened.changes({
       descending: true,
@@ -46,22 +63,22 @@ export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Rep
     });
     const passed = (await filterRows(args, rows, new LoopTurns())).slice(0, args.limit);
     const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : updateSeq;
-    return json(200, { results: passed.map((item) => item.entry), last_seq: args.sequences.format(last), pending: 0 });
+    return { results: passed.map((item) => item.entry), last_seq: args.sequences.format(last), pending: 0 };
   }
   const result = await scan(args, args.since, args.limit);
   const pending = result.entries.length === 0 ? 0 : Math.max(0, updateSeq - result.last);
-  return json(200, { results: result.entries, last_seq: args.sequences.format(result.last), pending });
+  return { results: result.entries, last_seq: args.sequences.format(result.last), pending };
 }
 
 /**
  * One live feed (`longpoll`, `continuous`, `eventsource`): it waits on the node's ChangeNotifier
  * (no polling), re-reads storage when woken, and ends at the first of its limit, its deadline, its
- * idle timeout, the client leaving or the node shutting down (feed-args.ts sets them).
+ * idle timeout, the client leaving or the node shutting down (the HTTP layer's query parsing sets them).
  */
-class LiveFeed {
-  readonly #services: Services;
+export class LiveFeed {
+  readonly #notifier: ChangeNotifier;
   readonly #args: FeedArgs;
-  readonly #out: ReplyStream;
+  readonly #out: FeedSink;
   readonly #writer: FeedWriter;
   #dirty = true;
   #wake: (() => void) | undefined;
@@ -71,11 +88,11 @@ class LiveFeed {
   #lastWrite = Date.now();
   #lastChange = this.#lastWrite;
 
-  constructor(services: Services, args: FeedArgs, out: ReplyStream) {
-    this.#services = services;
+  constructor(notifier: ChangeNotifier, args: FeedArgs, writer: FeedWriter, out: FeedSink) {
+    this.#notifier = notifier;
     this.#args = args;
     this.#out = out;
-    this.#writer = writerFor(args.feed as Exclude<Feed, 'normal'>, args.sequences);
+    this.#writer = writer;
     this.#since = args.since;
   }
 
@@ -86,7 +103,7 @@ class LiveFeed {
   };
 
   async run(): Promise<void> {
-    const changes = this.#services.changes;
+    const changes = this.#notifier;
     const unsubscribe = changes.subscribe(this.#args.opened.db, () => {
       this.#dirty = true;
       this.#poke();
@@ -122,7 +139,7 @@ class LiveFeed {
         if (step === 'more') continue;
       }
       const now = Date.now();
-      if (this.#services.changes.closed || now >= args.deadline) return true;
+      if (this.#notifier.closed || now >= args.deadline) return true;
       if (args.idleMs !== undefined && now - this.#lastChange >= args.idleMs) return true;
       if (!this.#dirty) await this.#sleep(now);
       if (this.#out.signal.aborted) return false;
@@ -177,20 +194,4 @@ class LiveFeed {
     });
     this.#wake = undefined;
   }
-}
-
-export function liveFeed(services: Services, args: FeedArgs): Reply {
-  const headers: Record<string, string> = args.feed === 'eventsource' ? { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } : {};
-  return {
-    status: 200,
-    headers,
-    stream: async (out: ReplyStream) => {
-      const closed = services.metrics.changesFeedOpened();
-      try {
-        await new LiveFeed(services, args, out).run();
-      } finally {
-        closed();
-      }
-    },
-  };
 }

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../json/json.js';
 import type { Storage } from '../storage/storage.js';
-import type { DesignDoc } from './sandbox.js';
+import type { DesignDoc } from '../js/sandbox.js';
 
 /**
  * The design documents of each database that hold a given member (`validate_doc_update`), read once

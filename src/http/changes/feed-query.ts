@@ -1,32 +1,16 @@
-import { decodeJsonObject, splitToken } from '../../auth/jwt/token.js';
+import type { FeedArgs, Filter } from '../../changes/feed.js';
 import type { OpenedDatabase } from '../../databases/opened-database.js';
 import type { Sequences } from '../../databases/sequences.js';
-import { isObject } from '../../documents/document-json.js';
-import { parseSelector, type Selector } from '../../documents/selector.js';
-import { badRequest, notFound, requestBodyNotObject } from '../../errors/catalog.js';
-import type { DesignDoc, JsSandbox } from '../../js/sandbox.js';
+import type { FilterFunction } from '../../design/filter-function.js';
+import { designDocHolding } from '../../design/named-function.js';
+import { parseSelector } from '../../documents/selector.js';
+import { badRequest, requestBodyNotObject } from '../../errors/catalog.js';
+import type { DesignDoc } from '../../js/sandbox.js';
 import type { Json, JsonObject } from '../../json/json.js';
-import type { Logger } from '../../log/logger.js';
 import { readBulkBytes } from '../bulk-body.js';
 import { booleanParam, nonNegativeIntegerParam } from '../query.js';
 import { parseJsonBytes, type Request } from '../request.js';
 import type { Services } from '../services.js';
-
-/** What a `_changes` request asks for: parsed once, before the feed starts. */
-export type Feed = 'normal' | 'longpoll' | 'continuous' | 'eventsource';
-
-export type Filter =
-  | { kind: 'none' }
-  | { kind: 'doc_ids'; ids: string[] }
-  | { kind: 'design' }
-  | { kind: 'selector'; selector: Selector }
-  /** `_view`: the documents the view's map function emits anything for. */
-  | { kind: 'view'; matches: (docs: JsonObject[]) => Promise<boolean[]> }
-  /** `filter=ddoc/name`: the design document's JavaScript function, called with each document and `req`. */
-  | { kind: 'function'; ddoc: DesignDoc; name: string; req: JsonObject; sandbox: JsSandbox; log: Logger };
-
-/** Whether the filter looks at document bodies (then they are read with the changes). */
-export const filterReadsDocs = (filter: Filter): boolean => filter.kind === 'selector' || filter.kind === 'view' || filter.kind === 'function';
 
 /** The `_view` filter's map function, `view=ddoc/name` (looked up by requireNamedFunction before). */
 function viewFilter(request: Request, services: Services, opened: OpenedDatabase): Filter {
@@ -39,39 +23,6 @@ function viewFilter(request: Request, services: Services, opened: OpenedDatabase
   };
 }
 
-/** A named filter function found by `requireNamedFunction`, with the `req` it gets. */
-export interface NamedFilter {
-  readonly ddoc: DesignDoc;
-  readonly name: string;
-  readonly req: JsonObject;
-  readonly sandbox: JsSandbox;
-  readonly log: Logger;
-}
-
-export interface FeedArgs {
-  /** The database, opened for the caller: `include_docs` bodies and `_selector` matching go through its view. */
-  opened: OpenedDatabase;
-  feed: Feed;
-  allLeaves: boolean;
-  includeDocs: boolean;
-  /** With `include_docs`: the attachments' data inline (`attachments=true`). */
-  attachments: boolean;
-  conflicts: boolean;
-  descending: boolean;
-  limit?: number;
-  since: number;
-  /** How this database's sequences go out (`seq`, `last_seq`) and come in (`since`). */
-  sequences: Sequences;
-  filter: Filter;
-  /** Milliseconds between heartbeats; undefined: none. */
-  heartbeatMs?: number;
-  /** End after this long without a change (no heartbeat only); undefined: never. */
-  idleMs?: number;
-  /** Epoch milliseconds at which the feed ends whatever happens. */
-  deadline: number;
-}
-
-
 export function changesTimeoutMs(services: Services): number {
   return Math.max(0, services.config.getInteger('chttpd', 'changes_timeout'));
 }
@@ -83,29 +34,6 @@ function positiveInteger(query: URLSearchParams, name: string, invalidValue: str
   const number = Number(value);
   if (number < 0 || (!allowZero && number === 0)) throw badRequest(invalidValue);
   return number;
-}
-
-/**
- * When the credential that opened a feed stops being valid: an AuthSession cookie at its issue
- * time plus `[chttpd_auth] timeout`, a JWT at its `exp`. Basic and proxy requests carry their
- * credential on every request: undefined.
- */
-export function credentialExpiry(request: Request, services: Services): number | undefined {
-  const { handler, cookieSubject } = request.auth;
-  if (handler === 'cookie' && cookieSubject?.issuedAt !== undefined) {
-    return (cookieSubject.issuedAt + services.cookies.timeoutSeconds()) * 1000;
-  }
-  if (handler === 'jwt') {
-    const authorization = request.header('authorization') ?? '';
-    if (!authorization.startsWith('Bearer ')) return undefined;
-    try {
-      const exp = decodeJsonObject(splitToken(authorization.slice('Bearer '.length))[1])['exp'];
-      return typeof exp === 'number' && Number.isFinite(exp) ? exp * 1000 : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }
 
 export async function readBody(request: Request, services: Services): Promise<JsonObject> {
@@ -125,7 +53,7 @@ function docIds(value: Json | undefined): string[] {
   return value as string[];
 }
 
-function parseFilter(request: Request, body: JsonObject, named: NamedFilter | undefined, views: () => Filter): Filter {
+function parseFilter(request: Request, body: JsonObject, named: FilterFunction | undefined, views: () => Filter): Filter {
   const name = request.query.get('filter') ?? '';
   switch (name) {
     case '':
@@ -160,8 +88,8 @@ function parseFilter(request: Request, body: JsonObject, named: NamedFilter | un
 
 /**
  * As CouchDB (`couch_changes:configure_filter`), a filter or `_view` function is looked up before
- * anything else: a missing design document is 404 `missing`/`deleted`, a missing member 404
- * `missing json key: …`. Returns the design document and the function's name for `filter=ddoc/name`.
+ * anything else (src/design/named-function.ts). Returns the design document and the function's
+ * name for `filter=ddoc/name`.
  */
 export async function requireNamedFunction(request: Request, opened: OpenedDatabase): Promise<{ ddoc: DesignDoc; name: string } | undefined> {
   const filter = request.query.get('filter') ?? '';
@@ -170,12 +98,8 @@ export async function requireNamedFunction(request: Request, opened: OpenedDatab
   const parts = name.split('/').filter(Boolean);
   // Anything else is refused by parseFilter with CouchDB's wording.
   if (parts.length !== 2) return undefined;
-  const { doc } = await opened.readDocument(`_design/${parts[0]}`, undefined, {});
-  const functions = doc[member];
-  if (functions === undefined) throw notFound(`missing json key: ${member}`);
-  if (!isObject(functions)) throw notFound('json_mismatch');
-  if (!Object.hasOwn(functions, parts[1]!)) throw notFound(`missing json key: ${parts[1]}`);
-  return member === 'filters' ? { ddoc: doc as DesignDoc, name: parts[1]! } : undefined;
+  const ddoc = await designDocHolding(opened, parts[0]!, member, parts[1]!);
+  return member === 'filters' ? { ddoc, name: parts[1]! } : undefined;
 }
 
 export function parseArgs(
@@ -183,7 +107,7 @@ export function parseArgs(
   services: Services,
   opened: OpenedDatabase,
   body: JsonObject,
-  at: { updateSeq: number; sequences: Sequences; named?: NamedFilter },
+  at: { updateSeq: number; sequences: Sequences; named?: FilterFunction },
 ): FeedArgs {
   const query = request.query;
   const feedName = query.get('feed') ?? 'normal';
@@ -210,7 +134,7 @@ export function parseArgs(
   const lastEventId = feed === 'eventsource' ? request.header('last-event-id') : undefined;
   const sinceValue = lastEventId ?? query.get('since');
   const started = Date.now();
-  const expiry = credentialExpiry(request, services);
+  const expiry = request.auth.credentialExpiry?.();
   return {
     opened,
     feed,

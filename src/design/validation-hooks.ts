@@ -1,37 +1,13 @@
 import type { DatabaseHooks, DocValidation, Proposed, UpdateBatch } from '../documents/database-hooks.js';
-import { compilationError, forbidden, javascriptError, osProcessError, unauthorized } from '../errors/catalog.js';
+import { compilationError } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
-import type { Json } from '../json/json.js';
+import type { DesignDoc, JsSandbox } from '../js/sandbox.js';
 import { functionsOf, unsaved } from './design-check.js';
 import type { DesignDocCache } from './design-docs.js';
-import type { DesignDoc, JsSandbox, Outcome } from './sandbox.js';
+import { validateDocUpdate } from './function-types/validate-doc-update.js';
 
 /** `_design/_auth` of a users database is CouchDB's own, which Divan runs natively (users/). */
 const NATIVE_VALIDATION = '_design/_auth';
-
-const isPlainObject = (value: Json): value is Record<string, Json> => value !== null && typeof value === 'object' && !Array.isArray(value);
-const text = (value: Json | undefined): string => (typeof value === 'string' ? value : JSON.stringify(value ?? null));
-
-/**
- * CouchDB's reading of a validation outcome (couch_query_servers:validate_doc_update): a returned
- * value passes; `{forbidden: m}` is 403, `{unauthorized: m}` 401, any other thrown value 500
- * `unknown_error`; an `Error` object (a bug in the function) is 500 with its name; a function that
- * ran out of time or memory, or does not compile, fails the write too (never lets it through).
- */
-export function refusalOf(outcome: Outcome): CouchError | undefined {
-  if (outcome.ok) return undefined;
-  const { error } = outcome;
-  if (outcome.kind === 'compile') return compilationError(text(error));
-  if (outcome.kind !== 'thrown') return osProcessError(isPlainObject(error) ? text(error['message']) : text(error));
-  if (isPlainObject(error)) {
-    const keys = Object.keys(error);
-    if (keys.length === 1 && keys[0] === 'forbidden') return forbidden(text(error['forbidden']));
-    if (keys.length === 1 && keys[0] === 'unauthorized') return unauthorized(text(error['unauthorized']));
-    if (keys.length === 2 && typeof error['error'] === 'string' && 'message' in error) return javascriptError(error['error'], text(error['message']));
-    if (keys.length === 1) return javascriptError('unknown_error', text(error[keys[0]!]));
-  }
-  return javascriptError('unknown_error', text(error));
-}
 
 export interface ValidationDeps {
   readonly sandbox: JsSandbox;
@@ -51,7 +27,10 @@ function validation(deps: ValidationDeps, ddocs: readonly DesignDoc[], batch: Up
       if (open.length === 0) break;
       const argLists = open.map((index) => [proposed[index]!.doc, proposed[index]!.oldDoc]);
       const outcomes = await deps.sandbox.call(batch.db, ddoc, ['validate_doc_update'], argLists, [userCtx, batch.secObj]);
-      open.forEach((index, at) => (refusals[index] = refusalOf(outcomes[at]!)));
+      open.forEach((index, at) => {
+        const outcome = outcomes[at]!;
+        refusals[index] = outcome.ok ? undefined : validateDocUpdate.errorOf(outcome);
+      });
     }
     return refusals;
   };

@@ -1,0 +1,31 @@
+import type { OpenedDatabase } from '../databases/opened-database.js';
+import type { DatabaseFacts, RequestFacts } from '../design/request-object.js';
+import type { JsonObject } from '../json/json.js';
+import { databaseInfoBody } from './database-info.js';
+import type { Request } from './request.js';
+import type { Services } from './services.js';
+
+/** The plain facts of `request` that design functions' `req` is built from (src/design/request-object.ts). */
+export function requestFacts(request: Request, body?: JsonObject): RequestFacts {
+  return {
+    method: request.method,
+    segments: request.segments,
+    rawPath: request.raw.url ?? request.path,
+    query: request.query,
+    rawHeaders: request.raw.rawHeaders,
+    cookie: request.header('cookie'),
+    peer: request.peer,
+    userCtx: request.userCtx,
+    ...(body === undefined ? {} : { body }),
+  };
+}
+
+/** The database a design function runs for: its `GET /{db}` answer and `_security`. */
+export async function databaseFacts(services: Services, opened: OpenedDatabase): Promise<DatabaseFacts> {
+  const info = await opened.info();
+  return {
+    name: opened.db,
+    info: info ? databaseInfoBody(info, services.databases.compactionRunning(opened.db)) : null,
+    secObj: opened.security as unknown as JsonObject,
+  };
+}
