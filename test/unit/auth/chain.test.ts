@@ -56,6 +56,23 @@ describe('AuthChain', () => {
     await assert.rejects(refused, /refused/);
   });
 
+  test('the credential expiry comes from the handler that accepted the request, worked out when asked', async () => {
+    const asked: string[] = [];
+    const expiring: AuthHandler = {
+      name: 'expiring',
+      mayAnswer: (req) => req.headers['x-until'] !== undefined,
+      authenticate: (req) => ({ userCtx: { name: String(req.headers['x-user']), roles: [] } }),
+      credentialExpiry: (req, outcome) => (asked.push(String(outcome.userCtx.name)), Number(req.headers['x-until'])),
+    };
+    const chain = new AuthChain([expiring, headerHandler('plain', 'x-plain', [])]);
+    const accepted = await chain.authenticate(request({ 'x-until': '1700000060000', 'x-user': 'ann' }), open);
+    assert.deepEqual(asked, []);
+    assert.equal(accepted.credentialExpiry?.(), 1700000060000);
+    assert.deepEqual(asked, ['ann']);
+    const plain = await chain.authenticate(request({ 'x-plain': 'bob' }), open);
+    assert.equal(plain.credentialExpiry, undefined);
+  });
+
   test('after a handler that needs a promise, the next handlers are still asked in order', async () => {
     const calls: string[] = [];
     const later: AuthHandler = { name: 'later', authenticate: async () => (calls.push('later'), undefined) };

@@ -59,6 +59,18 @@ describe('JwtHandler: which requests it takes', () => {
     assert.deepEqual(await handler.authenticate(bearer(token)), { userCtx: { name: 'alice', roles: ['r1', 'r2'] } });
     handler.close();
   });
+
+  test('the credential expires at the token\'s exp; a token without one does not expire', async () => {
+    const { handler } = await setup(`${HS_INI}[jwt_auth]\nrequired_claims = {iss, "hello"}\n`);
+    const token = await sign({ alg: 'HS256' }, { ...VALID, iss: 'hello' }, HMAC_SECRET);
+    const outcome = await handler.authenticate(bearer(token));
+    assert.ok(outcome);
+    assert.equal(handler.credentialExpiry(bearer(token)), VALID.exp * 1000);
+    const lasting = await sign({ alg: 'HS256' }, { sub: 'alice', iss: 'hello' }, HMAC_SECRET);
+    assert.ok(await handler.authenticate(bearer(lasting)));
+    assert.equal(handler.credentialExpiry(bearer(lasting)), undefined);
+    handler.close();
+  });
 });
 
 describe('JwtHandler: validation order and errors (reference §6.2)', () => {

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { functionsOf } from '../../../src/design/design-check.js';
+import { DESIGN_FUNCTION_TYPES } from '../../../src/design/registry.js';
+
+/** A design document with one JavaScript function of every kind the registry knows, and decoys. */
+const DDOC = {
+  _id: '_design/app',
+  validate_doc_update: 'function (doc) {}',
+  filters: { mine: 'function (doc, req) { return true; }', broken: 42 },
+  views: { byType: { map: 'function (doc) { emit(doc.type); }', reduce: '_count' }, total: { map: 'function (doc) {}', reduce: 'function (k, v) { return sum(v); }' } },
+  shows: { page: 'function (doc, req) {}' },
+};
+
+describe('design-function types', () => {
+  test('the design check compiles exactly the functions of the registered types, in registry order', () => {
+    assert.deepEqual(
+      functionsOf(DDOC).map((each) => each.path.join('.')),
+      ['validate_doc_update', 'filters.mine', 'views.byType.map', 'views.total.map', 'views.total.reduce'],
+    );
+    assert.deepEqual(DESIGN_FUNCTION_TYPES.map((type) => type.member), ['validate_doc_update', 'filters', 'views']);
+  });
+
+  test('each function carries CouchDB\'s compilation-error prefix', () => {
+    const prefixes = Object.fromEntries(functionsOf(DDOC).map((each) => [each.path.join('.'), each.prefix]));
+    assert.equal(prefixes['filters.mine'], "Compilation of the filter function 'mine' failed: ");
+    assert.equal(prefixes['views.total.reduce'], "Compilation of the reduce function in the 'total' view failed: ");
+  });
+
+  test('a design document in another language is not checked', () => {
+    assert.deepEqual(functionsOf({ ...DDOC, language: 'erlang' }), []);
+  });
+
+  test('a failed call maps to CouchDB\'s error of its type', () => {
+    const byMember = new Map(DESIGN_FUNCTION_TYPES.map((type) => [type.member, type]));
+    const forbidden = byMember.get('validate_doc_update')!.errorOf!({ ok: false, kind: 'thrown', error: { forbidden: 'no' }, logs: [] });
+    assert.deepEqual([forbidden.status, forbidden.error, forbidden.reason], [403, 'forbidden', 'no']);
+    const timedOut = byMember.get('validate_doc_update')!.errorOf!({ ok: false, kind: 'timeout', error: { message: 'slow' }, logs: [] });
+    assert.deepEqual([timedOut.status, timedOut.error], [500, 'os_process_error']);
+    const thrown = byMember.get('filters')!.errorOf!({ ok: false, kind: 'thrown', error: { error: 'bad_filter', reason: 'nope' }, logs: [] });
+    assert.deepEqual([thrown.error, thrown.reason], ['bad_filter', 'nope']);
+    assert.equal(byMember.get('views')!.errorOf, undefined);
+  });
+});
