@@ -150,7 +150,9 @@ export class ReplicationRun {
       if (page.results.length > 0) changed = true;
       this.progress.throughSeq = page.lastSeq;
       if (page.results.length > 0) this.progress.sourceSeq = page.results[page.results.length - 1]!.seq;
-      this.progress.changesPending = continuous && page.results.length < pageSize ? 0 : this.progress.changesPending;
+      // Caught up when a page comes back short; otherwise what was copied is no longer pending.
+      const pending = this.progress.changesPending;
+      this.progress.changesPending = page.results.length < pageSize ? 0 : pending === null ? null : Math.max(0, pending - page.results.length);
       this.#report();
       if (!continuous && page.results.length < pageSize) break;
       const wait = idle.after(progressed, Date.now() - asked, LONGPOLL_TIMEOUT_MS);

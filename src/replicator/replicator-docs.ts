@@ -16,6 +16,8 @@ import type { Logger } from '../log/logger.js';
 import { infoOf, reasonOf, type Job } from './scheduler.js';
 import type { Replicator } from './replicator.js';
 import { LEASE_MS, Leases } from './leases.js';
+import { shownUrlOf } from './shown-endpoint.js';
+import { isObject } from '../documents/document-json.js';
 
 export const REPLICATOR_DB = '_replicator';
 
@@ -33,7 +35,38 @@ interface Tracked {
   /** The node running this document's job (several nodes on one PostgreSQL store). */
   elsewhere?: string;
   /** A document whose job ended (`completed`, `failed`), as its `_replication_*` fields say. */
-  ended?: { state: string; id: Json | undefined; info: Json | undefined };
+  ended?: EndedJob;
+}
+
+/** A document's ended job as `_scheduler/docs` shows it (couch_replicator `info_from_doc`). */
+export interface EndedJob {
+  state: string;
+  id: Json | undefined;
+  info: Json | undefined;
+  source: string | null;
+  target: string | null;
+  startTime: Json;
+  lastUpdated: Json;
+}
+
+const iso = (date: Date): string => date.toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** As the job showed it (endpoint.ts, CouchDB's `maybe_add_trailing_slash`), whichever worker answers. */
+const withSlash = (url: string | null): string | null => (url === null || url.includes('?') || url.endsWith('/') ? url : `${url}/`);
+
+/** The ended job a document in `completed` or `failed` state records. */
+function endedOf(doc: JsonObject, state: string): EndedJob {
+  const stats = isObject(doc['_replication_stats']) ? doc['_replication_stats'] : {};
+  const { start_time: startTime, ...info } = stats;
+  return {
+    state,
+    id: doc['_replication_id'],
+    info: state === 'failed' ? { error: doc['_replication_state_reason'] ?? null } : info,
+    source: withSlash(shownUrlOf(doc['source'])),
+    target: withSlash(shownUrlOf(doc['target'])),
+    startTime: startTime ?? null,
+    lastUpdated: doc['_replication_state_time'] ?? null,
+  };
 }
 
 export class ReplicatorDocs {
@@ -119,9 +152,7 @@ export class ReplicatorDocs {
     await this.#drop(docId, tracked);
     const state = doc['_replication_state'];
     if (typeof state === 'string' && ENDED.has(state)) {
-      const reason = doc['_replication_state_reason'];
-      const info = state === 'failed' ? { error: reason ?? null } : doc['_replication_stats'];
-      this.#docs.set(docId, { key, ended: { state, id: doc['_replication_id'], info } });
+      this.#docs.set(docId, { key, ended: endedOf(doc, state) });
       return;
     }
     await this.#run(docId, doc, key);
@@ -138,7 +169,7 @@ export class ReplicatorDocs {
         return;
       }
       const owner = typeof doc['owner'] === 'string' ? doc['owner'] : null;
-      if (!this.#replicator.scheduler.get(id)) this.#replicator.scheduler.add(id, baseId, spec, { db: REPLICATOR_DB, docId, user: owner, capped: !this.#replicator.isConfiguredAdmin(owner) });
+      await this.#replicator.add(id, baseId, spec, { db: REPLICATOR_DB, docId, user: owner, capped: !this.#replicator.isConfiguredAdmin(owner) });
       this.#docs.set(docId, { key, jobId: id });
     } catch (error) {
       const reason = reasonOf(error);
@@ -178,11 +209,12 @@ export class ReplicatorDocs {
     const tracked = this.#docs.get(job.origin.docId);
     if (tracked?.jobId === job.id) {
       delete tracked.jobId;
-      tracked.ended = { state: job.state, id: job.id, info };
+      const { source, target } = job.spec;
+      tracked.ended = { state: job.state, id: job.id, info, source: source.url, target: target.url, startTime: iso(job.startTime), lastUpdated: iso(new Date()) };
     }
     const fields: JsonObject =
       job.state === 'completed'
-        ? { _replication_state: 'completed', _replication_stats: info, _replication_id: job.id }
+        ? { _replication_state: 'completed', _replication_stats: { ...info, start_time: iso(job.startTime) }, _replication_id: job.id }
         : { _replication_state: 'failed', _replication_state_reason: job.lastError ?? 'failed', _replication_id: job.id };
     await this.#writeState(job.origin.docId, fields);
     await this.#leases.release(job.origin.docId);

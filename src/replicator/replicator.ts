@@ -14,7 +14,7 @@ import { parseReplication, type Defaults, type ReplicationSpec } from './options
 import { RemoteDb } from './remote-db.js';
 import { ReplicationSpecError } from './replication-errors.js';
 import { replicationId, type FilterPart } from './replication-id.js';
-import { Scheduler, type Job, type SchedulerSettings } from './scheduler.js';
+import { Scheduler, tooManyJobs, type Job, type JobOrigin, type SchedulerSettings } from './scheduler.js';
 
 export interface ReplicatorOptions {
   config: Config;
@@ -31,6 +31,8 @@ export interface ReplicatorOptions {
 /** Which worker runs a job id (`true` from that one); which cancels it (`cancelled`, `unauthorized` or null). */
 const RUNS = 'replication_runs';
 const CANCEL = 'replication_cancel';
+/** How many capped jobs a user has in a worker (`[replicator] max_jobs_per_user` is the node's). */
+const USER_JOBS = 'replication_user_jobs';
 
 export class Replicator {
   readonly scheduler: Scheduler;
@@ -44,13 +46,14 @@ export class Replicator {
     const settings: SchedulerSettings = {
       // CouchDB's max_jobs is per node: with N worker processes each runs at most its share.
       maxJobs: () => Math.max(1, Math.ceil(options.config.getInteger('replicator', 'max_jobs') / (options.processes ?? 1))),
-      maxJobsPerUser: () => Math.max(1, Math.ceil(options.config.getInteger('replicator', 'max_jobs_per_user') / (options.processes ?? 1))),
+      maxJobsPerUser: () => this.#maxJobsPerUser(),
       userAgent: this.userAgent,
       ...(options.onStateChange ? { onStateChange: options.onStateChange } : {}),
     };
     this.scheduler = new Scheduler(settings, options.tasks, options.log);
     this.#gather = options.gather;
     options.gather.answer(RUNS, (id) => this.scheduler.get(String(id)) !== undefined);
+    options.gather.answer(USER_JOBS, (user) => this.scheduler.list().filter((job) => job.origin.capped && job.origin.user === user).length);
     options.gather.answer(CANCEL, (payload) => this.#cancelHere(payload as { id: string; user: string | null; admin: boolean }));
   }
 
@@ -107,13 +110,30 @@ export class Replicator {
     if (spec.continuous) {
       // Started once per server, whichever worker process was asked first.
       const elsewhere = (await this.#gather.gather(RUNS, id)).some((reply) => reply.value === true);
-      if (!elsewhere && !this.scheduler.get(id)) this.scheduler.add(id, baseId, spec, { user: userCtx.name, capped: !isServerAdmin(userCtx) });
+      if (!elsewhere) await this.add(id, baseId, spec, { user: userCtx.name, capped: !isServerAdmin(userCtx) });
       return { status: 202, body: { ok: true, _local_id: id } };
     }
-    const running = this.scheduler.get(id);
-    const job = running ?? this.scheduler.add(id, baseId, spec, { user: userCtx.name, capped: !isServerAdmin(userCtx) });
+    const job = await this.add(id, baseId, spec, { user: userCtx.name, capped: !isServerAdmin(userCtx) });
     const result = await this.#ended(job);
     return { status: 200, body: result };
+  }
+
+  #maxJobsPerUser(): number {
+    return Math.max(1, this.#config.getInteger('replicator', 'max_jobs_per_user'));
+  }
+
+  /**
+   * The job of this id, added when this worker does not run it yet. A capped user's jobs are counted
+   * over every worker of the node first: `max_jobs_per_user` is the node's, as in CouchDB.
+   */
+  async add(id: string, baseId: string, spec: ReplicationSpec, origin: JobOrigin): Promise<Job> {
+    const known = this.scheduler.get(id);
+    if (known) return known;
+    if (origin.capped) {
+      const held = (await this.#gather.gather(USER_JOBS, origin.user)).reduce((sum, reply) => sum + Number(reply.value), 0);
+      if (held >= this.#maxJobsPerUser()) throw tooManyJobs(origin.user, held);
+    }
+    return this.scheduler.get(id) ?? this.scheduler.add(id, baseId, spec, origin);
   }
 
   #ended(job: Job): Promise<JsonObject> {

@@ -29,19 +29,28 @@ export function docView(docs: ReplicatorDocs, scheduler: Scheduler, docId: strin
   if (!tracked) return undefined;
   const job = tracked.jobId ? scheduler.get(tracked.jobId) : undefined;
   const state = tracked.error ? 'failed' : tracked.elsewhere !== undefined ? 'running' : (job?.state ?? tracked.ended?.state ?? 'completed');
-  return {
+  const row = {
     database: '_replicator',
     doc_id: docId,
     id: tracked.jobId ?? tracked.ended?.id ?? null,
     // A lease holder is `node#instance` when worker processes share the node name (wiring/replication.ts).
     node: tracked.elsewhere?.replace(/#[0-9a-f]+$/, '') ?? node,
-    source: job?.spec.source.url ?? null,
-    target: job?.spec.target.url ?? null,
     state,
-    info: tracked.error ? { error: tracked.error } : job ? infoOf(job) : (tracked.ended?.info ?? null),
-    error_count: job?.errorCount ?? (tracked.error || state === 'failed' ? 1 : 0),
-    last_updated: iso(job?.lastUpdated ?? new Date()),
-    start_time: job ? iso(job.startTime) : null,
+  };
+  if (job) {
+    const { source, target } = job.spec;
+    const timing = { last_updated: iso(job.lastUpdated), start_time: iso(job.startTime) };
+    return { ...row, source: source.url, target: target.url, info: infoOf(job), error_count: job.errorCount, ...timing, source_proxy: null, target_proxy: null };
+  }
+  const ended = tracked.ended;
+  return {
+    ...row,
+    source: ended?.source ?? null,
+    target: ended?.target ?? null,
+    info: tracked.error ? { error: tracked.error } : (ended?.info ?? null),
+    error_count: tracked.error || state === 'failed' ? 1 : 0,
+    last_updated: ended?.lastUpdated ?? iso(new Date()),
+    start_time: ended?.startTime ?? null,
   };
 }
 

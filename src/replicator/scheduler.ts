@@ -43,7 +43,7 @@ export interface Job {
 
 export interface SchedulerSettings {
   maxJobs(): number;
-  /** This process's share of `[replicator] max_jobs_per_user`. */
+  /** `[replicator] max_jobs_per_user` (the node's; Replicator.add counts over every worker). */
   maxJobsPerUser(): number;
   userAgent: string;
   /** Called whenever a document job's state changes (the `_replicator` document is updated). */
@@ -53,6 +53,10 @@ export interface SchedulerSettings {
 const MAX_BACKOFF_MS = 8 * 3600 * 1000;
 const BASE_BACKOFF_MS = 5000;
 const MAX_EVENTS = 20;
+
+/** The 429 of a user over `[replicator] max_jobs_per_user`. */
+export const tooManyJobs = (user: string | null, held: number): ReplicationSpecError =>
+  new ReplicationSpecError(429, 'too_many_jobs', `${JSON.stringify(user)} already has ${held} replication jobs, the most [replicator] max_jobs_per_user allows`);
 
 /** Failures that do not go away by waiting: the remote refuses our identity, a database is missing, a malformed job. */
 export const isPermanent = (error: unknown): boolean => error instanceof ReplicationSpecError;
@@ -91,7 +95,7 @@ export class Scheduler {
   #checkCap(user: string | null): void {
     const cap = this.#settings.maxJobsPerUser();
     const held = this.list().filter((job) => job.origin.capped && job.origin.user === user).length;
-    if (held >= cap) throw new ReplicationSpecError(429, 'too_many_jobs', `${JSON.stringify(user)} already has ${held} replication jobs, the most [replicator] max_jobs_per_user allows`);
+    if (held >= cap) throw tooManyJobs(user, held);
   }
 
   /** Stops and forgets a job (cancel, a deleted `_replicator` document, shutdown). */

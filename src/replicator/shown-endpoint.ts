@@ -45,3 +45,9 @@ export function strippedProxies(doc: Readonly<Record<string, Json | undefined>>)
   }
   return shown;
 }
+
+/** The URL of an endpoint (a URL or `{url, ...}`) as `_scheduler/docs` shows it: without credentials. */
+export function shownUrlOf(endpoint: Json | undefined): string | null {
+  const url = isObject(endpoint) ? endpoint['url'] : endpoint;
+  return typeof url === 'string' ? urlWithoutUserinfo(url) : null;
+}

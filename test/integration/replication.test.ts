@@ -156,8 +156,8 @@ describe('replication between two Divan binaries (one-shot)', () => {
     assert.deepEqual(missing.body, { error: 'db_not_found', reason: `could not open ${b.url}/absent/` });
   });
 
-  test('a bare database name is refused as CouchDB 3 does, and bad options are 400', async () => {
-    const local = await replicate({ source: 'src', target: b.dbUrl('x') });
+  test('an endpoint that is neither a URL nor a database name is refused, and bad options are 400', async () => {
+    const local = await replicate({ source: 'ftp://files.example/src', target: b.dbUrl('x') });
     assert.equal(local.status, 400);
     assert.equal(local.body.reason, 'local_endpoints_not_supported');
     const exclusive = await replicate({ source: a.dbUrl('src'), target: b.dbUrl('x'), doc_ids: ['a'], selector: { a: 1 } });

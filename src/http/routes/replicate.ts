@@ -7,6 +7,8 @@ import { authenticationRequired, methodNotAllowed, notFound, replicationError, r
 import { requireServerAdmin } from '../../identity/authorization.js';
 import { ReplicationSpecError, RemoteError } from '../../replicator/replication-errors.js';
 import { nodeDocs, nodeJobs } from '../../replicator/scheduler-answers.js';
+import { withLocalEndpoints, type CallerIdentity } from '../../replicator/local-endpoints.js';
+import { firstAuthSessionCookie } from '../../auth/cookie/codec.js';
 import { nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -24,11 +26,29 @@ export async function replicate(request: Request, services: Services): Promise<R
   const body = await request.json();
   if (!isObject(body)) throw requestBodyNotObject();
   try {
-    const answer = await services.replicator.replicate(body, request.userCtx);
+    const answer = await services.replicator.replicate(withLocalEndpoints(body, callerIdentity(request, services)), request.userCtx);
     return json(answer.status, answer.body);
   } catch (error) {
     throw asCouchError(error);
   }
+}
+
+/** Where this request came in and the headers that proved the caller's identity (local-endpoints.ts). */
+function callerIdentity(request: Request, services: Services): CallerIdentity {
+  const socket = request.raw.socket;
+  const address = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d)/, '');
+  const host = address.includes(':') ? `[${address}]` : address;
+  const headers: Record<string, string> = {};
+  const authorization = request.header('authorization');
+  if (authorization !== undefined) headers['Authorization'] = authorization;
+  const cookie = firstAuthSessionCookie(request.header('cookie'));
+  if (cookie !== undefined) headers['Cookie'] = `AuthSession=${cookie}`;
+  for (const setting of ['x_auth_username', 'x_auth_roles', 'x_auth_token'] as const) {
+    const name = services.config.getString('chttpd_auth', setting);
+    const value = request.header(name.toLowerCase());
+    if (value !== undefined) headers[name] = value;
+  }
+  return { base: `${request.secure ? 'https' : 'http'}://${host}:${socket.localPort}/`, headers };
 }
 
 const page = (request: Request): [number, number] => [nonNegativeIntegerParam(request.query, 'skip') ?? 0, nonNegativeIntegerParam(request.query, 'limit') ?? Infinity];
