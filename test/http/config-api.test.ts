@@ -46,7 +46,7 @@ describe('_config API', () => {
 
   test('GET a section gives its keys; an unknown section is {}', async () => {
     const res = await server.admin('/_node/_local/_config/uuids');
-    assert.deepEqual(res.body, { max_count: '1000' });
+    assert.deepEqual(res.body, { algorithm: 'sequential', max_count: '1000' });
     const none = await server.admin('/_node/_local/_config/nosuchsection');
     assert.deepEqual(none.body, {});
   });
