@@ -231,6 +231,8 @@ async function loadConfig(options: AppOptions, dataDir: string, log: Logger): Pr
     defaultsFile: options.defaultsFile ?? DEFAULT_INI,
     files,
     writableFile: files.length > 0 ? files[files.length - 1]! : join(dataDir, 'local.ini'),
+    // Shown where CouchDB shows it (tools read it to find the data): Divan's data lives in --data-dir.
+    runtime: { couchdb: { database_dir: dataDir } },
   });
   log.setLevel(config.getString('log', 'level'));
   const configureUuids = (): void => {

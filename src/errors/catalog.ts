@@ -32,6 +32,9 @@ export const methodNotAllowed = (allowed: readonly string[]): CouchError =>
     Allow: allowed.join(','),
   });
 
+/** CouchDB's answer for a feature it has switched off (chttpd's `error_info(not_implemented)`). */
+export const notImplemented = (): CouchError => new CouchError(501, 'not_implemented', 'this feature is not yet implemented');
+
 export const notAServerAdmin = (): CouchError => unauthorized('You are not a server admin.');
 export const notAMetricsReader = (): CouchError => unauthorized('You are not a server admin or read-only metrics user');
 export const notAServerOrDbAdmin = (): CouchError => unauthorized('You are not a server or db admin.');

@@ -18,6 +18,7 @@ import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './ro
 import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { replicate, scheduler } from './routes/replicate.js';
+import { reshard } from './routes/reshard.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
 import { viewCleanup, viewCompact, viewQuery } from './routes/views.js';
@@ -92,6 +93,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     if (endpoint && request.segments.length === 1) return endpoint;
     if (first === '_node') return nodeEndpoint(request);
     if (first === '_scheduler' && second !== undefined) return scheduler;
+    if (first === '_reshard') return reshard;
     // `/_utils` and every file below it (the browser login page).
     if (first === '_utils') return utils;
     if (!isSystemDatabase(first)) {
