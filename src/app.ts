@@ -13,6 +13,7 @@ import { openPostgresBus } from './cluster/pg-bus.js';
 import { lockoutPool } from './cluster/pg-lockout.js';
 import { Config } from './config/config.js';
 import { randomHex } from './crypto/crypto.js';
+import { uuids } from './crypto/uuids.js';
 import { StartupError } from './errors/startup-error.js';
 import { createPipeline } from './http/pipeline.js';
 import { Listeners } from './http/server.js';
@@ -230,10 +231,18 @@ async function loadConfig(options: AppOptions, dataDir: string, log: Logger): Pr
     defaultsFile: options.defaultsFile ?? DEFAULT_INI,
     files,
     writableFile: files.length > 0 ? files[files.length - 1]! : join(dataDir, 'local.ini'),
+    // Shown where CouchDB shows it (tools read it to find the data): Divan's data lives in --data-dir.
+    runtime: { couchdb: { database_dir: dataDir } },
   });
   log.setLevel(config.getString('log', 'level'));
+  const configureUuids = (): void => {
+    const algorithm = config.getString('uuids', 'algorithm');
+    if (!uuids.configure(algorithm, config.getString('uuids', 'utc_id_suffix'))) log.warning(`[uuids] algorithm ${algorithm} is unknown: sequential is used`);
+  };
+  configureUuids();
   config.onChange((change) => {
     if (change.section === 'log' && change.key === 'level') log.setLevel(config.getString('log', 'level'));
+    if (change.section === 'uuids') configureUuids();
   });
   return config;
 }

@@ -9,8 +9,7 @@ export type HandlerRegistry = ReadonlyMap<string, AuthHandler>;
 export class AuthenticationConfigError extends Error {}
 
 /** Builds the chain that `[chttpd] authentication_handlers` asks for, in its order. */
-export function buildChain(config: Config, registry: HandlerRegistry): AuthChain {
-  const setting = config.getString('chttpd', 'authentication_handlers');
+export function buildChain(config: Config, registry: HandlerRegistry, setting: string = config.getString('chttpd', 'authentication_handlers')): AuthChain {
   const parsed = parseHandlerList(setting);
   if (!parsed.ok) throw new AuthenticationConfigError(`[chttpd] authentication_handlers: ${parsed.reason}`);
   const handlers: AuthHandler[] = [];

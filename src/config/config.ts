@@ -1,10 +1,9 @@
-import path from 'node:path';
-
 import { badRequest } from '../errors/catalog.js';
-import { readConfigFile, rewriteConfigFile } from './config-file.js';
+import { rewriteConfigFile } from './config-file.js';
 import { type BooleanKey, type IntegerKey, type Section, type StringKey } from './defaults.js';
 import { builtIn, byCodeUnit, sortedRecord, toBoolean, toInteger } from './values.js';
-import { type IniSections, isRepresentable, isRepresentableSection, parseIni, setIniValue } from './ini.js';
+import { type IniSections, isRepresentable, isRepresentableSection, setIniValue } from './ini.js';
+import { changedKeys, Memo, merge, readLayers, type Layers } from './config-layers.js';
 
 /**
  * The live configuration: the package defaults, each `--config` file, then the writable layer,
@@ -28,6 +27,8 @@ export interface ConfigOptions {
   defaultsFile: string;
   files: readonly string[];
   writableFile: string;
+  /** Values of this run shown over the defaults file (`[couchdb] database_dir`); any file overrides them. */
+  runtime?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
 /**
@@ -46,9 +47,10 @@ const LEGACY_AUTH = 'couch_httpd_auth';
 
 export class Config {
   readonly writableFile: string;
-  readonly #defaults: IniSections;
-  readonly #files: readonly IniSections[];
-  readonly #writable: IniSections;
+  readonly #options: ConfigOptions;
+  #defaults: IniSections;
+  #files: readonly IniSections[];
+  #writable: IniSections;
   #user: IniSections = new Map();
   #effective: IniSections = new Map();
   /**
@@ -59,28 +61,33 @@ export class Config {
   #listeners: Listener[] = [];
   #writes: Promise<unknown> = Promise.resolve();
 
-  private constructor(writableFile: string, defaults: IniSections, files: IniSections[], writable: IniSections) {
-    this.writableFile = writableFile;
-    this.#defaults = defaults;
-    this.#files = files;
-    this.#writable = writable;
+  private constructor(options: ConfigOptions, layers: Layers) {
+    this.writableFile = options.writableFile;
+    this.#options = options;
+    this.#defaults = layers.defaults;
+    this.#files = layers.files;
+    this.#writable = layers.writable;
     this.#rebuild();
   }
 
   static async load(options: ConfigOptions): Promise<Config> {
-    const { defaultsFile, writableFile } = options;
-    let files = options.files;
-    // The writable file doubles as the last --config file: one layer, or a delete would uncover
-    // the stale copy. Named with --config, it must exist like any other --config file.
-    const writableIsLastFile =
-      files.length > 0 && path.resolve(files[files.length - 1]) === path.resolve(writableFile);
-    if (writableIsLastFile) files = files.slice(0, -1);
-    const defaults = parseIni(await readConfigFile(defaultsFile));
-    const layers: IniSections[] = [];
-    for (const file of files) layers.push(parseIni(await readConfigFile(file)));
-    const writableText = writableIsLastFile ? await readConfigFile(writableFile) : await readConfigFile(writableFile, true);
-    const writable = parseIni(writableText ?? '');
-    return new Config(writableFile, defaults, layers, writable);
+    return new Config(options, await readLayers(options));
+  }
+
+  /**
+   * CouchDB's `POST /_node/{node}/_config/_reload`: every file read again, so a value changed with
+   * `X-Couch-Persist: false` is forgotten. Each key whose value moved is announced, as a write is.
+   */
+  async reload(): Promise<void> {
+    return this.#serialised(async () => {
+      const fresh = await readLayers(this.#options);
+      const before = this.#effective;
+      this.#defaults = fresh.defaults;
+      this.#files = fresh.files;
+      this.#writable = fresh.writable;
+      this.#rebuild();
+      for (const [section, key] of changedKeys(before, this.#effective)) this.#announce(section, key, before.get(section)?.get(key), false);
+    });
   }
 
   get(section: string, key: string): string | undefined {
@@ -240,6 +247,10 @@ export class Config {
 
   #changed(section: string, key: string, previous: string | undefined, remote: boolean): void {
     this.#rebuild();
+    this.#announce(section, key, previous, remote);
+  }
+
+  #announce(section: string, key: string, previous: string | undefined, remote: boolean): void {
     const written = this.#writable.get(section)?.get(key);
     const change: ConfigChange = Object.freeze({ section, key, value: this.get(section, key), previous, written, remote });
     for (const listener of this.#listeners) {
@@ -260,34 +271,3 @@ export class Config {
 }
 
 const EMPTY_SECTION: Readonly<Record<string, string>> = Object.freeze({});
-
-function merge(layers: readonly IniSections[]): IniSections {
-  const merged: IniSections = new Map();
-  for (const layer of layers) {
-    for (const [section, keys] of layer) {
-      const target = merged.get(section);
-      if (target === undefined) merged.set(section, new Map(keys));
-      else for (const [key, value] of keys) target.set(key, value);
-    }
-  }
-  return merged;
-}
-
-/**
- * The remembered readings, by kind then section then key (a key may be read as a string and as a
- * number). Only settings with a built-in default are remembered, so the maps stay small.
- */
-class Memo {
-  readonly booleans = new Map<string, Map<string, unknown>>();
-  readonly integers = new Map<string, Map<string, unknown>>();
-  readonly authStrings = new Map<string, unknown>();
-  readonly authBooleans = new Map<string, unknown>();
-  readonly authIntegers = new Map<string, unknown>();
-  readonly sections = new Map<string, Readonly<Record<string, string>>>();
-
-  slot(kind: Map<string, Map<string, unknown>>, section: string): Map<string, unknown> {
-    let byKey = kind.get(section);
-    if (byKey === undefined) kind.set(section, (byKey = new Map()));
-    return byKey;
-  }
-}

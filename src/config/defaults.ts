@@ -48,6 +48,7 @@ export const DEFAULTS = {
     enable_cors: false,
     changes_timeout: 60000,
     max_db_number_for_dbs_info_req: 100,
+    decode_plus_to_space: true,
   },
   chttpd_auth: {
     authentication_db: '_users',
@@ -124,6 +125,8 @@ export const DEFAULTS = {
     max_idle: 600000,
   },
   uuids: {
+    algorithm: 'sequential',
+    utc_id_suffix: '',
     max_count: 1000,
   },
   mango: {

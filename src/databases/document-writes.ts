@@ -1,4 +1,4 @@
-import { randomHex } from '../crypto/crypto.js';
+import { uuids } from '../crypto/uuids.js';
 import { isObject, parseRev } from '../documents/document-json.js';
 import { conflict } from '../errors/catalog.js';
 import { CouchError } from '../errors/couch-error.js';
@@ -28,7 +28,7 @@ export function throwIfRefused(result: EditResult): string {
 
 /** A body without `_id` gets a generated one (POST, `_bulk_docs` with new edits). */
 export function withGeneratedId(body: unknown): unknown {
-  return isObject(body) && !('_id' in body) ? Object.fromEntries([['_id', randomHex()], ...Object.entries(body)]) : body;
+  return isObject(body) && !('_id' in body) ? Object.fromEntries([['_id', uuids.next()], ...Object.entries(body)]) : body;
 }
 
 /** One document written by the caller: a batch of one through the write pipeline (write-pipeline.ts), its refusal thrown. */

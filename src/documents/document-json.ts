@@ -1,4 +1,4 @@
-import { badRequest, documentNotObject, documentValidation, emptyDocumentId, invalidRevFormat, reservedDocumentId, revisionsDiffer } from '../errors/catalog.js';
+import { badRequest, documentNotObject, documentValidation, emptyDocumentId, illegalDocid, invalidRevFormat, reservedDocumentId, revisionsDiffer } from '../errors/catalog.js';
 import { isStorableText } from '../json/json.js';
 import { canonicalRevision, parseRevisionId } from '../storage/revision-text.js';
 import type { DocumentEdit, Json, JsonObject, StoredRevision } from '../storage/storage.js';
@@ -31,15 +31,15 @@ export function isObject(value: unknown): value is JsonObject {
 
 /** Document ids: non-empty strings; a leading `_` only for `_design/` and `_local/`. */
 export function validateDocumentId(id: unknown): string {
-  if (typeof id !== 'string') throw badRequest('Document id must be a string');
+  if (typeof id !== 'string') throw illegalDocid('Document id must be a string');
   if (id === '') throw emptyDocumentId();
   // A lone surrogate cannot be written as UTF-8 (storage would mangle it, a Location header
   // cannot encode it), and PostgreSQL text cannot hold NUL: such ids are refused on every backend.
-  if (!isStorableText(id)) throw badRequest(id.includes('\u0000') ? 'Document id must not contain NUL characters.' : 'Document id must be valid UTF-8.');
+  if (!isStorableText(id)) throw illegalDocid(id.includes('\u0000') ? 'Document id must not contain NUL characters.' : 'Document id must be valid UTF-8');
   if (id.startsWith('_') && !id.startsWith('_design/') && !id.startsWith('_local/')) {
     throw reservedDocumentId();
   }
-  if (id === '_design/' || id === '_local/') throw emptyDocumentId();
+  if (id === '_design/' || id === '_local/') throw illegalDocid(`Illegal document id \`${id}\``);
   return id;
 }
 

@@ -19,7 +19,11 @@ const USER_NAME_REFUSAL = 'Usernames may not contain control characters or unpai
 export const userNameForbidden = (): CouchError => forbidden(USER_NAME_REFUSAL);
 export const userNameRefused = (): CouchError => badRequest(USER_NAME_REFUSAL);
 
-export const reservedDocumentId = (): CouchError => badRequest('Only reserved document ids may start with underscore.');
+/** CouchDB's `validate_docid` refusals (couch_doc.erl): 400 `illegal_docid`, in `_bulk_docs` rows too. */
+export const illegalDocid = (reason: string): CouchError => new CouchError(400, 'illegal_docid', reason);
+/** `/{db}/_local`, `/{db}/_local/` and `/{db}/_local%2F`: no document named (chttpd_db's db_req). */
+export const invalidLocalDocumentId = (): CouchError => badRequest('Invalid _local document id.');
+export const reservedDocumentId = (): CouchError => illegalDocid('Only reserved document ids may start with underscore.');
 /** `/{db}/_xxx` naming no endpoint: the name, so that a client does not read it as a missing database. */
 export const unknownEndpoint = (path: string): CouchError => notFound(`Database endpoint ${path} does not exist.`);
 
@@ -27,6 +31,9 @@ export const methodNotAllowed = (allowed: readonly string[]): CouchError =>
   new CouchError(405, 'method_not_allowed', `Only ${allowed.join(',')} allowed`, {
     Allow: allowed.join(','),
   });
+
+/** CouchDB's answer for a feature it has switched off (chttpd's `error_info(not_implemented)`). */
+export const notImplemented = (): CouchError => new CouchError(501, 'not_implemented', 'this feature is not yet implemented');
 
 export const notAServerAdmin = (): CouchError => unauthorized('You are not a server admin.');
 export const notAMetricsReader = (): CouchError => unauthorized('You are not a server admin or read-only metrics user');
@@ -61,9 +68,11 @@ export const illegalDatabaseName = (name: string): CouchError =>
 export const invalidRevFormat = (): CouchError => badRequest('Invalid rev format');
 export const requestBodyNotObject = (): CouchError => badRequest('Request body must be a JSON object');
 export const documentNotObject = (): CouchError => badRequest('Document must be a JSON object');
-export const emptyDocumentId = (): CouchError => badRequest('Document id must not be empty');
+export const emptyDocumentId = (): CouchError => illegalDocid('Document id must not be empty');
 export const incompleteRequestBody = (): CouchError => badRequest('Incomplete request body.');
 export const revisionsDiffer = (): CouchError => badRequest('Document rev from request body and query string have different values');
+/** `?rev=` and `If-Match` naming two revisions (chttpd_db's extract_header_rev). */
+export const etagRevisionDiffers = (): CouchError => badRequest('Document rev and etag have different values');
 export const documentMissing = (): CouchError => notFound('missing');
 export const documentDeleted = (): CouchError => notFound('deleted');
 export const badContentType = (reason: string): CouchError => new CouchError(415, 'bad_content_type', reason);

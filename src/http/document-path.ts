@@ -2,7 +2,7 @@ import { isValidDatabaseName } from '../databases/names.js';
 import { validateDocumentId } from '../documents/document-json.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { localDocumentAttachments } from '../errors/attachment-errors.js';
-import { illegalDatabaseName, methodNotAllowed, notFound } from '../errors/catalog.js';
+import { illegalDatabaseName, invalidLocalDocumentId, methodNotAllowed, notFound } from '../errors/catalog.js';
 import type { Request } from './request.js';
 import type { Services } from './services.js';
 
@@ -17,6 +17,7 @@ export function databaseName(request: Request): string {
 export function documentIdOf(request: Request): string {
   const [, first, second, ...rest] = request.segments as string[];
   if (rest.length > 0) throw first === '_local' ? localDocumentAttachments() : notFound('missing');
+  if (first === '_local/' || (first === '_local' && !second)) throw invalidLocalDocumentId();
   if (first === '_design' || first === '_local') {
     if (second === undefined || second === '') throw notFound('missing');
     // The same rules as any other id (no NUL, which PostgreSQL cannot even compare with).

@@ -9,37 +9,10 @@ import { needsRefresh } from '../auth/cookie/codec.js';
 import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply, type WriteOptions } from './reply.js';
 import { Request } from './request.js';
 import { route } from './router.js';
+import { clientRequestId, effectiveMethod, parseTarget } from './target.js';
 import type { Endpoint, Services } from './services.js';
 
-/**
- * Splits a request target into decoded path segments (empty segments dropped, as CouchDB) and the
- * query string after `?` (parsed only when an endpoint reads it: most requests carry none).
- */
-export function parseTarget(target: string): { path: string; segments: string[]; search: string } | undefined {
-  let pathAndQuery = target;
-  if (!pathAndQuery.startsWith('/')) {
-    try {
-      const url = new URL(target);
-      pathAndQuery = url.pathname + url.search;
-    } catch {
-      return undefined;
-    }
-  }
-  const queryStart = pathAndQuery.indexOf('?');
-  const path = queryStart === -1 ? pathAndQuery : pathAndQuery.slice(0, queryStart);
-  const search = queryStart === -1 ? '' : pathAndQuery.slice(queryStart + 1);
-  const segments: string[] = [];
-  for (const raw of path.split('/')) {
-    if (raw === '') continue;
-    try {
-      // Most segments hold no escape: decoding them would only copy them.
-      segments.push(raw.includes('%') ? decodeURIComponent(raw) : raw);
-    } catch {
-      return undefined;
-    }
-  }
-  return { path, segments, search };
-}
+export { parseTarget } from './target.js';
 
 /**
  * Cookie-authenticated requests get a fresh cookie once more than 10 % of the timeout has passed;
@@ -133,7 +106,7 @@ function openExchange(raw: IncomingMessage, res: ServerResponse, context: Pipeli
   return {
     raw,
     res,
-    requestId: `${requestIdPrefix}${(requestCounter++ % 0xffffff).toString(16).padStart(6, '0')}`,
+    requestId: clientRequestId(raw.headers['x-couch-request-id']) ?? `${requestIdPrefix}${(requestCounter++ % 0xffffff).toString(16).padStart(6, '0')}`,
     head: raw.method === 'HEAD',
     corsSettings,
     // CORS headers go on every reply to an allowed origin, errors included, except a preflight's own.
@@ -144,11 +117,12 @@ function openExchange(raw: IncomingMessage, res: ServerResponse, context: Pipeli
 
 function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext): Request {
   const { raw } = exchange;
-  const target = parseTarget(raw.url ?? '/');
+  const target = parseTarget(raw.url ?? '/', services.config.getBoolean('chttpd', 'decode_plus_to_space'));
   if (!target) throw badRequest('invalid URL encoding');
   const { peer, viaTrustedProxy } = peerOf(raw);
   // Named fields rather than spreads: this object is built for every request.
   return new Request(raw, {
+    method: effectiveMethod(raw.method ?? 'GET', raw.headers['x-http-method-override']),
     segments: target.segments,
     query: target.search,
     path: target.path,
@@ -216,7 +190,7 @@ function logCookieFailure(services: Services, error: unknown): void {
 function writeOptions(exchange: Exchange, context: PipelineContext): WriteOptions {
   const { corsSettings, corsGrant } = exchange;
   const decorate = exchange.isPreflight || !corsSettings.enabled ? undefined : (headers: OutgoingHeaders) => addCorsHeaders(corsSettings, corsGrant, headers);
-  return { head: exchange.head, requestId: exchange.requestId, serverHeader: context.serverHeader, decorate };
+  return { head: exchange.head, requestId: exchange.requestId, bodyTime: exchange.request?.bodyMilliseconds ?? 0, serverHeader: context.serverHeader, decorate };
 }
 
 /** A streamed body (live _changes): errors before its first byte still get their error reply. Returns the reply sent. */

@@ -1,4 +1,4 @@
-import { badRequest, revisionsDiffer } from '../errors/catalog.js';
+import { badRequest, etagRevisionDiffers } from '../errors/catalog.js';
 import type { Config } from '../config/config.js';
 import { invalidBooleanParameter, invalidPositiveInteger, tooManyKeys } from '../errors/query-errors.js';
 import type { Json } from '../storage/storage.js';
@@ -46,7 +46,7 @@ export function attachmentsParam(query: URLSearchParams): { since?: string[] } |
 export function revisionFrom(request: Request): string | undefined {
   const fromQuery = request.query.get('rev') ?? undefined;
   const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
-  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
+  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw etagRevisionDiffers();
   return fromQuery ?? ifMatch;
 }
 

@@ -44,6 +44,8 @@ export type OutgoingHeaders = Record<string, string | string[] | number>;
 export interface WriteOptions {
   head: boolean;
   requestId: string;
+  /** Milliseconds the request's body took to read (`X-CouchDB-Body-Time`, on every answer as CouchDB). */
+  bodyTime: number;
   serverHeader: string;
   /** Called with the complete headers just before they are written (CORS needs the final names). */
   decorate?: (headers: OutgoingHeaders) => void;
@@ -52,8 +54,8 @@ export interface WriteOptions {
 function commonHeaders(reply: Reply, options: WriteOptions, withBody: boolean): OutgoingHeaders {
   // Built in place rather than with spreads: this runs once per request.
   const headers: OutgoingHeaders = withBody
-    ? { 'Content-Type': 'application/json', 'Cache-Control': 'must-revalidate', 'X-Couch-Request-ID': options.requestId, Server: options.serverHeader }
-    : { 'Cache-Control': 'must-revalidate', 'X-Couch-Request-ID': options.requestId, Server: options.serverHeader };
+    ? { 'Content-Type': 'application/json', 'Cache-Control': 'must-revalidate', 'X-Couch-Request-ID': options.requestId, 'X-CouchDB-Body-Time': options.bodyTime, Server: options.serverHeader }
+    : { 'Cache-Control': 'must-revalidate', 'X-Couch-Request-ID': options.requestId, 'X-CouchDB-Body-Time': options.bodyTime, Server: options.serverHeader };
   const extra = reply.headers;
   if (extra !== undefined) for (const name of Object.keys(extra)) headers[name] = extra[name]!;
   return headers;

@@ -28,14 +28,16 @@ export class Request implements AuthRequest {
   readonly #response: ServerResponse | undefined;
   #signal: AbortSignal | undefined;
   #bodyRead = false;
+  /** Milliseconds spent reading the body (CouchDB's `X-CouchDB-Body-Time`); 0 when none was read whole. */
+  bodyMilliseconds = 0;
 
   /** The query as given: its text until an endpoint reads it. */
   #query: URLSearchParams | string;
 
   /** `query` may be the text after `?`: it is parsed when first read. */
-  constructor(raw: IncomingMessage, init: { segments: string[]; query: URLSearchParams | string; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits; response?: ServerResponse }) {
+  constructor(raw: IncomingMessage, init: { method?: string; segments: string[]; query: URLSearchParams | string; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits; response?: ServerResponse }) {
     this.raw = raw;
-    this.method = raw.method ?? 'GET';
+    this.method = init.method ?? raw.method ?? 'GET';
     this.segments = init.segments;
     this.#query = init.query;
     this.path = init.path;
@@ -111,6 +113,7 @@ export class Request implements AuthRequest {
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    const started = performance.now();
     try {
       for await (const chunk of source as AsyncIterable<Buffer>) {
         size += chunk.length;
@@ -127,6 +130,8 @@ export class Request implements AuthRequest {
       // The client went away (or a timeout cut it off) before the end of its body: no server error.
       if ((error as { code?: string }).code === 'ECONNRESET') throw badRequest('The request body ended early.');
       throw error;
+    } finally {
+      this.bodyMilliseconds = Math.floor(performance.now() - started);
     }
     return Buffer.concat(chunks, size);
   }

@@ -5,6 +5,7 @@ import type { Endpoint } from './services.js';
 import { nodeConfig } from './routes/config.js';
 import { attachment } from './routes/attachments.js';
 import { bulkDocs, document as oneDocument, postDocument } from './routes/documents.js';
+import { designSlashRedirect } from './routes/design-slash.js';
 import { attachmentPathOf } from './document-path.js';
 import { compact, database as databaseItself, security } from './routes/databases.js';
 import { changes } from './routes/changes.js';
@@ -17,6 +18,7 @@ import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from './ro
 import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from './routes/node.js';
 import { activeTasks, allDbs, membership, up, uuids, welcome } from './routes/server.js';
 import { replicate, scheduler } from './routes/replicate.js';
+import { reshard } from './routes/reshard.js';
 import { session } from './routes/session.js';
 import { utils } from './routes/utils.js';
 import { viewCleanup, viewCompact, viewQuery } from './routes/views.js';
@@ -91,6 +93,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     if (endpoint && request.segments.length === 1) return endpoint;
     if (first === '_node') return nodeEndpoint(request);
     if (first === '_scheduler' && second !== undefined) return scheduler;
+    if (first === '_reshard') return reshard;
     // `/_utils` and every file below it (the browser login page).
     if (first === '_utils') return utils;
     if (!isSystemDatabase(first)) {
@@ -115,6 +118,9 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     const below = DATABASE_SUB_ENDPOINTS.get(`${second}/${request.segments[2]}`);
     if (below) return below;
   }
+  // `_design%2Fname` and `_local%2Fname`: one segment naming the document (GET of a design one redirects, as CouchDB).
+  if (second.startsWith('_design/') && (request.method === 'GET' || request.method === 'HEAD')) return designSlashRedirect;
+  if ((second.startsWith('_design/') || second.startsWith('_local/')) && request.segments.length === 2) return document;
   if (endpoint || (second.startsWith('_') && second !== '_design' && second !== '_local')) return unknownDatabaseEndpoint;
   return document;
 }

@@ -4,6 +4,7 @@
  */
 import { BasicHandler } from '../auth/basic/basic-handler.js';
 import { buildChain, type HandlerRegistry } from '../auth/build-chain.js';
+import { DEFAULT_AUTHENTICATION_HANDLERS } from '../auth/handler-list.js';
 import type { AuthChain } from '../auth/chain.js';
 import type { AuthHandler } from '../auth/types.js';
 import { instrumented } from '../auth/instrumented.js';
@@ -100,7 +101,7 @@ export function wireIdentity(
     ['proxy', instrumented(data.perUser.watchExternal(new ProxyHandler(config, cookies, log)), 'proxy', metrics)],
     ['jwt', instrumented(data.perUser.watchExternal(jwt), 'jwt', metrics)],
   ]);
-  let chain: AuthChain = buildChain(config, registry);
+  let chain: AuthChain = startingChain(config, registry, log);
   config.onChange((change) => {
     if (change.section !== 'chttpd' || change.key !== 'authentication_handlers') return;
     try {
@@ -110,6 +111,20 @@ export function wireIdentity(
     }
   });
   return { authenticator, cookies, jwt, lockout, usedCodes, upgrader, chain: () => chain };
+}
+
+/**
+ * The chain a server starts with. `[chttpd] authentication_handlers` is stored as written, as
+ * CouchDB stores it; a list Divan cannot build (a typo) starts CouchDB's default chain, loudly,
+ * rather than leaving a server nobody can reach. A running server keeps its working chain instead.
+ */
+function startingChain(config: Config, registry: HandlerRegistry, log: Logger): AuthChain {
+  try {
+    return buildChain(config, registry);
+  } catch (error) {
+    log.error(`${(error as Error).message}: starting with the default handlers (${DEFAULT_AUTHENTICATION_HANDLERS})`);
+    return buildChain(config, registry, DEFAULT_AUTHENTICATION_HANDLERS);
+  }
 }
 
 /**

@@ -128,10 +128,10 @@ describe('documents', () => {
     assert.deepEqual(array.body, { error: 'bad_request', reason: 'Document must be a JSON object' });
   });
 
-  test('ids starting with _ other than _design/_local are 400; unknown _members are doc_validation', async () => {
+  test('ids starting with _ other than _design/_local are 400 illegal_docid; unknown _members are doc_validation', async () => {
     const res = await server.admin('/docs', { method: 'POST', body: { _id: '_nope' } });
     assert.equal(res.status, 400);
-    assert.deepEqual(res.body, { error: 'bad_request', reason: 'Only reserved document ids may start with underscore.' });
+    assert.deepEqual(res.body, { error: 'illegal_docid', reason: 'Only reserved document ids may start with underscore.' });
     const member = await server.admin('/docs/special', { method: 'PUT', body: { _weird: 1 } });
     assert.equal(member.status, 400);
     assert.deepEqual(member.body, { error: 'doc_validation', reason: 'Bad special document member: _weird' });

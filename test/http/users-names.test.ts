@@ -57,13 +57,13 @@ describe('user names: control characters and unpaired surrogates', () => {
   test('a name with NUL or an unpaired surrogate fails the document id rule first → 400', async () => {
     for (const [name, reason] of [
       ['a\u0000b', 'Document id must not contain NUL characters.'],
-      ['a\ud800b', 'Document id must be valid UTF-8.'],
-      ['\udfffa', 'Document id must be valid UTF-8.'],
+      ['a\ud800b', 'Document id must be valid UTF-8'],
+      ['\udfffa', 'Document id must be valid UTF-8'],
     ] as const) {
       const res = await server.request('/_users', { method: 'POST', body: userBody(name, 'pw') });
-      assert.deepEqual(answerOf(res), { status: 400, body: { error: 'bad_request', reason } }, JSON.stringify(name));
+      assert.deepEqual(answerOf(res), { status: 400, body: { error: 'illegal_docid', reason } }, JSON.stringify(name));
       const bulk = await server.admin('/_users/_bulk_docs', { method: 'POST', body: { docs: [userBody(name, 'pw')] } });
-      assert.deepEqual(answerOf(bulk), { status: 201, body: [{ id: USER_PREFIX + name, error: 'bad_request', reason }] }, JSON.stringify(name));
+      assert.deepEqual(answerOf(bulk), { status: 201, body: [{ id: USER_PREFIX + name, error: 'illegal_docid', reason }] }, JSON.stringify(name));
     }
   });
 

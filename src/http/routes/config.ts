@@ -1,5 +1,4 @@
 import { requireServerAdmin } from '../../identity/authorization.js';
-import { parseHandlerList } from '../../auth/handler-list.js';
 import { badRequest, configSectionBlocked, methodNotAllowed, notFound, unknownConfigValue } from '../../errors/catalog.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -35,6 +34,7 @@ export async function nodeConfig(request: Request, services: Services): Promise<
     if (method !== 'GET') throw methodNotAllowed(['GET']);
     return json(200, services.config.all());
   }
+  if (section === '_reload' && key === undefined) return reload(method, services);
   if (key === undefined) {
     if (method !== 'GET') throw methodNotAllowed(['GET']);
     return json(200, services.config.section(section));
@@ -49,7 +49,9 @@ export async function nodeConfig(request: Request, services: Services): Promise<
       const body = await request.json();
       if (typeof body !== 'string') throw badRequest('a JSON string expected');
       const value = body.trim();
-      validateSetting(section, key, value);
+      // Stored even when Divan cannot use it (an unparseable authentication_handlers), as CouchDB
+      // stores it, so a client's run of changes is never left half-applied; the running server
+      // keeps what works (wiring/identity.ts keeps the previous chain and logs why).
       await services.config.set(section, key, value, { persist: request.header('x-couch-persist') !== 'false' });
       return json(200, current ?? '');
     }
@@ -62,10 +64,14 @@ export async function nodeConfig(request: Request, services: Services): Promise<
   }
 }
 
-/** Refuses values that would leave the server unable to authenticate anyone. */
-function validateSetting(section: string, key: string, value: string): void {
-  if (section === 'chttpd' && key === 'authentication_handlers') {
-    const parsed = parseHandlerList(value);
-    if (!parsed.ok) throw badRequest(parsed.reason);
+/** `POST /_node/{node}/_config/_reload`: every ini file read again (values set with `X-Couch-Persist: false` are forgotten). */
+async function reload(method: string, services: Services): Promise<Reply> {
+  if (method !== 'POST') throw methodNotAllowed(['POST']);
+  try {
+    await services.config.reload();
+  } catch (error) {
+    // Nothing is applied until every file has been read: the running values stay.
+    throw badRequest((error as Error).message);
   }
+  return json(200, { ok: true });
 }

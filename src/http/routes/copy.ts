@@ -1,7 +1,8 @@
 import { writeDocument } from '../../databases/document-writes.js';
-import { badRequest, revisionsDiffer } from '../../errors/catalog.js';
+import { badRequest } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
 import { databaseName, documentIdOf } from '../document-path.js';
+import { revisionFrom } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -26,14 +27,6 @@ function decodeDestination(text: string): string {
   }
 }
 
-/** The source revision: `?rev=` or `If-Match`, which must agree. */
-function sourceRevision(request: Request): string | undefined {
-  const fromQuery = request.query.get('rev') ?? undefined;
-  const ifMatch = request.header('if-match')?.replace(/^"|"$/g, '');
-  if (fromQuery !== undefined && ifMatch !== undefined && fromQuery !== ifMatch) throw revisionsDiffer();
-  return fromQuery ?? ifMatch;
-}
-
 /**
  * `COPY /{db}/{docid}` with `Destination: {target}[?rev={rev}]`: the source revision's body
  * written as a new revision of the target (a new document, or the named revision's successor).
@@ -44,7 +37,7 @@ export async function copyDocument(request: Request, services: Services): Promis
   const sourceId = documentIdOf(request);
   const target = destination(request);
   const source = await services.databases.openForDocument(db, request.userCtx, sourceId);
-  const { doc } = await source.readDocument(sourceId, sourceRevision(request), {});
+  const { doc } = await source.readDocument(sourceId, revisionFrom(request), {});
   const body: JsonObject = Object.fromEntries(Object.entries(doc).filter(([name]) => name !== '_id' && name !== '_rev'));
   const opened = await services.databases.openForDocument(db, request.userCtx, target.id);
   const result = await writeDocument(opened, body, { id: target.id, rev: target.rev, newEdits: true });

@@ -1,7 +1,7 @@
 import { bulkWrite } from '../../databases/bulk-write.js';
 import { deleteDocument, throwIfRefused, withGeneratedId, writeDocument } from '../../databases/document-writes.js';
 import { maxDocumentSize } from '../../databases/settings.js';
-import { toEdit } from '../../documents/document-json.js';
+import { isObject, toEdit } from '../../documents/document-json.js';
 import { badRequest, documentMissing, documentTooLarge, methodNotAllowed } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
 import type { JsonText } from '../../json/json-text.js';
@@ -17,8 +17,12 @@ import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
+import { matchesIfNoneMatch } from '../static.js';
+import { acceptedRows, allOrNothingRows, isBatchWrite, writeStatus } from '../write-answers.js';
 
-function written(request: Request, db: string, id: string, rev: string, status = 201): Reply {
+function written(request: Request, db: string, id: string, rev: string, status: number = writeStatus(request)): Reply {
+  // A batch write is answered as CouchDB answers it before the write: 202, the id, no revision.
+  if (isBatchWrite(request) && request.method !== 'DELETE') return json(202, { ok: true, id });
   return json(status, { ok: true, id, rev }, { ETag: `"${rev}"`, Location: absoluteUrl(request, documentPath(db, id)) });
 }
 
@@ -26,7 +30,7 @@ const notModified = (etag: string): Reply => ({ status: 304, headers: { ETag: et
 
 function currentRevisionReply(request: Request, rev: string, text: JsonText): Reply {
   const etag = `"${rev}"`;
-  if (request.header('if-none-match') === etag) return notModified(etag);
+  if (matchesIfNoneMatch(request.header('if-none-match'), etag)) return notModified(etag);
   return { status: 200, body: text, headers: { ETag: etag } };
 }
 
@@ -62,7 +66,7 @@ export async function document(request: Request, services: Services): Promise<Re
         { latest: booleanParam(request.query, 'latest'), attachments: wanted && { ...wanted, follows: related } },
       );
       const etag = `"${rev}"`;
-      if (request.header('if-none-match') === etag) return notModified(etag);
+      if (matchesIfNoneMatch(request.header('if-none-match'), etag)) return notModified(etag);
       if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (part) => opened.attachmentData(part.digest, part.encoding), { ETag: etag });
       return json(200, doc, { ETag: etag });
     }
@@ -74,8 +78,10 @@ export async function document(request: Request, services: Services): Promise<Re
       return written(request, db, id, result.rev);
     }
     case 'DELETE': {
+      // CouchDB reads the document first: a missing or deleted one is 404, never a conflict.
+      await opened.readCurrentText(id);
       const result = await deleteDocument(opened, id, revisionFrom(request));
-      return written(request, db, id, result.rev, 200);
+      return written(request, db, id, result.rev, writeStatus(request) === 202 ? 202 : 200);
     }
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
@@ -126,7 +132,9 @@ async function localDocument(request: Request, services: Services, db: string, i
       return json(200, Object.fromEntries([['_id', local.id], ['_rev', local.rev], ...Object.entries(local.body)]));
     }
     case 'PUT': {
-      const { edit, rev } = toEdit(await request.json(maxDocumentSize(services.config)), { id, rev: revisionFrom(request), newEdits: true });
+      const body = await request.json(maxDocumentSize(services.config));
+      // CouchDB ignores a `_local` document's own `_id`: the path names it.
+      const { edit, rev } = toEdit(isObject(body) ? { ...body, _id: id } : body, { id, rev: revisionFrom(request), newEdits: true });
       return written(request, db, id, throwIfRefused(await opened.writeLocal(id, edit.body, rev, edit.deleted)));
     }
     case 'DELETE': {
@@ -140,14 +148,14 @@ async function localDocument(request: Request, services: Services, db: string, i
 }
 
 /** The `docs` and `new_edits` of a `_bulk_docs` body. */
-function bulkRequest(body: unknown): { docs: unknown[]; newEdits: boolean } {
+function bulkRequest(body: unknown): { docs: unknown[]; newEdits: boolean; allOrNothing: boolean; w: unknown } {
   if (body === null || typeof body !== 'object' || Array.isArray(body) || !('docs' in body)) {
     throw badRequest('POST body must include `docs` parameter.');
   }
-  const { docs, new_edits: newEdits } = body as JsonObject;
+  const { docs, new_edits: newEdits, all_or_nothing: allOrNothing, w } = body as JsonObject;
   if (!Array.isArray(docs)) throw badRequest('`docs` parameter must be an array.');
   if (newEdits !== undefined && typeof newEdits !== 'boolean') throw badRequest('`new_edits` parameter must be a boolean.');
-  return { docs, newEdits: newEdits ?? true };
+  return { docs, newEdits: newEdits ?? true, allOrNothing: allOrNothing === true, w };
 }
 
 /** `POST /{db}/_bulk_docs`: many edits in one request, one result per document. */
@@ -155,8 +163,11 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const db = databaseName(request);
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
   const opened = await services.databases.open(db, request.userCtx);
-  const { docs, newEdits } = bulkRequest(await readBulkJson(request, services.config));
-  const rows = await bulkWrite(opened, docs, newEdits);
+  const { docs, newEdits, allOrNothing, w } = bulkRequest(await readBulkJson(request, services.config));
+  if (allOrNothing && newEdits) return json(417, allOrNothingRows(docs));
+  const status = writeStatus(request, w);
+  const written = await bulkWrite(opened, docs, newEdits);
+  const rows = status === 202 ? acceptedRows(written) : written;
   // The answer of a batch of 100 000 documents is serialised a slice at a time too.
   const turns = new LoopTurns();
   const serialized: string[] = [];
@@ -164,5 +175,5 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
     await turns.maybeYield();
     serialized.push(JSON.stringify(row));
   }
-  return { status: 201, body: Buffer.from(`[${serialized.join(',')}]\n`, 'utf8') };
+  return { status, body: Buffer.from(`[${serialized.join(',')}]\n`, 'utf8') };
 }

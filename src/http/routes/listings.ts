@@ -77,10 +77,14 @@ function orderedKeys(keys: Json, descending: boolean, config: Config): Json[] {
 /** `keys` of a listing: the query's, or a POST body's `keys` member. */
 async function askedKeys(request: Request, services: Services): Promise<Json | undefined> {
   const keys = jsonParam(request.query, 'keys');
+  if (keys !== undefined && !Array.isArray(keys)) throw badRequest('`keys` parameter must be an array.');
   if (request.method !== 'POST') return keys;
   const body = await readBulkJson(request, services.config);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
-  return 'keys' in body ? (body as JsonObject)['keys'] : keys;
+  if (!('keys' in body)) return keys;
+  const bodyKeys = (body as JsonObject)['keys'];
+  if (!Array.isArray(bodyKeys)) throw badRequest('`keys` body member must be an array.');
+  return bodyKeys;
 }
 
 const DESIGN_FIRST = '_design/';

@@ -1,5 +1,5 @@
 import { requireServerAdmin } from '../../identity/authorization.js';
-import { randomHex } from '../../crypto/crypto.js';
+import { uuids as uuidGenerator } from '../../crypto/uuids.js';
 import { badRequest } from '../../errors/catalog.js';
 import { nodeTasks } from '../../tasks/gathered-tasks.js';
 import { json, type Reply } from '../reply.js';
@@ -35,8 +35,9 @@ export async function uuids(request: Request, services: Services): Promise<Reply
   const count = nonNegativeIntegerParam(request.query, 'count') ?? 1;
   const max = services.config.getInteger('uuids', 'max_count');
   if (count > max) throw badRequest('count parameter too large');
-  const list = Array.from({ length: count }, () => randomHex());
-  return json(200, { uuids: list }, { 'Cache-Control': 'must-revalidate, no-cache', Pragma: 'no-cache' });
+  const list = Array.from({ length: count }, () => uuidGenerator.next());
+  // CouchDB's cache-busting headers: an id from a cache would be handed out twice.
+  return json(200, { uuids: list }, { 'Cache-Control': 'no-cache', Expires: 'Mon, 01 Jan 1990 00:00:00 GMT', Pragma: 'no-cache' });
 }
 
 export async function allDbs(request: Request, services: Services): Promise<Reply> {
