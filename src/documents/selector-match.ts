@@ -2,9 +2,10 @@
  * Matching one document against a selector that `parseSelector` has checked: operators and their
  * arguments are trusted here, and `$regex` patterns come compiled.
  */
+import { compare as collate } from '../collation/compare.js';
 import { isObject } from './document-json.js';
 import type { Json, JsonObject } from '../json/json.js';
-import { compareJson, compareRaw, equal } from './selector-collation.js';
+import { compareRaw, equal } from './selector-collation.js';
 import type { SelectorRegex } from './selector-regex.js';
 import type { ValueSet } from './selector-values.js';
 
@@ -37,7 +38,7 @@ export function lookup(value: Json | undefined, path: readonly string[]): Json |
   return current;
 }
 
-export function matchObject(compiled: Compiled, selector: JsonObject, value: Json | undefined, compare: Compare = compareJson): boolean {
+export function matchObject(compiled: Compiled, selector: JsonObject, value: Json | undefined, compare: Compare = collate): boolean {
   for (const [key, argument] of Object.entries(selector)) {
     if (!matchEntry(compiled, key, argument, value, compare)) return false;
   }
@@ -57,7 +58,7 @@ function matchEntry(compiled: Compiled, key: string, argument: Json, value: Json
     default:
       if (key.startsWith('$')) return matchCondition(compiled, key, argument, value, compare);
       // CouchDB compares `_id` in Erlang's term order (`mango_json:cmp_raw`), not in view collation.
-      return matchField(compiled, argument, lookup(value, compiled.paths.get(key) ?? fieldPath(key)), key === '_id' ? compareRaw : compareJson);
+      return matchField(compiled, argument, lookup(value, compiled.paths.get(key) ?? fieldPath(key)), key === '_id' ? compareRaw : collate);
   }
 }
 
@@ -79,14 +80,14 @@ function matchCondition(compiled: Compiled, operator: string, argument: Json, va
     case '$exists':
       return (value !== undefined) === argument;
     case '$ne':
-      return value === undefined || !equal(value, argument);
+      return value === undefined || !equal(value, argument, compare);
     default:
       break;
   }
   if (value === undefined) return false;
   switch (operator) {
     case '$eq':
-      return equal(value, argument);
+      return equal(value, argument, compare);
     case '$gt':
       return compare(value, argument) > 0;
     case '$gte':
@@ -117,11 +118,11 @@ function matchCondition(compiled: Compiled, operator: string, argument: Json, va
     case '$all':
       return Array.isArray(value) && compiled.sets.get(argument as Json[])!.allIn(value);
     case '$elemMatch':
-      return Array.isArray(value) && value.some((item) => matchField(compiled, argument, item, compareJson));
+      return Array.isArray(value) && value.some((item) => matchField(compiled, argument, item, collate));
     case '$allMatch':
-      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(compiled, argument, item, compareJson));
+      return Array.isArray(value) && value.length > 0 && value.every((item) => matchField(compiled, argument, item, collate));
     case '$keyMapMatch':
-      return isObject(value) && Object.keys(value).some((key) => matchField(compiled, argument, key, compareJson));
+      return isObject(value) && Object.keys(value).some((key) => matchField(compiled, argument, key, collate));
     default:
       return false;
   }

@@ -4,23 +4,17 @@
  * documents is 200 million comparisons otherwise).
  *
  * A set is keyed by a canonical text of each value that two values share exactly when
- * `selector-collation.ts`'s `equal` holds between them: numbers by value (`1` and `1.0`, `0` and
- * `-0` are one key), strings by code point, arrays member by member, objects by their members in
- * order inside arrays and in any order at the top (as `equal` compares them).
+ * `selector-collation.ts`'s `equal` holds between them: the value's collation sort key (numbers by
+ * value, strings ICU holds equal alike, arrays member by member), objects by their members in any
+ * order at the top (as `equal` compares them).
  */
+import { encode } from '../collation/encode.js';
 import { isObject } from './document-json.js';
 import type { Json, JsonObject } from '../json/json.js';
 
-/** `equal`'s equality below the top: `compareJson(a, b) === 0`, objects member by member in order. */
+/** Two values collate equal exactly when their sort keys are the same bytes. */
 function orderedKey(value: Json): string {
-  if (value === null) return 'n';
-  if (value === true) return 't';
-  if (value === false) return 'f';
-  // String(-0) is "0": the two compare equal.
-  if (typeof value === 'number') return `d${String(value)}`;
-  if (typeof value === 'string') return `s${JSON.stringify(value)}`;
-  if (Array.isArray(value)) return `[${value.map(orderedKey).join(',')}]`;
-  return `{${Object.entries(value).map(([name, member]) => `${JSON.stringify(name)}:${orderedKey(member)}`).join(',')}}`;
+  return encode(value).toString('hex');
 }
 
 /** `equal`'s equality at the top: an object's members in any order, each compared with `equal`. */

@@ -1,4 +1,4 @@
-import { compareJson } from '../documents/selector-collation.js';
+import { compare } from '../collation/compare.js';
 import type { Json } from '../json/json.js';
 
 export interface KeyRange {
@@ -10,9 +10,13 @@ export interface KeyRange {
   skip?: number;
 }
 
-/** Compares a string id with a JSON key in CouchDB's collation (one implementation: the selector's). */
+/**
+ * Compares a string id with a JSON key: ids among themselves by code point (CouchDB lists
+ * `_all_docs` and `_all_dbs` in raw order), a key of another type by CouchDB's collation of types.
+ */
 export function compareIdToKey(id: string, key: Json): number {
-  return compareJson(id, key);
+  if (typeof key === 'string') return id < key ? -1 : id > key ? 1 : 0;
+  return compare(id, key);
 }
 
 /** Applies start/end keys, direction, skip and limit to an ascending list of names. */

@@ -9,7 +9,7 @@ import { isObject } from '../documents/document-json.js';
 import { matchesSelector, parseSelector, type Selector } from '../documents/selector.js';
 import { fieldPath, lookup } from '../documents/selector-match.js';
 import type { Json, JsonObject } from '../json/json.js';
-import { encodeKey, storedKey } from './index-keys.js';
+import { encodeKey, KEY_ENCODING_VERSION, storedKey } from './index-keys.js';
 import { sortJson, type SortField } from './sort.js';
 
 export interface MangoIndex {
@@ -34,8 +34,9 @@ export const ALL_DOCS_INDEX: MangoIndex = Object.freeze({
   signature: '_all_docs',
 });
 
+/** The fields, the partial filter and the key encoding: what the rows depend on. */
 export function signatureOf(fields: readonly SortField[], partialFilter: JsonObject | undefined): string {
-  const definition = JSON.stringify([fields.map((field) => field.field), partialFilter ?? {}]);
+  const definition = JSON.stringify([fields.map((field) => field.field), partialFilter ?? {}, KEY_ENCODING_VERSION]);
   return createHash('sha256').update(definition).digest('hex').slice(0, 32);
 }
 

@@ -1,88 +1,25 @@
 /**
- * JSON values as bytes whose byte order is CouchDB's collation, so that SQLite and PostgreSQL order
- * (and range-scan) index rows without decoding them: null < false < true < numbers < strings <
- * arrays < objects; numbers by value; strings by code point (UTF-8 byte order), as
- * `selector-collation.ts` compares them; arrays and objects member by member, shorter first.
- *
- * Each value starts with a type byte (0x31..0x37); a string is its UTF-8 bytes with 0x00 and 0x01
- * escaped, ended by 0x00; a number is its IEEE 754 double, sign-flipped big-endian; arrays and
- * objects end with 0x00, which sorts before any member. An index key is its fields' values one
- * after the other, so the keys starting with a prefix are those in [prefix, prefix + 0xFF).
- *
- * @example
- * compareBytes(encodeKey([1]), encodeKey(['a'])) < 0 // numbers before strings
+ * The keys of json index rows: the indexed fields' values in CouchDB's collation, encoded one after
+ * the other by `src/collation/encode.ts` (the encoding of view keys), so that SQLite (BLOB) and
+ * PostgreSQL (bytea) order and range-scan index rows as views order keys, and as selectors compare
+ * values. The keys starting with a prefix of whole values are those in [prefix, prefix + 0xFF).
  */
-import type { Json, JsonObject } from '../json/json.js';
+import { encodeAll } from '../collation/encode.js';
+import type { Json } from '../json/json.js';
 
-const NULL = 0x31;
-const FALSE = 0x32;
-const TRUE = 0x33;
-const NUMBER = 0x34;
-const STRING = 0x35;
-const ARRAY = 0x36;
-const OBJECT = 0x37;
-const END = 0x00;
-/** Above every byte a key can hold after a given prefix. */
-export const TOP = 0xff;
+/**
+ * Names the key encoding in every index's signature: a change of encoding names new rows, so the
+ * indexes of existing databases are built again rather than read in another order. 2: view
+ * collation (ICU); before it, strings were in code point order.
+ */
+export const KEY_ENCODING_VERSION = 2;
 
-class ByteWriter {
-  #bytes: number[] = [];
-
-  push(...bytes: number[]): void {
-    for (const byte of bytes) this.#bytes.push(byte);
-  }
-
-  string(value: string): void {
-    for (const byte of Buffer.from(value, 'utf8')) {
-      if (byte <= 0x01) this.#bytes.push(0x01, byte + 1);
-      else this.#bytes.push(byte);
-    }
-    this.#bytes.push(END);
-  }
-
-  number(value: number): void {
-    const buffer = Buffer.alloc(8);
-    buffer.writeDoubleBE(value === 0 ? 0 : value);
-    // Positive: flip the sign bit; negative: flip every bit, so byte order is numeric order.
-    if ((buffer[0]! & 0x80) === 0) buffer[0] = buffer[0]! | 0x80;
-    else for (let i = 0; i < 8; i++) buffer[i] = ~buffer[i]! & 0xff;
-    this.push(...buffer);
-  }
-
-  value(value: Json): void {
-    if (value === null) this.push(NULL);
-    else if (value === false) this.push(FALSE);
-    else if (value === true) this.push(TRUE);
-    else if (typeof value === 'number') {
-      this.push(NUMBER);
-      this.number(value);
-    } else if (typeof value === 'string') {
-      this.push(STRING);
-      this.string(value);
-    } else if (Array.isArray(value)) {
-      this.push(ARRAY);
-      for (const item of value) this.value(item);
-      this.push(END);
-    } else {
-      this.push(OBJECT);
-      for (const [key, item] of Object.entries(value as JsonObject)) {
-        this.string(key);
-        this.value(item);
-      }
-      this.push(END);
-    }
-  }
-
-  bytes(): Uint8Array {
-    return Uint8Array.from(this.#bytes);
-  }
-}
+/** Above every byte that can follow a prefix of whole values. */
+const TOP = 0xff;
 
 /** The key of an index row: its fields' values in order. */
 export function encodeKey(values: readonly Json[]): Uint8Array {
-  const writer = new ByteWriter();
-  for (const value of values) writer.value(value);
-  return writer.bytes();
+  return encodeAll(values);
 }
 
 /** The smallest key greater than every key that starts with `prefix`. */

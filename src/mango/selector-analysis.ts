@@ -7,8 +7,8 @@
  * fields), whether a field is held constant by `$eq` (then a sort may skip that index column), and
  * the range of values each field may take, which becomes the range of keys an index scan reads.
  */
+import { compare } from '../collation/compare.js';
 import { isObject } from '../documents/document-json.js';
-import { compareJson } from '../documents/selector-collation.js';
 import type { Json, JsonObject } from '../json/json.js';
 
 export type Clause =
@@ -28,8 +28,8 @@ export interface FieldRange {
 
 /** Operators that make a field indexable (CouchDB's `mango_idx_view:indexable`); `$exists` gives no bounds. */
 const INDEXABLE_OPERATORS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte', '$beginsWith', '$exists']);
-/** The last code point: `$beginsWith "ab"` reads keys up to `"ab\u{10FFFF}"`, as CouchDB reads up to `"ab\uFFFF"`. */
-const BEYOND_STRINGS = '\u{10FFFF}';
+/** The character ICU sorts last: `$beginsWith "ab"` reads keys up to `"ab\uFFFF"`, as CouchDB does. */
+const BEYOND_STRINGS = '\uFFFF';
 
 /** The selector as a conjunction of clauses. */
 export function normalize(selector: JsonObject, prefix = ''): Clause[] {
@@ -100,7 +100,7 @@ export function isConstantField(clauses: readonly Clause[], field: string): bool
 
 function tighter(current: Bound | undefined, next: Bound, low: boolean): Bound {
   if (current === undefined) return next;
-  const order = compareJson(next.value, current.value);
+  const order = compare(next.value, current.value);
   if (order === 0) return next.inclusive ? current : next;
   return (low ? order > 0 : order < 0) ? next : current;
 }
@@ -132,11 +132,11 @@ export function fieldRanges(clauses: readonly Clause[]): Map<string, FieldRange>
 /** A range no value can fall in (`$gt 5` with `$lt 3`). */
 export function isEmptyRange(range: FieldRange): boolean {
   if (range.low === undefined || range.high === undefined) return false;
-  const order = compareJson(range.low.value, range.high.value);
+  const order = compare(range.low.value, range.high.value);
   return order > 0 || (order === 0 && !(range.low.inclusive && range.high.inclusive));
 }
 
 /** A range of exactly one value. */
 export function isPoint(range: FieldRange | undefined): boolean {
-  return range?.low !== undefined && range.high !== undefined && range.low.inclusive && range.high.inclusive && compareJson(range.low.value, range.high.value) === 0;
+  return range?.low !== undefined && range.high !== undefined && range.low.inclusive && range.high.inclusive && compare(range.low.value, range.high.value) === 0;
 }

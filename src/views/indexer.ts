@@ -7,12 +7,12 @@
  * finds the index already up to date). A map function that throws skips that document (logged).
  */
 import { withoutEncodingInfo } from '../attachments/encoding.js';
+import { encode } from '../collation/encode.js';
 import { compareRaw } from '../documents/selector-collation.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
 import type { ActiveTasks, TaskHandle } from '../tasks/active-tasks.js';
-import { encodeKey } from './view-keys.js';
 import type { ViewGroup } from './view-group.js';
 import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
 
@@ -29,7 +29,7 @@ export interface IndexerContext {
 }
 
 function encodedRow(view: number, key: Json, value: Json): EncodedRow {
-  return { view, key: encodeKey(key), keyJson: JSON.stringify(key), valueJson: JSON.stringify(value), num: typeof value === 'number' ? value : null };
+  return { view, key: encode(key), keyJson: JSON.stringify(key), valueJson: JSON.stringify(value), num: typeof value === 'number' ? value : null };
 }
 
 /** Rows of one document from each map function's outcome; a failed map adds none. */

@@ -2,11 +2,11 @@
  * Checks a view query's options against the view (`couch_mrview_util:validate_args`, same texts)
  * and turns its keys into the encoded ranges storage scans: one range, or one per key of `keys`.
  */
+import { encode } from '../collation/encode.js';
 import { queryParseError } from '../errors/query-errors.js';
 import type { Json } from '../json/json.js';
 import type { ViewRange } from '../storage/storage.js';
 import type { ViewArgs } from './query-args.js';
-import { encodeKey } from './view-keys.js';
 
 /** `exact`: group=true; a number: group by that many members of array keys (0: one group). */
 export type GroupLevel = number | 'exact';
@@ -51,7 +51,7 @@ function compareDocIds(a: string | undefined, aLow: boolean, b: string | undefin
 function checkRange(args: ViewArgs): void {
   if (args.startKey === undefined || args.endKey === undefined) return;
   if (JSON.stringify(args.startKey) === JSON.stringify(args.endKey)) return;
-  const byKey = Buffer.compare(encodeKey(args.startKey), encodeKey(args.endKey));
+  const byKey = Buffer.compare(encode(args.startKey), encode(args.endKey));
   const fwd = !args.descending;
   const order = byKey !== 0 ? byKey : compareDocIds(args.startDocId, fwd, args.endDocId, !fwd);
   if (fwd && order >= 0) throw queryParseError('No rows can match your key range, reverse your start_key and end_key or set descending=true');
@@ -77,13 +77,13 @@ export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
 export function rangesOf(args: CheckedArgs, view: number): ViewRange[] {
   const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
   if (args.keys !== undefined) {
-    return args.keys.map((key) => ({ ...base, startKey: encodeKey(key), endKey: encodeKey(key), inclusiveEnd: true }));
+    return args.keys.map((key) => ({ ...base, startKey: encode(key), endKey: encode(key), inclusiveEnd: true }));
   }
   return [
     {
       ...base,
-      startKey: args.startKey === undefined ? undefined : encodeKey(args.startKey),
-      endKey: args.endKey === undefined ? undefined : encodeKey(args.endKey),
+      startKey: args.startKey === undefined ? undefined : encode(args.startKey),
+      endKey: args.endKey === undefined ? undefined : encode(args.endKey),
       inclusiveEnd: args.inclusiveEnd,
     },
   ];

@@ -4,13 +4,13 @@
  * `_sum` and `_stats` of numbers are single SQL aggregates) and JavaScript reduces in the sandbox,
  * in chunks whose results are then rereduced, as CouchDB reduces B-tree nodes.
  */
+import { encode as encodeKey } from '../collation/encode.js';
 import { CouchError } from '../errors/couch-error.js';
 import type { LoopTurns } from '../http/event-loop.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ViewAggregate, ViewRow } from '../storage/storage.js';
 import { builtinOf, builtinReduce } from './builtin-reduces.js';
-import { encodeKey } from './view-keys.js';
 import type { CheckedArgs } from './view-ranges.js';
 import { rangesOf } from './view-ranges.js';
 import { scan, type IndexAt } from './view-query.js';

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, freshBackend, OPEN_SECURITY } from '../support/backends.js';
 import type { EncodedRow, MappedDocument, Json, Storage, ViewRange } from '../../src/storage/storage.js';
-import { encodeKey } from '../../src/views/view-keys.js';
+import { encode as encodeKey } from '../../src/collation/encode.js';
 import { COLLATION_TABLE } from '../support/collation-table.js';
 
 const row = (view: number, key: Json, value: Json): EncodedRow => ({

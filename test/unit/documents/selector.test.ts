@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareJson } from '../../../src/documents/selector-collation.js';
+import { compare } from '../../../src/collation/compare.js';
 import { matchesSelector, parseSelector } from '../../../src/documents/selector.js';
 import { CouchError } from '../../../src/errors/couch-error.js';
 import type { JsonObject } from '../../../src/storage/storage.js';
@@ -61,7 +61,7 @@ describe('Mango selectors (_selector filter)', () => {
   }
 
   it('compares JSON in CouchDB collation order', () => {
-    const ordered = [null, false, true, -1, 2, 'A', 'a', ['a'], ['a', 1], { a: 1 }];
-    for (let i = 0; i + 1 < ordered.length; i++) assert.ok(compareJson(ordered[i]!, ordered[i + 1]!) < 0, `${JSON.stringify(ordered[i])} < ${JSON.stringify(ordered[i + 1])}`);
+    const ordered = [null, false, true, -1, 2, 'a', 'A', 'b', ['a'], ['a', 1], { a: 1 }];
+    for (let i = 0; i + 1 < ordered.length; i++) assert.ok(compare(ordered[i]!, ordered[i + 1]!) < 0, `${JSON.stringify(ordered[i])} < ${JSON.stringify(ordered[i + 1])}`);
   });
 });

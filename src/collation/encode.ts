@@ -1,12 +1,16 @@
 /**
- * Order-preserving encoding of view keys: the bytes of two encoded keys compare (memcmp, as SQLite
- * compares BLOBs and PostgreSQL `bytea`) as CouchDB's `couch_ejson_compare` compares the keys:
- * null < false < true < numbers < strings (ICU root collation) < arrays < objects, arrays and
- * objects member by member, a prefix before what extends it. Keys ICU holds equal ("c" and
- * "c\u200B") encode equal, as CouchDB groups and ranges them together.
+ * CouchDB's collation (`couch_ejson_compare`) as bytes: two encoded keys compare (memcmp, as SQLite
+ * compares BLOBs and PostgreSQL `bytea`) as the keys collate: null < false < true < numbers <
+ * strings (ICU root collation) < arrays < objects, arrays and objects member by member, a prefix
+ * before what extends it. Keys ICU holds equal ("c" and "c\u200B") encode equal, as CouchDB groups
+ * and ranges them together. `compare.ts` compares with these same bytes.
+ *
+ * Every encoded value is prefix-free (a type byte, then fixed-size or END-terminated content), so a
+ * sequence of values encoded one after the other compares value by value (Mango's compound index
+ * keys), and every key extending a sequence lies in [sequence, sequence + 0xFF).
  */
 import type { Json, JsonObject } from '../json/json.js';
-import { collationWeights, supplementaryPrimary, type Weights } from './collation-weights.js';
+import { collationWeights, supplementaryPrimary, type Weights } from './weights.js';
 
 const END = 0x00;
 const LEVEL = 0x01;
@@ -102,19 +106,19 @@ function write(out: ByteWriter, value: Json, weights: Weights): void {
   }
 }
 
-/** The sort key of a JSON key. */
-export function encodeKey(key: Json): Buffer {
+let weights: Weights | undefined;
+
+/** The sort key of a JSON value. */
+export function encode(key: Json): Buffer {
   const out = new ByteWriter();
-  write(out, key, collationWeights());
+  write(out, key, (weights ??= collationWeights()));
   return out.bytes.subarray(0, out.length);
 }
 
-/** Compares two JSON keys in CouchDB's view collation. */
-export function compareKeys(a: Json, b: Json): number {
-  return Buffer.compare(encodeKey(a), encodeKey(b));
+/** The sort keys of `values`, one after the other: compares as the values do, first to last. */
+export function encodeAll(values: readonly Json[]): Buffer {
+  const out = new ByteWriter();
+  for (const value of values) write(out, value, (weights ??= collationWeights()));
+  return out.bytes.subarray(0, out.length);
 }
 
-/** A key above every JSON key (CouchDB's `{<<255,255,255,255>>}`), for open-ended ranges. */
-export const KEY_MAX = Buffer.from([0xff]);
-/** A key below every JSON key. */
-export const KEY_MIN = Buffer.from([]);
