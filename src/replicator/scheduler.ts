@@ -12,9 +12,9 @@ import { ReplicationRun, type RunResult } from './job.js';
 import type { ReplicationSpec } from './options.js';
 import { ReplicationSpecError } from './replication-errors.js';
 
-export type JobState = 'initializing' | 'pending' | 'running' | 'crashing' | 'completed' | 'failed';
+type JobState = 'initializing' | 'pending' | 'running' | 'crashing' | 'completed' | 'failed';
 
-export interface JobOrigin {
+interface JobOrigin {
   /** `_replicator` and the document's id, or undefined for `_replicate`. */
   db?: string;
   docId?: string;
@@ -55,7 +55,7 @@ const BASE_BACKOFF_MS = 5000;
 const MAX_EVENTS = 20;
 
 /** Failures that do not go away by waiting: the remote refuses our identity, a database is missing, a malformed job. */
-export const isPermanent = (error: unknown): boolean => error instanceof ReplicationSpecError;
+const isPermanent = (error: unknown): boolean => error instanceof ReplicationSpecError;
 
 export class Scheduler {
   readonly #jobs = new Map<string, Job>();
