@@ -39,7 +39,7 @@ export interface StoredStub {
 /** Where the bytes of `follows: true` attachments come from (a multipart/related body). */
 export type FollowsSource = (name: string) => Promise<AsyncIterable<Buffer> | undefined>;
 
-export interface IncomingContext {
+interface IncomingContext {
   storage: Storage;
   db: string;
   maxAttachmentSize: number;

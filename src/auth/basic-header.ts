@@ -1,5 +1,5 @@
 /** What an `Authorization` header says about Basic credentials. */
-export type BasicHeader =
+type BasicHeader =
   | { kind: 'none' }
   | { kind: 'invalid' }
   | { kind: 'credentials'; name: string; password: string };

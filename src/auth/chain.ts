@@ -3,7 +3,7 @@ import { ANONYMOUS } from '../identity/user-ctx.js';
 import type { AuthHandler, AuthOutcome, AuthRequest, Authenticated } from './types.js';
 import { isAcceptableUserName } from '../identity/user-name.js';
 
-export interface ChainPolicy {
+interface ChainPolicy {
   requireValidUser: boolean;
   requireValidUserExceptForUp: boolean;
 }
@@ -61,7 +61,7 @@ function accepted(handler: AuthHandler, outcome: NonNullable<AuthOutcome>, reque
 }
 
 /** CouchDB's truth table: POST /_session is always open so that users can log in. */
-export function requiresAuthentication(request: AuthRequest, policy: ChainPolicy): boolean {
+function requiresAuthentication(request: AuthRequest, policy: ChainPolicy): boolean {
   const first = request.segments[0];
   if (first === '_session' && request.segments.length === 1 && request.method === 'POST') return false;
   if (first === '_up' && request.segments.length === 1) {

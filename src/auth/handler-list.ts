@@ -3,7 +3,7 @@ import { DEFAULTS } from '../config/defaults.js';
  * Parses `[chttpd] authentication_handlers`, written in CouchDB's Erlang tuple syntax:
  * `{chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}`.
  */
-export interface HandlerSpec {
+interface HandlerSpec {
   module: string;
   function: string;
   /** `cookie`, `default`, `proxy`, `jwt`: the function name up to its first `_`. */
@@ -24,7 +24,7 @@ const KNOWN_FUNCTIONS = new Set([
 
 const TUPLE = /^\{\s*([a-z_]+)\s*,\s*([a-z_]+)\s*(?:,\s*[^{}]*)?\}$/;
 
-export type HandlerListResult = { ok: true; handlers: HandlerSpec[] } | { ok: false; reason: string };
+type HandlerListResult = { ok: true; handlers: HandlerSpec[] } | { ok: false; reason: string };
 
 export function parseHandlerList(value: string): HandlerListResult {
   const trimmed = value.trim();

@@ -18,7 +18,7 @@ export interface AuthRequest {
 export type AuthOutcome = undefined | { userCtx: UserCtx; cookieSubject?: CookieSubject };
 
 /** Enough to mint or refresh an AuthSession cookie for the authenticated user. */
-export interface CookieSubject {
+interface CookieSubject {
   name: string;
   salt: string;
   /** Seconds since the epoch at which the presented cookie was minted (cookie handler only). */

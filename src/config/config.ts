@@ -23,7 +23,7 @@ export interface ConfigChange {
   remote: boolean;
 }
 
-export interface ConfigOptions {
+interface ConfigOptions {
   defaultsFile: string;
   files: readonly string[];
   writableFile: string;
@@ -35,7 +35,7 @@ export interface ConfigOptions {
  * `persist: false` (CouchDB's `X-Couch-Persist: false`) changes the running server only: the
  * writable layer in memory moves, its file does not, and a restart forgets the change.
  */
-export interface WriteOptions {
+interface WriteOptions {
   persist?: boolean;
 }
 

@@ -181,8 +181,3 @@ type KeysOf<S extends Section, T> = { [K in keyof Defaults[S]]: Defaults[S][K] e
 export type StringKey<S extends Section> = KeysOf<S, string>;
 export type IntegerKey<S extends Section> = KeysOf<S, number>;
 export type BooleanKey<S extends Section> = KeysOf<S, boolean>;
-
-/** The built-in default of a setting of the table. */
-export function defaultOf<S extends Section>(section: S, key: keyof Defaults[S] & string): string | number | boolean {
-  return (DEFAULTS[section] as Record<string, string | number | boolean>)[key]!;
-}

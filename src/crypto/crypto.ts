@@ -29,7 +29,7 @@ const pbkdf2Threads = new Pbkdf2Threads();
  * `divan:pbkdf2` (node:diagnostics_channel) hears `{ salt, iterations }` for every derivation that
  * starts: how tests and tools count the expensive work without timing it. Never the password.
  */
-export const pbkdf2Channel = channel('divan:pbkdf2');
+const pbkdf2Channel = channel('divan:pbkdf2');
 let pbkdf2Nice = 10;
 
 /** `[chttpd_auth] pbkdf2_nice`: the nice value (0–19) of the threads that derive keys. */
@@ -63,10 +63,6 @@ export async function pbkdf2Hex(
 
 export function sha1Hex(text: string): string {
   return createHash('sha1').update(text, 'utf8').digest('hex');
-}
-
-export function md5Hex(text: string): string {
-  return createHash('md5').update(text, 'utf8').digest('hex');
 }
 
 /**
@@ -127,8 +123,4 @@ export function constantTimeEqual(a: string | Buffer, b: string | Buffer): boole
 /** 32 lowercase hex characters from 16 random bytes: CouchDB's salt, secret and uuid shape. */
 export function randomHex(bytes = 16): string {
   return randomBytes(bytes).toString('hex');
-}
-
-export function base64UrlEncode(data: Buffer | string): string {
-  return Buffer.from(data).toString('base64url');
 }

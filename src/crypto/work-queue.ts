@@ -1,4 +1,4 @@
-export interface WorkQueueLimits {
+interface WorkQueueLimits {
   /** Tasks run at once. */
   concurrency: number;
   /** Tasks that may wait for a place; one more is refused. */

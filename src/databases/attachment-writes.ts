@@ -4,7 +4,7 @@ import type { DocumentEdit, StoredRevision } from '../storage/storage.js';
 import type { OpenedDatabase } from './opened-database.js';
 import { attachmentCompression, maxAttachmentSize } from './settings.js';
 
-export type Stubs = Record<string, StoredStub>;
+type Stubs = Record<string, StoredStub>;
 
 /**
  * Resolves the edit's `_attachments` (data streamed into storage, stubs taken from the edited

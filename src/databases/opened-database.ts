@@ -28,7 +28,7 @@ import { withoutEncodingInfo, decoded } from '../attachments/encoding.js';
 import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';
 
 /** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
-export interface AttachmentsWanted {
+interface AttachmentsWanted {
   since?: readonly string[];
   /** As parts after the document (`multipart/related`) rather than inline base64. */
   follows?: boolean;

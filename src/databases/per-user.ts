@@ -24,7 +24,6 @@
  */
 import type { AuthHandler, AuthOutcome, AuthRequest } from '../auth/types.js';
 import type { Config } from '../config/config.js';
-import { DEFAULTS } from '../config/defaults.js';
 import type { DatabaseHooks } from '../documents/database-hooks.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
@@ -35,8 +34,6 @@ import type { Databases } from './databases.js';
 import { isValidDatabaseName } from './names.js';
 import { defaultSecurity } from './security.js';
 
-export const DEFAULT_PREFIX: string = DEFAULTS.couch_peruser.database_prefix;
-
 /** The `_security` member naming the user a per-user database was made for. */
 export const OWNER_KEY = 'divan_peruser_owner';
 
@@ -44,7 +41,7 @@ export const OWNER_KEY = 'divan_peruser_owner';
 const EXTERNAL_RECHECK_MS = 60_000;
 const EXTERNAL_MAX_REMEMBERED = 10_000;
 
-export interface PerUserSettings {
+interface PerUserSettings {
   enable: boolean;
   deleteDbs: boolean;
   prefix: string;
@@ -68,7 +65,7 @@ function namesOf(group: Json | undefined): string[] {
 }
 
 /** `_security` with `user` added to (or removed from) the names of admins and members; undefined when unchanged. */
-export function withUser(security: SecurityObject, user: string, add: boolean): SecurityObject | undefined {
+function withUser(security: SecurityObject, user: string, add: boolean): SecurityObject | undefined {
   let changed = false;
   const next: JsonObject = { ...security };
   for (const key of ['admins', 'members'] as const) {

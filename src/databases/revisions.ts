@@ -7,7 +7,7 @@ export function revisionOf(rev: unknown): string | undefined {
   return canonicalRevision(rev);
 }
 
-export interface RevisionDiff {
+interface RevisionDiff {
   missing: string[];
   possibleAncestors: string[];
 }

@@ -4,16 +4,10 @@
  */
 export type {
   ChangeRow,
-  ChangesOptions,
   DatabaseInfo,
   DatabaseLimit,
   DocumentSummary,
-  LocalDocument,
   OpenedRevision,
   RangeOptions,
-  RevisionQuery,
-  RevisionTree,
-  SecurityObject,
-  StoredRevision,
 } from '../storage/storage.js';
-export type { Caller, ReadFilter } from '../documents/database-hooks.js';
+export type { ReadFilter } from '../documents/database-hooks.js';

@@ -66,7 +66,7 @@ export interface Written {
 }
 
 /** Who may reach a document of this database without being one of its members. */
-export interface DocumentAccess {
+interface DocumentAccess {
   /** Throws for a document path the caller may not touch at all, before anything else is looked at. */
   refusePath(id: string, caller: Caller): void;
   /** A non-member may still read: `id` (or, without an id, any document of the database). */

@@ -50,7 +50,7 @@ export function parseRev(rev: unknown): string {
   return canonical;
 }
 
-export interface IncomingDocument {
+interface IncomingDocument {
   edit: DocumentEdit;
   /** The `_rev` of the body, kept apart from the edit for new_edits=false handling. */
   rev?: string;

@@ -21,7 +21,7 @@ import { badRequest } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
 
 /** Longest `$regex` source accepted, in UTF-16 units. */
-export const MAX_PATTERN_LENGTH = 2000;
+const MAX_PATTERN_LENGTH = 2000;
 /** Largest RE2 program (instructions) one `$regex` may compile to; `.{0,400}` is about 800. */
 export const MAX_PROGRAM_SIZE = 1000;
 /**

@@ -5,7 +5,7 @@ import { incompleteRequestBody, requestEntityTooLarge } from '../errors/catalog.
 import { parseJsonBytes, type Request } from './request.js';
 
 /** Bodies of bulk requests are refused above this many bytes unless `max_document_size` is larger. */
-export const BULK_BODY_BYTES = 64 * 1024 * 1024;
+const BULK_BODY_BYTES = 64 * 1024 * 1024;
 
 /**
  * The largest body of a bulk request (`_bulk_docs`, `_bulk_get`, `_revs_diff`, POST `_changes` and
@@ -13,7 +13,7 @@ export const BULK_BODY_BYTES = 64 * 1024 * 1024;
  * `[chttpd] max_http_request_size`. A bigger batch gets 413 while it is read, so a replicator's
  * oversized batch costs at most this much memory.
  */
-export function bulkBodyLimit(config: Config): number {
+function bulkBodyLimit(config: Config): number {
   const maxRequest = config.getInteger('chttpd', 'max_http_request_size');
   return Math.min(maxRequest, Math.max(BULK_BODY_BYTES, maxDocumentSize(config)));
 }

@@ -29,7 +29,7 @@ interface Exemption {
 }
 
 /** Requests whose body is not JSON, or not only JSON; each endpoint checks its own types. */
-export const BODY_EXEMPTIONS: readonly Exemption[] = [
+const BODY_EXEMPTIONS: readonly Exemption[] = [
   {
     method: 'POST',
     matches: (segments) => segments.length === 1 && segments[0] === '_session',

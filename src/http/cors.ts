@@ -53,7 +53,7 @@ export const DEFAULT_EXPOSED_HEADERS: readonly string[] = [
 const SIMPLE_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['cache-control', 'content-language', 'content-type', 'expires', 'last-modified', 'pragma']);
 
 /** CouchDB's `?CORS_DEFAULT_MAX_AGE`, in seconds. */
-export const DEFAULT_MAX_AGE = '600';
+const DEFAULT_MAX_AGE = '600';
 
 export interface CorsSettings {
   /** `[chttpd] enable_cors`. */
@@ -75,7 +75,7 @@ export interface CorsSettings {
 }
 
 /** The part of `Config` CORS reads. */
-export interface CorsConfigSource {
+interface CorsConfigSource {
   get(section: string, key: string): string | undefined;
   getBoolean(section: string, key: string, fallback: boolean): boolean;
 }
@@ -161,7 +161,7 @@ export function grantFor(settings: CorsSettings, origin: string | undefined): Co
   return { origin, credentials: settings.credentials && listed };
 }
 
-export type Preflight =
+type Preflight =
   /** Not a CORS preflight (or CORS is off, or the origin is not allowed): the normal pipeline. */
   | { kind: 'none' }
   /** A preflight from an allowed origin for a method or header not allowed: the normal pipeline, no CORS headers. */

@@ -50,6 +50,6 @@ export class LoopTurns {
  * Why a scan stopped when its client closed the connection. Nobody reads the answer; a CouchError
  * so that it is not logged as a server failure (499 is nginx's "client closed request").
  */
-export function clientGone(): CouchError {
+function clientGone(): CouchError {
   return new CouchError(499, 'client_closed_request', 'The client closed the connection before the answer.');
 }

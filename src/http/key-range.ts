@@ -1,7 +1,7 @@
 import { compare } from '../collation/compare.js';
 import type { Json } from '../json/json.js';
 
-export interface KeyRange {
+interface KeyRange {
   startKey?: Json;
   endKey?: Json;
   descending?: boolean;

@@ -13,7 +13,7 @@ import { streamedRows } from './streamed-json.js';
 import { json, type Reply } from './reply.js';
 
 /** Documents read per storage call: short enough that one read holds the loop only a few ms. */
-export const RANGE_PAGE_ROWS = 1000;
+const RANGE_PAGE_ROWS = 1000;
 
 /** A listing's members before `rows` (`total_rows`, `offset`, maybe `update_seq`) and its rows as they are read. */
 export interface StreamedListing {
@@ -44,7 +44,7 @@ function isStreamed(listing: JsonObject | StreamedListing): listing is StreamedL
 type RangeResult = Awaited<ReturnType<OpenedDatabase['listDocuments']>>;
 
 /** A range read in pages: the first page (with `total_rows` and `offset`) and the pages after it, if any. */
-export interface RangePages {
+interface RangePages {
   first: RangeResult;
   /** Undefined when the first page held the whole range. */
   rest?: (signal?: AbortSignal) => AsyncIterable<readonly DocumentSummary[]>;

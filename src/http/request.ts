@@ -7,7 +7,7 @@ import type { CouchError } from '../errors/couch-error.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-export interface BodyLimits {
+interface BodyLimits {
   /** `[chttpd] max_http_request_size`: any body. */
   maxRequestBytes: number;
 }

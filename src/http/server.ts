@@ -9,9 +9,9 @@ import { serialize } from './reply.js';
 import { keepTickEntryShape } from './tick-shape.js';
 
 /** Request headers beyond this many bytes are refused with 431 (docs/documents.md, "Limits and bad input"). */
-export const MAX_HEADER_BYTES = 64 * 1024;
+const MAX_HEADER_BYTES = 64 * 1024;
 
-export interface ServerTimeouts {
+interface ServerTimeouts {
   /** Milliseconds a client may take to send its headers (slowloris defence). */
   headersTimeout: number;
   /** Milliseconds a client may take to send a whole request. */
@@ -26,7 +26,7 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
  * A node:http (or https) server with Divan's limits: header size, timeouts, and JSON answers for
  * requests that never reach the pipeline (oversized headers, malformed request lines).
  */
-export function createServer(handler: Handler, timeouts: ServerTimeouts, tls?: { cert: Buffer; key: Buffer }): Server {
+function createServer(handler: Handler, timeouts: ServerTimeouts, tls?: { cert: Buffer; key: Buffer }): Server {
   keepTickEntryShape();
   const options = {
     maxHeaderSize: MAX_HEADER_BYTES,
@@ -64,7 +64,7 @@ function statusText(status: number): string {
 }
 
 /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes what is left. */
-export async function drain(server: Server, graceMs: number): Promise<void> {
+async function drain(server: Server, graceMs: number): Promise<void> {
   if (!server.listening) return;
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
@@ -74,7 +74,7 @@ export async function drain(server: Server, graceMs: number): Promise<void> {
   clearTimeout(timer);
 }
 
-export interface ListenerOptions {
+interface ListenerOptions {
   timeouts: () => ServerTimeouts;
   /** The PEM files of `[ssl]`, read when an HTTPS listener starts. */
   tlsFiles: () => { certFile: string; keyFile: string };

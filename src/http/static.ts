@@ -19,7 +19,7 @@ export interface StaticFile {
 }
 
 /** Content types by extension; a file whose extension is not here is never served. */
-export const CONTENT_TYPES: ReadonlyMap<string, string> = new Map([
+const CONTENT_TYPES: ReadonlyMap<string, string> = new Map([
   ['.html', 'text/html; charset=utf-8'],
   ['.css', 'text/css; charset=utf-8'],
   ['.js', 'text/javascript; charset=utf-8'],
@@ -35,12 +35,12 @@ export const CONTENT_TYPES: ReadonlyMap<string, string> = new Map([
 export const PAGE_CACHE_CONTROL = 'no-cache, private';
 export const ASSET_CACHE_CONTROL = 'private, max-age=3600';
 
-export function contentTypeOf(name: string): string | undefined {
+function contentTypeOf(name: string): string | undefined {
   return CONTENT_TYPES.get(parse(name).ext.toLowerCase());
 }
 
 /** A strong validator from the bytes: the same file gives the same ETag across restarts. */
-export function etagOf(body: Buffer): string {
+function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 

@@ -5,7 +5,7 @@ import type { Request } from './request.js';
  * CouchDB), `X-Forwarded-Host`/`-Proto`/`-Ssl` only from a trusted proxy (CouchDB believes them from
  * anyone), else the address the request came in on.
  */
-export function origin(request: Request): string {
+function origin(request: Request): string {
   const forwarded = request.viaTrustedProxy;
   const forwardedProto = forwarded ? request.header('x-forwarded-proto') : undefined;
   const forwardedSsl = forwarded ? request.header('x-forwarded-ssl') : undefined;

@@ -3,11 +3,11 @@
  * formats request headers or bodies itself: callers pass only what is safe to print, because
  * passwords, tokens and cookies must never reach a log line.
  */
-export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'none';
+type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | 'none';
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, none: 5 };
 
-export interface LogSink {
+interface LogSink {
   write(line: string): unknown;
 }
 
@@ -50,6 +50,6 @@ export class Logger {
   }
 }
 
-export function isLogLevel(value: string): value is LogLevel {
+function isLogLevel(value: string): value is LogLevel {
   return Object.hasOwn(RANK, value);
 }

@@ -12,7 +12,7 @@ const CRLF = Buffer.from('\r\n');
 const HEADERS_END = Buffer.from('\r\n\r\n');
 const MAX_HEADER_BYTES = 16 * 1024;
 
-export interface Part {
+interface Part {
   /** Header names in lower case. */
   headers: Record<string, string>;
   body: AsyncIterable<Buffer>;

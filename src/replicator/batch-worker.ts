@@ -13,7 +13,7 @@ import type { Stats } from './checkpoints.js';
 import { copyDocument } from './multipart-copy.js';
 import type { ChangeEntry, RemoteDb } from './remote-db.js';
 
-export interface BatchEnds {
+interface BatchEnds {
   source: RemoteDb;
   target: RemoteDb;
   useBulkGet: boolean;
@@ -45,7 +45,7 @@ function revisionsOf(changes: readonly ChangeEntry[], winningOnly: boolean): Rec
  * after the newest revision of its history the target has (`atts_since`, as the source's own
  * `atts_since` decides which attachments become stubs).
  */
-export function needsData(doc: JsonObject, since: readonly string[] | undefined): boolean {
+function needsData(doc: JsonObject, since: readonly string[] | undefined): boolean {
   const attachments = doc['_attachments'];
   if (attachments === null || typeof attachments !== 'object' || Array.isArray(attachments)) return false;
   const known = new Set(since ?? []);

@@ -9,7 +9,7 @@ import type { Json } from '../json/json.js';
 import { checkEndpointHeader } from './endpoint-headers.js';
 import { ReplicationSpecError } from './replication-errors.js';
 
-export interface Credentials {
+interface Credentials {
   username: string;
   password: string;
 }

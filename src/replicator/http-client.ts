@@ -22,13 +22,13 @@ export interface ClientSettings {
   maxResponseBytes: number;
 }
 
-export interface RemoteResponse {
+interface RemoteResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Buffer;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   query?: Record<string, string>;
   body?: Json;
   headers?: Record<string, string>;
@@ -212,7 +212,7 @@ export class RemoteClient {
   }
 }
 
-export interface StreamedResponse {
+interface StreamedResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: Readable;

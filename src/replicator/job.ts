@@ -21,7 +21,7 @@ const LONGPOLL_TIMEOUT_MS = 30000;
 /** Documents with attachments a batch copies at once (each holds a few network chunks, not its attachments). */
 const MULTIPART_DOCUMENTS_AT_ONCE = 4;
 
-export interface JobProgress {
+interface JobProgress {
   stats: Stats;
   sourceSeq: Json;
   throughSeq: Json;
@@ -29,7 +29,7 @@ export interface JobProgress {
   changesPending: number | null;
 }
 
-export interface RunContext {
+interface RunContext {
   log: Logger;
   userAgent: string;
   task?: TaskHandle;

@@ -10,7 +10,7 @@ import type { Databases } from '../databases/databases.js';
 
 export const LEASE_MS = 30000;
 
-export interface LeaseHolder {
+interface LeaseHolder {
   node: string;
   instance: string;
 }

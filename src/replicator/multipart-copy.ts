@@ -17,7 +17,7 @@ import { errorOf, type RemoteClient, type Upload } from './http-client.js';
 import { RemoteError, ReplicationSpecError } from './replication-errors.js';
 
 /** What one document's copy did: revisions left for `_bulk_docs`, revisions written, refusals. */
-export interface DocumentCopy {
+interface DocumentCopy {
   docs: JsonObject[];
   read: number;
   written: number;

@@ -18,7 +18,7 @@ export interface ChangeEntry {
   deleted?: boolean;
 }
 
-export interface ChangesPage {
+interface ChangesPage {
   results: ChangeEntry[];
   lastSeq: Json;
 }

@@ -24,7 +24,7 @@ function defaultPort(protocol: string, port: string): boolean {
 }
 
 /** `{remote, User, Host, NonDefaultPort, Path, Headers, OAuth}`. */
-export function endpointTerm(endpoint: Endpoint): Term {
+function endpointTerm(endpoint: Endpoint): Term {
   const url = new URL(endpoint.url);
   const explicitPort = url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80';
   const port: Term = defaultPort(url.protocol, explicitPort) ? atom('default') : { integer: Number(explicitPort) };
@@ -56,7 +56,7 @@ function filterTerms(filter: FilterPart): Term[] {
   }
 }
 
-export interface IdInputs {
+interface IdInputs {
   serverUuid: string;
   source: Endpoint;
   target: Endpoint;

@@ -16,7 +16,7 @@ import { ReplicationSpecError } from './replication-errors.js';
 import { replicationId, type FilterPart } from './replication-id.js';
 import { Scheduler, tooManyJobs, type Job, type JobOrigin, type SchedulerSettings } from './scheduler.js';
 
-export interface ReplicatorOptions {
+interface ReplicatorOptions {
   config: Config;
   log: Logger;
   tasks: ActiveTasks;

@@ -12,9 +12,9 @@ import { ReplicationRun, type RunResult } from './job.js';
 import type { ReplicationSpec } from './options.js';
 import { ReplicationSpecError } from './replication-errors.js';
 
-export type JobState = 'initializing' | 'pending' | 'running' | 'crashing' | 'completed' | 'failed';
+type JobState = 'initializing' | 'pending' | 'running' | 'crashing' | 'completed' | 'failed';
 
-export interface JobOrigin {
+interface JobOrigin {
   /** `_replicator` and the document's id, or undefined for `_replicate`. */
   db?: string;
   docId?: string;
@@ -59,7 +59,7 @@ export const tooManyJobs = (user: string | null, held: number): ReplicationSpecE
   new ReplicationSpecError(429, 'too_many_jobs', `${JSON.stringify(user)} already has ${held} replication jobs, the most [replicator] max_jobs_per_user allows`);
 
 /** Failures that do not go away by waiting: the remote refuses our identity, a database is missing, a malformed job. */
-export const isPermanent = (error: unknown): boolean => error instanceof ReplicationSpecError;
+const isPermanent = (error: unknown): boolean => error instanceof ReplicationSpecError;
 
 export class Scheduler {
   readonly #jobs = new Map<string, Job>();

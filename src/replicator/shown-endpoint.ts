@@ -15,7 +15,7 @@ export const URL_FIELDS = ['proxy', 'source_proxy', 'target_proxy'] as const;
  * The URL without userinfo; null when it is not an http(s) URL, since such text is never dialled
  * and may still hold a secret that a pattern would miss.
  */
-export function urlWithoutUserinfo(text: string): string | null {
+function urlWithoutUserinfo(text: string): string | null {
   let url: URL;
   try {
     url = new URL(text);

@@ -12,7 +12,7 @@ export interface TaskHandle {
   finish(): void;
 }
 
-export interface TaskStart {
+interface TaskStart {
   /** CouchDB's task type: `database_compaction`, `view_compaction`, `indexer`, `replication`. */
   type: string;
   [field: string]: Json;

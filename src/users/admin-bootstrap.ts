@@ -3,7 +3,7 @@ import { randomHex } from '../crypto/crypto.js';
 import type { Admins } from './admins.js';
 import { verifyPasswordHash } from './password-hash.js';
 
-export type StartupEnvironment = Readonly<Record<string, string | undefined>>;
+type StartupEnvironment = Readonly<Record<string, string | undefined>>;
 
 /** As in the official CouchDB container: these variables create or update an admin and the secret. */
 export async function applyEnvironment(config: Config, admins: Admins, env: StartupEnvironment): Promise<void> {

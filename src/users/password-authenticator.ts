@@ -14,7 +14,7 @@ import { NOT_CACHED, type UserStore } from './user-store.js';
 import type { UserCredentials } from './user-documents.js';
 
 /** The credentials a name resolves to: an `[admins]` hash (with only the roles of a same-named user doc) or a user doc. */
-export interface ResolvedCredentials {
+interface ResolvedCredentials {
   hash: PasswordHash;
   roles: string[];
   hasTotp: boolean;

@@ -12,7 +12,7 @@ import { isJsonObject, own } from './user-json.js';
  */
 
 export type TotpAlgorithm = 'sha' | 'sha256' | 'sha512';
-export type TotpLength = 6 | 7 | 8;
+type TotpLength = 6 | 7 | 8;
 
 export interface TotpSettings {
   /** The decoded secret. */
@@ -24,10 +24,10 @@ export interface TotpSettings {
 export type TotpVerdict = { ok: true; counter: number } | { ok: false };
 
 /** Seconds per time step (RFC 6238's X), as CouchDB. */
-export const TOTP_STEP_SECONDS = 30;
+const TOTP_STEP_SECONDS = 30;
 
 /** Secrets shorter than this (80 bits, 16 base32 characters) are refused by the `_users` rules. */
-export const TOTP_MIN_KEY_BYTES = 10;
+const TOTP_MIN_KEY_BYTES = 10;
 
 const DIGESTS: Readonly<Record<TotpAlgorithm, string>> = { sha: 'sha1', sha256: 'sha256', sha512: 'sha512' };
 const LENGTHS: readonly number[] = [6, 7, 8];

@@ -9,7 +9,6 @@ import { isJsonObject, own } from './user-json.js';
 import { validateUserDoc } from './user-validation.js';
 
 export type { HashSettings } from './user-hashing.js';
-export { parsePasswordRegexp, type PasswordRequirement } from './user-password-regexp.js';
 
 export const USER_PREFIX = 'org.couchdb.user:';
 

@@ -31,7 +31,7 @@ const cannotHash = (): CouchError => forbidden('Server cannot hash passwords at 
 const REQUIREMENT_ERROR = 'Password does not conform to requirements.';
 
 /** A password write with its hash fields in place and the PBKDF2 still to do. */
-export interface PlannedPasswordHash {
+interface PlannedPasswordHash {
   /** The document as it will be stored; its `derived_key` is filled in by `complete`. */
   readonly doc: JsonObject;
   /** Runs the slow derivation (if any) into `doc` and answers that same object. */

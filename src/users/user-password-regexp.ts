@@ -9,7 +9,7 @@
  * server then refuses to hash passwords, as CouchDB does.
  */
 
-export interface PasswordRequirement {
+interface PasswordRequirement {
   regex: RegExp;
   /** Text appended to "Password does not conform to requirements." when this item fails. */
   reason?: string;

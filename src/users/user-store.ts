@@ -8,7 +8,7 @@ import { USER_PREFIX, credentialsFromDoc, type UserCredentials } from './user-do
 import { own } from './user-json.js';
 import { flatCopy } from '../json/flat-copy.js';
 
-export type UserLookup = UserCredentials | undefined;
+type UserLookup = UserCredentials | undefined;
 
 /** What the `…Now` lookups answer when the name is not in the cache (nothing is read then). */
 export const NOT_CACHED: unique symbol = Symbol('not cached');

@@ -11,7 +11,7 @@ import { Replicator } from '../replicator/replicator.js';
 import { shareScheduler } from '../replicator/scheduler-answers.js';
 import type { DataLayer } from './data-layer.js';
 
-export interface Replication {
+interface Replication {
   replicator: Replicator;
   docs: ReplicatorDocs;
   close(): Promise<void>;

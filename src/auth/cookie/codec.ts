@@ -10,7 +10,7 @@ import { createHmac } from 'node:crypto';
 import { constantTimeEqual, hmac } from '../../crypto/crypto.js';
 import { COUCH_HASH_ALGORITHMS } from '../../crypto/hash-algorithms.js';
 
-export const DEFAULT_HASH_ALGORITHM = 'sha256';
+const DEFAULT_HASH_ALGORITHM = 'sha256';
 
 // HMAC output length per CouchDB name, or null when this Node/OpenSSL build cannot compute it
 // (OpenSSL 3 drops md4 unless the legacy provider is loaded). Probed once, not assumed.

@@ -19,7 +19,7 @@ export interface CookieSettings {
   sameSite: string;
 }
 
-export type SameSite = 'None' | 'Lax' | 'Strict';
+type SameSite = 'None' | 'Lax' | 'Strict';
 
 const SAME_SITE: ReadonlyMap<string, SameSite> = new Map([
   ['none', 'None'],

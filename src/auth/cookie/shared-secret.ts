@@ -5,7 +5,7 @@ import type { SharedSecret } from './cookie-service.js';
  * A database that HTTP cannot reach (its name is not a legal database name), holding state the
  * nodes of a cluster share.
  */
-export const CLUSTER_DB = '_divan_cluster';
+const CLUSTER_DB = '_divan_cluster';
 const SECRET_DOC = '_local/cookie-secret';
 const ADMIN_ONLY = { members: { roles: ['_admin'] }, admins: { roles: ['_admin'] } };
 

@@ -10,7 +10,7 @@
  */
 import type { webcrypto } from 'node:crypto';
 
-export const JWT_ALGORITHMS = [
+const JWT_ALGORITHMS = [
   'HS256',
   'HS384',
   'HS512',
@@ -63,7 +63,7 @@ export const JOSE_CURVE_OF_NODE: Readonly<Record<string, string>> = {
   secp521r1: 'P-521',
 };
 
-export type ImportParams =
+type ImportParams =
   | webcrypto.HmacImportParams
   | webcrypto.RsaHashedImportParams
   | webcrypto.EcKeyImportParams

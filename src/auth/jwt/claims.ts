@@ -15,7 +15,7 @@ import {
 } from '../../errors/jwt-errors.js';
 
 /** The checks CouchDB's `jwtf` knows. `alg` is always on; `sig` is a no-op (signatures are always checked). */
-export const KNOWN_CHECKS: readonly string[] = ['alg', 'exp', 'iat', 'iss', 'kid', 'nbf', 'sig', 'typ'];
+const KNOWN_CHECKS: readonly string[] = ['alg', 'exp', 'iat', 'iss', 'kid', 'nbf', 'sig', 'typ'];
 
 /** CouchDB 3.4+ default of `[jwt_auth] required_claims`. */
 export const DEFAULT_REQUIRED_CLAIMS = 'exp';

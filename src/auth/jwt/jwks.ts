@@ -14,9 +14,9 @@ import type { JwtAlgorithm, KeyKind } from './algorithms.js';
 import { isObject, type JwksKey, parseJwks } from './jwk.js';
 import type { VerificationKey } from './verification-key.js';
 
-export const JWKS_FETCH_TIMEOUT_MS = 5000;
+const JWKS_FETCH_TIMEOUT_MS = 5000;
 /** A key set is a few KiB; anything far larger is not one. */
-export const JWKS_MAX_BYTES = 1024 * 1024;
+const JWKS_MAX_BYTES = 1024 * 1024;
 
 export interface JwksOptions {
   urls: readonly string[];
@@ -231,7 +231,7 @@ async function readLimited(response: Response, maxBytes: number): Promise<string
 }
 
 /** Scheme, host and path only: a URL may carry credentials in its userinfo or query. */
-export function describeUrl(text: string): string {
+function describeUrl(text: string): string {
   try {
     const url = new URL(text);
     return `${url.protocol}//${url.host}${url.pathname}`;

@@ -37,7 +37,7 @@ import { TokenCache } from './token-cache.js';
 import { decodeJsonObject, readAlg, splitToken } from './token.js';
 import type { VerificationKey } from './verification-key.js';
 
-export const JWT_AUTH_SECTION = 'jwt_auth';
+const JWT_AUTH_SECTION = 'jwt_auth';
 const BEARER = 'Bearer ';
 
 export interface JwtHandlerOptions {

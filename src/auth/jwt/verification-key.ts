@@ -11,7 +11,7 @@ import { EC_CURVE_OF, importParamsFor, type JwtAlgorithm, JOSE_CURVE_OF_NODE, ty
 import { notAnEcKey, notAnEd25519Key, notAnRsaKey, notAValidKey } from '../../errors/jwt-errors.js';
 
 /** jose refuses shorter RSA keys for RS and PS algorithms (RFC 7518 §3.3); refusing them when loading says why. */
-export const MIN_RSA_BITS = 2048;
+const MIN_RSA_BITS = 2048;
 
 export class VerificationKey {
   readonly kind: KeyKind;

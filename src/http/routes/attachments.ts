@@ -13,7 +13,7 @@ import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
 
 /** One `bytes=` range of `length` bytes: undefined for none (or several: the whole body is answered). */
-export function parseRange(header: string | undefined, length: number): { start: number; end: number } | undefined {
+function parseRange(header: string | undefined, length: number): { start: number; end: number } | undefined {
   if (header === undefined) return undefined;
   const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
   if (!match) return undefined;

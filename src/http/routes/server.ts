@@ -9,7 +9,7 @@ import { jsonParam, nonNegativeIntegerParam, booleanParam } from '../query.js';
 import { selectRange } from '../key-range.js';
 
 /** The CouchDB API version Divan implements, reported as `version` in `GET /`. */
-export const COUCHDB_API_VERSION = '3.5.2';
+const COUCHDB_API_VERSION = '3.5.2';
 
 export function welcome(_request: Request, services: Services): Reply {
   const vendor: Record<string, string> = { name: 'Divan', version: services.version, ...services.config.section('vendor') };

@@ -12,8 +12,8 @@ import { absoluteUrl } from '../urls.js';
  * lets anyone GET or HEAD `/_utils*` (docs/browser.md); any other method is for server admins,
  * who then get 405 (CouchDB's `handle_utils_dir_req`).
  */
-export const LOGIN_PAGE = 'session.html';
-export const CONSOLE_PAGE = 'index.html';
+const LOGIN_PAGE = 'session.html';
+const CONSOLE_PAGE = 'index.html';
 export const CONSOLE_MODULES: readonly string[] = [
   'app.js',
   'api.js',
@@ -42,11 +42,11 @@ export const CONSOLE_MODULES: readonly string[] = [
   'metrics-series.js',
   'charts.js',
 ].map((name) => `console/${name}`);
-export const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'theme.css', 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
+const UTILS_FILES: readonly string[] = [LOGIN_PAGE, 'theme.css', 'session.css', 'session.js', 'divan.svg', CONSOLE_PAGE, 'console.css', ...CONSOLE_MODULES];
 const PREFIX = '/_utils/';
 
 /** Sent with every file: the page runs only its own script and style and cannot be framed. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
