@@ -20,7 +20,7 @@ const truthy = (value: Json): boolean => value !== null && value !== false && va
  * (time, memory) keeps its document out and is logged.
  */
 export async function passingFilter(filter: FilterFunction, db: string, docs: readonly JsonObject[]): Promise<boolean[]> {
-  const outcomes = docs.length === 0 ? [] : await filter.sandbox.filter(db, filter.ddoc, ['filters', filter.name], docs.map((doc) => [doc, filter.req]));
+  const outcomes = docs.length === 0 ? [] : await filter.sandbox.filter(db, filter.ddoc, [filters.member, filter.name], docs.map((doc) => [doc, filter.req]));
   return outcomes.map((outcome, at) => {
     if (!outcome.ok && outcome.kind === 'thrown') throw filters.errorOf(outcome);
     if (!outcome.ok) filter.log.warning(`filter ${filter.ddoc._id}/${filter.name} failed on ${String(docs[at]!['_id'])}: ${JSON.stringify(outcome.error)}`);

@@ -26,7 +26,7 @@ function validation(deps: ValidationDeps, ddocs: readonly DesignDoc[], batch: Up
       const open = proposed.flatMap((_, index) => (refusals[index] === undefined ? [index] : []));
       if (open.length === 0) break;
       const argLists = open.map((index) => [proposed[index]!.doc, proposed[index]!.oldDoc]);
-      const outcomes = await deps.sandbox.call(batch.db, ddoc, ['validate_doc_update'], argLists, [userCtx, batch.secObj]);
+      const outcomes = await deps.sandbox.call(batch.db, ddoc, [validateDocUpdate.member], argLists, [userCtx, batch.secObj]);
       open.forEach((index, at) => {
         const outcome = outcomes[at]!;
         refusals[index] = outcome.ok ? undefined : validateDocUpdate.errorOf(outcome);
@@ -47,7 +47,7 @@ export function validationHooks(deps: ValidationDeps): DatabaseHooks {
     appliesTo: () => true,
     async validateUpdates(batch) {
       const usersDb = deps.isUsersDb(batch.db);
-      const ddocs = (await deps.designDocs.holding(batch.db, 'validate_doc_update')).filter(
+      const ddocs = (await deps.designDocs.holding(batch.db, validateDocUpdate.member)).filter(
         (ddoc) => !(usersDb && ddoc._id === NATIVE_VALIDATION) && typeof ddoc['validate_doc_update'] === 'string',
       );
       return ddocs.length === 0 ? undefined : validation(deps, ddocs, batch);
