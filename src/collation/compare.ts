@@ -1,11 +1,12 @@
 /**
  * CouchDB's collation as a comparison: the order of `encode.ts`'s bytes, walked without encoding
- * whole values. Types, numbers, arrays and objects compare directly; two different strings compare by
- * their encoded sort keys, so the sign of `compare(a, b)` is always that of
+ * whole values. Types, numbers, arrays and objects compare directly; two ASCII strings by the same
+ * weights read in place, other strings by their encoded sort keys, so the sign of `compare(a, b)` is always that of
  * `Buffer.compare(encode(a), encode(b))` (the property test in test/unit/collation holds them to it).
  */
 import type { Json, JsonObject } from '../json/json.js';
 import { encode } from './encode.js';
+import { collationWeights, type Weights } from './weights.js';
 
 /** CouchDB's rank of JSON types: null < false < true < numbers < strings < arrays < objects. */
 function rank(value: Json): number {
@@ -33,9 +34,32 @@ function sortKey(text: string): Buffer {
   return key;
 }
 
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\u0000-\u007f]*$/;
+let weights: Weights | undefined;
+
+/** One level of two ASCII strings' sort keys, weight by weight, skipping the ignorable (0) ones. */
+function compareLevel(a: string, b: string, level: ArrayLike<number>): number {
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < a.length && level[a.charCodeAt(i)] === 0) i++;
+    while (j < b.length && level[b.charCodeAt(j)] === 0) j++;
+    if (i === a.length || j === b.length) return i === a.length ? (j === b.length ? 0 : -1) : 1;
+    const order = level[a.charCodeAt(i++)]! - level[b.charCodeAt(j++)]!;
+    if (order !== 0) return order < 0 ? -1 : 1;
+  }
+}
+
 /** Two strings in CouchDB's (ICU root) order: -1, 0 (also for strings ICU holds equal) or 1. */
 export function compareStrings(a: string, b: string): number {
-  return a === b ? 0 : Buffer.compare(sortKey(a), sortKey(b));
+  if (a === b) return 0;
+  // ASCII needs no normalization and has one weight per character: the sort keys' levels, read in place.
+  if (ASCII.test(a) && ASCII.test(b)) {
+    const { primary, secondary, tertiary } = (weights ??= collationWeights());
+    return compareLevel(a, b, primary) || compareLevel(a, b, secondary) || compareLevel(a, b, tertiary);
+  }
+  return Buffer.compare(sortKey(a), sortKey(b));
 }
 
 function compareArrays(a: readonly Json[], b: readonly Json[]): number {

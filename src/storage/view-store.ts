@@ -1,7 +1,7 @@
 /**
  * What the storage backends keep of map/reduce views: one index per design-document signature and
  * database (a catalog row and a table of its own), holding every view's rows ordered by the encoded
- * key (src/views/view-keys.ts: bytes compare as CouchDB collates keys), then the document id (byte
+ * key (src/collation/encode.ts: bytes compare as CouchDB collates keys), then the document id (byte
  * order, as CouchDB), then the emission order. Keys come encoded by the caller: storage never needs
  * to know the collation.
  */

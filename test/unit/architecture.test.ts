@@ -141,6 +141,12 @@ describe('architecture', () => {
     assert.deepEqual(found, []);
   });
 
+  test('collation/ is a leaf: it imports nothing from src/ but json/', () => {
+    const found = importsMatching((path) => path.startsWith('collation/'), (target) => !target.startsWith('collation/') && !target.startsWith('json/'));
+    assert.deepEqual(found, []);
+    assert.ok(modules.has('collation/compare.ts') && modules.has('collation/encode.ts'));
+  });
+
   test('handler folders of auth/ never import their siblings', () => {
     const handlerFolders = ['auth/basic', 'auth/cookie', 'auth/proxy', 'auth/jwt'];
     const found = importsMatching(

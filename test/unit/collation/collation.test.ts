@@ -10,6 +10,8 @@ const TRICKY = ['a', 'A', 'b', 'B', 'e', '\u00e9', 'e\u0301', '\u0301', '\u200b'
 
 const text = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 6 }),
+  fc.string({ unit: 'binary-ascii', maxLength: 6 }),
+  fc.string({ unit: fc.constantFrom('a', 'A', 'b', '-', ' ', '\u0000', '\u0001', '_', '0'), maxLength: 5 }),
   fc.string({ unit: 'grapheme', maxLength: 4 }),
   fc.array(fc.constantFrom(...TRICKY), { maxLength: 4 }).map((chars) => chars.join('')),
 );
@@ -31,6 +33,19 @@ const json = fc.letrec<{ value: Json }>((tie) => ({
   ),
 })).value;
 
+/** `value` with `char` appended to its first string (its last member's name or value, for an object). */
+function withCharAppended(value: Json, char: string): Json {
+  if (typeof value === 'string') return value + char;
+  if (Array.isArray(value)) return value.length === 0 ? [char] : [withCharAppended(value[0]!, char), ...value.slice(1)];
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return { [char]: null };
+    const [name, member] = entries[entries.length - 1]!;
+    return Object.fromEntries([...entries.slice(0, -1), typeof member === 'string' ? [name, member + char] : [name + char, member]]);
+  }
+  return [value, char];
+}
+
 const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
 const show = (...values: Json[]): string => values.map((value) => JSON.stringify(value)).join(' vs ');
 
@@ -45,7 +60,7 @@ describe('one collation: compare and encode', () => {
   });
 
   test('values that differ only in ways the order sees: each value against a near copy of itself', () => {
-    const nearCopies = fc.tuple(json, fc.constantFrom(...TRICKY)).map(([value, char]): [Json, Json] => [value, JSON.parse(JSON.stringify(value).replace(/"(?=[,\]}:]|$)/, `${char.replace(/[\u0000-\u001f]/g, '')}"`)) as Json]);
+    const nearCopies = fc.tuple(json, fc.constantFrom(...TRICKY)).map(([value, char]): [Json, Json] => [value, withCharAppended(value, char)]);
     fc.assert(
       fc.property(nearCopies, ([a, b]) => {
         assert.equal(sign(Buffer.compare(encode(a), encode(b))), sign(compare(a, b)), show(a, b));
