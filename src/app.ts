@@ -15,7 +15,7 @@ import { Config } from './config/config.js';
 import { randomHex } from './crypto/crypto.js';
 import { uuids } from './crypto/uuids.js';
 import { StartupError } from './errors/startup-error.js';
-import { createPipeline } from './http/pipeline.js';
+import { createPipeline } from './http/dispatch/pipeline.js';
 import { Listeners } from './http/server.js';
 import type { Services } from './http/services.js';
 import { wireData, type DataLayer } from './wiring/data-layer.js';

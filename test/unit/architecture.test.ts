@@ -4,6 +4,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { stronglyConnected } from '../support/architecture/folders.js';
 
 /**
  * The layering of docs/architecture.md, checked on the TypeScript sources: no import cycle in src/,
@@ -42,40 +43,11 @@ function load(path: string): Module {
 
 const modules = new Map(sourceFiles(SRC).map((path) => [relative(SRC, path), load(path)]));
 
-/** Strongly connected components of more than one module (Tarjan). */
+/** Groups of modules that import each other through a cycle, and modules that import themselves. */
 function cycles(): string[][] {
-  let index = 0;
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const indices = new Map<string, number>();
-  const lowlinks = new Map<string, number>();
-  const found: string[][] = [];
-  const visit = (name: string): void => {
-    indices.set(name, index);
-    lowlinks.set(name, index++);
-    stack.push(name);
-    onStack.add(name);
-    for (const next of modules.get(name)!.imports) {
-      if (!modules.has(next)) continue;
-      if (!indices.has(next)) {
-        visit(next);
-        lowlinks.set(name, Math.min(lowlinks.get(name)!, lowlinks.get(next)!));
-      } else if (onStack.has(next)) {
-        lowlinks.set(name, Math.min(lowlinks.get(name)!, indices.get(next)!));
-      }
-    }
-    if (lowlinks.get(name) !== indices.get(name)) return;
-    const component: string[] = [];
-    let member: string;
-    do {
-      member = stack.pop()!;
-      onStack.delete(member);
-      component.push(member);
-    } while (member !== name);
-    if (component.length > 1 || modules.get(name)!.imports.includes(name)) found.push(component.sort());
-  };
-  for (const name of modules.keys()) if (!indices.has(name)) visit(name);
-  return found;
+  const imported = (name: string): string[] => modules.get(name)!.imports.filter((target) => modules.has(target));
+  const selfImports = [...modules.keys()].filter((name) => imported(name).includes(name)).map((name) => [name]);
+  return [...stronglyConnected(modules.keys(), imported), ...selfImports];
 }
 
 function importsMatching(from: (path: string) => boolean, to: (target: string, path: string) => boolean): string[] {

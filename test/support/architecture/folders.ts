@@ -48,8 +48,8 @@ export function withoutEdges(graph: FolderGraph, removed: Iterable<string>): Fol
   return new Map([...graph].map(([from, edges]) => [from, new Map([...edges].filter(([, edge]) => !drop.has(edgeName(edge))))]));
 }
 
-/** Strongly connected components of more than one node (Tarjan), each sorted. */
-export function stronglyConnected(graph: FolderGraph): string[][] {
+/** Strongly connected components of more than one node (Tarjan), each sorted; `next` gives a node's successors. */
+export function stronglyConnected(nodes: Iterable<string>, next: (node: string) => Iterable<string>): string[][] {
   let index = 0;
   const stack: string[] = [];
   const onStack = new Set<string>();
@@ -61,12 +61,12 @@ export function stronglyConnected(graph: FolderGraph): string[][] {
     lowlinks.set(node, index++);
     stack.push(node);
     onStack.add(node);
-    for (const next of graph.get(node)?.keys() ?? []) {
-      if (!indices.has(next)) {
-        visit(next);
-        lowlinks.set(node, Math.min(lowlinks.get(node)!, lowlinks.get(next)!));
-      } else if (onStack.has(next)) {
-        lowlinks.set(node, Math.min(lowlinks.get(node)!, indices.get(next)!));
+    for (const successor of next(node)) {
+      if (!indices.has(successor)) {
+        visit(successor);
+        lowlinks.set(node, Math.min(lowlinks.get(node)!, lowlinks.get(successor)!));
+      } else if (onStack.has(successor)) {
+        lowlinks.set(node, Math.min(lowlinks.get(node)!, indices.get(successor)!));
       }
     }
     if (lowlinks.get(node) !== indices.get(node)) return;
@@ -79,9 +79,12 @@ export function stronglyConnected(graph: FolderGraph): string[][] {
     } while (member !== node);
     if (component.length > 1) found.push(component.sort());
   };
-  for (const node of [...graph.keys()].sort()) if (!indices.has(node)) visit(node);
+  for (const node of [...nodes].sort()) if (!indices.has(node)) visit(node);
   return found.sort((a, b) => a[0].localeCompare(b[0]));
 }
+
+/** The strongly connected components of the folder graph: each folder cycle lies inside one. */
+export const folderComponents = (graph: FolderGraph): string[][] => stronglyConnected(graph.keys(), (node) => graph.get(node)?.keys() ?? []);
 
 /** A shortest cycle through `start` inside `component`, as the nodes walked: `[a, b, a]`. */
 export function cycleThrough(graph: FolderGraph, component: string[], start: string): string[] {
@@ -109,7 +112,7 @@ export function cycleThrough(graph: FolderGraph, component: string[], start: str
  * e.g. `src/a -> src/b -> src/a (src/a/x.ts -> src/b/y.ts; src/b/y.ts -> src/a/z.ts)`.
  */
 export function folderCycles(graph: FolderGraph): string[] {
-  return stronglyConnected(graph).map((component) => {
+  return folderComponents(graph).map((component) => {
     const path = cycleThrough(graph, component, component[0]);
     const steps = path.slice(1).map((to, step) => graph.get(path[step])!.get(to)!.imports[0]);
     const rest = component.filter((node) => !path.includes(node));

@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { badRequest } from '../errors/catalog.js';
-import { checkBodyContentType } from './content-type.js';
-import { Cors, addCorsHeaders, grantFor, preflight, type CorsGrant, type CorsSettings } from './cors.js';
-import { errorReply } from './error-reply.js';
-import { PeerResolver, normalizeAddress } from './peer.js';
-import { needsRefresh } from '../auth/cookie/codec.js';
-import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply, type WriteOptions } from './reply.js';
-import { Request } from './request.js';
+import { badRequest } from '../../errors/catalog.js';
+import { checkBodyContentType } from '../content-type.js';
+import { Cors, addCorsHeaders, grantFor, preflight, type CorsGrant, type CorsSettings } from '../cors.js';
+import { errorReply } from '../error-reply.js';
+import { PeerResolver, normalizeAddress } from '../peer.js';
+import { needsRefresh } from '../../auth/cookie/codec.js';
+import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply, type WriteOptions } from '../reply.js';
+import { Request } from '../request.js';
 import { route } from './router.js';
-import { clientRequestId, effectiveMethod, parseTarget } from './target.js';
-import type { Endpoint, Services } from './services.js';
+import { clientRequestId, effectiveMethod, parseTarget } from '../target.js';
+import type { Endpoint, Services } from '../services.js';
 
 export { parseTarget } from './target.js';
 
