@@ -14,7 +14,7 @@ import { ReplicationSpecError } from './replication-errors.js';
 
 type JobState = 'initializing' | 'pending' | 'running' | 'crashing' | 'completed' | 'failed';
 
-interface JobOrigin {
+export interface JobOrigin {
   /** `_replicator` and the document's id, or undefined for `_replicate`. */
   db?: string;
   docId?: string;

@@ -28,7 +28,7 @@ import { CouchError, isCouchError } from '../../src/errors/couch-error.js';
 import { grantFor } from '../../src/http/cors.js';
 import { couchEncode, prefersHtml } from '../../src/http/error-reply.js';
 import { PeerResolver } from '../../src/http/peer.js';
-import { parseTarget } from '../../src/http/dispatch/pipeline.js';
+import { parseTarget } from '../../src/http/target.js';
 import { jsonParam, nonNegativeIntegerParam } from '../../src/http/query.js';
 import { MAX_JSON_DEPTH, parseJsonBytes } from '../../src/http/request.js';
 import { Sequences } from '../../src/databases/sequences.js';

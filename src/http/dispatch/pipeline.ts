@@ -12,7 +12,6 @@ import { route } from './router.js';
 import { clientRequestId, effectiveMethod, parseTarget } from '../target.js';
 import type { Endpoint, Services } from '../services.js';
 
-export { parseTarget } from './target.js';
 
 /**
  * Cookie-authenticated requests get a fresh cookie once more than 10 % of the timeout has passed;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { IncomingMessage } from 'node:http';
-import { parseTarget } from '../../../src/http/dispatch/pipeline.js';
+import { parseTarget } from '../../../src/http/target.js';
 import { Request } from '../../../src/http/request.js';
 import { selectRange } from '../../../src/http/key-range.js';
 import { PeerResolver } from '../../../src/http/peer.js';
