@@ -124,7 +124,10 @@ class LiveFeed {
       const now = Date.now();
       if (this.#services.changes.closed || now >= args.deadline) return true;
       if (args.idleMs !== undefined && now - this.#lastChange >= args.idleMs) return true;
-      if (!this.#dirty) await this.#sleep(now);
+      if (!this.#dirty) {
+        await this.#write(this.#writer.waiting());
+        await this.#sleep(now);
+      }
       if (this.#out.signal.aborted) return false;
       const quiet = Date.now() - this.#lastWrite;
       if (!this.#dirty && args.heartbeatMs !== undefined && quiet >= args.heartbeatMs && Date.now() < args.deadline) {
