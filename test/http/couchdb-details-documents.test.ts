@@ -159,6 +159,8 @@ describe('CouchDB details: documents and HTTP', () => {
     const db = await server.admin('/details-located', { method: 'PUT' });
     assert.equal(db.status, 201);
     assert.match(String(db.headers['location']), /\/details-located$/);
+    const colon = await server.admin('/details/a:b%20c', { method: 'PUT', body: {} });
+    assert.match(String(colon.headers['location']), /\/details\/a:b%20c$/, 'encoded as couch_util:url_encode: the colon kept');
     const posted = await server.admin('/details', { method: 'POST', body: {} });
     assert.match(String(posted.headers['location']), new RegExp(`/details/${posted.body.id}$`));
   });
