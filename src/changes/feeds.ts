@@ -10,6 +10,8 @@ import { pendingAfter, scan, type Scan } from './scan.js';
 export interface FeedWriter {
   change(entry: JsonObject): string;
   heartbeat(): string;
+  /** Written when the feed first waits for a change: longpoll's status, headers and opening go out at once, as CouchDB's. */
+  waiting(): string;
   end(lastSeq: number, pending: number): string;
 }
 
@@ -141,7 +143,10 @@ export class LiveFeed {
       const now = Date.now();
       if (this.#notifier.closed || now >= args.deadline) return true;
       if (args.idleMs !== undefined && now - this.#lastChange >= args.idleMs) return true;
-      if (!this.#dirty) await this.#sleep(now);
+      if (!this.#dirty) {
+        await this.#write(this.#writer.waiting());
+        await this.#sleep(now);
+      }
       if (this.#out.signal.aborted) return false;
       const quiet = Date.now() - this.#lastWrite;
       if (!this.#dirty && args.heartbeatMs !== undefined && quiet >= args.heartbeatMs && Date.now() < args.deadline) {

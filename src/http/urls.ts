@@ -28,10 +28,20 @@ export function absoluteUrl(request: Request, path: string): string {
   return `${origin(request)}${path}`;
 }
 
+/**
+ * CouchDB's `couch_util:url_encode`, used for its `Location` headers: letters, digits and `_ . - :`
+ * as they are, every other byte as `%XX` (so `org.couchdb.user:bob` keeps its colon).
+ */
+export function couchUrlEncode(text: string): string {
+  return encodeURIComponent(text)
+    .replaceAll('%3A', ':')
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 /** Encodes a document id for a URL path, keeping the `/` of `_design/` and `_local/` ids. */
 export function documentPath(db: string, id: string): string {
   const encodedId = id.startsWith('_design/') || id.startsWith('_local/')
-    ? `${id.slice(0, id.indexOf('/'))}/${encodeURIComponent(id.slice(id.indexOf('/') + 1))}`
-    : encodeURIComponent(id);
-  return `/${encodeURIComponent(db)}/${encodedId}`;
+    ? `${id.slice(0, id.indexOf('/'))}/${couchUrlEncode(id.slice(id.indexOf('/') + 1))}`
+    : couchUrlEncode(id);
+  return `/${couchUrlEncode(db)}/${encodedId}`;
 }

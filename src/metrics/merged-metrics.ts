@@ -65,6 +65,9 @@ export class MergedMetrics {
       { path: ['couchdb', 'database_writes'], type: 'counter', desc: 'number of times a database was changed', value: single('couchdb_database_writes_total') },
       { path: ['couchdb', 'auth_cache_hits'], type: 'counter', desc: 'number of authentication cache hits', value: cacheCount('divan_cache_hits_total', 'users') },
       { path: ['couchdb', 'auth_cache_misses'], type: 'counter', desc: 'number of authentication cache misses', value: cacheCount('divan_cache_misses_total', 'users') },
+      // CouchDB 3.4's names: a password checked against the verified-password cache, or by PBKDF2.
+      { path: ['couchdb', 'password_hashing_fast'], type: 'counter', desc: 'number of fast password hashing operations', value: cacheCount('divan_cache_hits_total', 'passwords') },
+      { path: ['couchdb', 'password_hashing_slow'], type: 'counter', desc: 'number of slow password hashing operations', value: cacheCount('divan_cache_misses_total', 'passwords') },
       ...labelled('divan_auth_requests_total').map(([labels, count]): TreeEntry => ({ path: ['divan', 'auth', String(labels['method']), String(labels['outcome'])], type: 'counter', desc: `number of ${String(labels['method'])} authentications ending in ${String(labels['outcome'])}`, value: count })),
       ...caches.flatMap((cache): TreeEntry[] => [
         { path: ['divan', 'cache', cache, 'hits'], type: 'counter', desc: `number of ${cache} cache hits`, value: cacheCount('divan_cache_hits_total', cache) },

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { startServer, type TestServer } from '../support/server.js';
+import { collectResponse } from '../support/http.js';
+import { ADMIN, startServer, type TestServer } from '../support/server.js';
 
 /** Documents and HTTP details, each answered as CouchDB 3.5 answers it (chttpd.erl, chttpd_db.erl, couch_doc.erl). */
 describe('CouchDB details: documents and HTTP', () => {
@@ -157,6 +159,8 @@ describe('CouchDB details: documents and HTTP', () => {
     const db = await server.admin('/details-located', { method: 'PUT' });
     assert.equal(db.status, 201);
     assert.match(String(db.headers['location']), /\/details-located$/);
+    const colon = await server.admin('/details/a:b%20c', { method: 'PUT', body: {} });
+    assert.match(String(colon.headers['location']), /\/details\/a:b%20c$/, 'encoded as couch_util:url_encode: the colon kept');
     const posted = await server.admin('/details', { method: 'POST', body: {} });
     assert.match(String(posted.headers['location']), new RegExp(`/details/${posted.body.id}$`));
   });
@@ -167,8 +171,24 @@ describe('CouchDB details: documents and HTTP', () => {
     const res = await server.admin('/details/_design%2Fslashed?revs=true');
     assert.equal(res.status, 301);
     assert.match(String(res.headers['location']), /\/details\/_design\/slashed\?revs=true$/);
-    const followed = await server.request(new URL(String(res.headers['location'])).pathname + '?revs=true', { auth: ['root', 'r00t-pass'] });
+    const followed = await server.request(new URL(String(res.headers['location'])).pathname + '?revs=true', { auth: ADMIN });
     assert.equal(followed.body._id, '_design/slashed');
+  });
+
+  test('longpoll _changes sends its status line and headers before any change arrives', async () => {
+    await server.admin('/details-feed', { method: 'PUT' });
+    const url = new URL(`${server.url}/details-feed/_changes?feed=longpoll&since=now&timeout=20000`);
+    const auth = `Basic ${Buffer.from(ADMIN.join(':')).toString('base64')}`;
+    // The write below happens only once the headers are in: a feed holding them back until its
+    // first change would end at its timeout without the change.
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, headers: { Authorization: auth }, agent: false }, resolve).on('error', reject).end();
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'application/json');
+    await server.admin('/details-feed/after-headers', { method: 'PUT', body: {} });
+    const body = (await collectResponse(res)).body;
+    assert.deepEqual(body.results.map((row: { id: string }) => row.id), ['after-headers']);
   });
 
   test('error reasons are worded as CouchDB words them', async () => {

@@ -74,6 +74,25 @@ describe('CouchDB details: operations', () => {
     }
   });
 
+  test('password_hashing_slow counts PBKDF2 checks and password_hashing_fast the cached ones, in _stats', async () => {
+    // Read with a session cookie: a cookie checks no password, so the reads count nothing themselves.
+    const login = await server.request('/_session', { method: 'POST', body: { name: ADMIN[0], password: ADMIN[1] } });
+    const cookie = String(login.headers['set-cookie']).split(';', 1)[0]!;
+    const read = async (): Promise<[number, number]> => {
+      const couchdb = (await server.request('/_node/_local/_stats/couchdb', { headers: { Cookie: cookie } })).body;
+      return [couchdb.password_hashing_slow.value, couchdb.password_hashing_fast.value];
+    };
+    assert.equal((await server.admin('/_node/_local/_stats/couchdb/password_hashing_fast')).body.type, 'counter');
+    await server.admin('/_users/org.couchdb.user:hasher', { method: 'PUT', body: { name: 'hasher', password: 'h4sh', roles: [], type: 'user' } });
+    const [slow0, fast0] = await read();
+    assert.equal((await server.request('/_session', { auth: ['hasher', 'h4sh'] })).status, 200);
+    const [slow1, fast1] = await read();
+    assert.deepEqual([slow1 - slow0, fast1 - fast0], [1, 0], 'the first check derives');
+    assert.equal((await server.request('/_session', { auth: ['hasher', 'h4sh'] })).status, 200);
+    const [slow2, fast2] = await read();
+    assert.deepEqual([slow2 - slow1, fast2 - fast1], [0, 1], 'the next one is served by the cache');
+  });
+
   test('/_uuids sends CouchDB cache-busting headers', async () => {
     const res = await server.request('/_uuids');
     assert.equal(res.headers['cache-control'], 'no-cache');

@@ -37,7 +37,7 @@ describe('_users: creating users as an admin', () => {
     assert.match(res.body.rev, REV1);
     assert.deepEqual(res.body, { ok: true, id: 'org.couchdb.user:alice', rev: res.body.rev });
     assert.equal(res.headers['etag'], `"${res.body.rev}"`);
-    assert.equal(res.headers['location'], `${server.url}/_users/org.couchdb.user%3Aalice`);
+    assert.equal(res.headers['location'], `${server.url}/_users/org.couchdb.user:alice`);
     assert.equal(res.headers['content-type'], 'application/json');
     assert.equal(res.headers['cache-control'], 'must-revalidate');
   });
@@ -80,7 +80,7 @@ describe('_users: creating users as an admin', () => {
     assert.equal(res.status, 201);
     assert.match(res.body.rev, REV1);
     assert.deepEqual(res.body, { ok: true, id: 'org.couchdb.user:posted', rev: res.body.rev });
-    assert.equal(res.headers['location'], `${server.url}/_users/org.couchdb.user%3Aposted`);
+    assert.equal(res.headers['location'], `${server.url}/_users/org.couchdb.user:posted`);
     const doc = await readUser(server, 'posted');
     assert.deepEqual(Object.keys(doc!), ['_id', '_rev', ...HASH_FIELDS, 'name', 'type', 'roles']);
     assert.equal(doc!['derived_key'], expectedDerivedKey('posted-pass', doc!['salt'], 1000));

@@ -8,12 +8,14 @@ export function writerFor(feed: Exclude<Feed, 'normal'>, sequences: Sequences): 
       return {
         change: (entry) => `${JSON.stringify(entry)}\n`,
         heartbeat: () => '\n',
+        waiting: () => '',
         end: (lastSeq, pending) => `${JSON.stringify({ last_seq: sequences.format(lastSeq), pending })}\n`,
       };
     case 'eventsource':
       return {
         change: (entry) => `data: ${JSON.stringify(entry)}\nid: ${JSON.stringify(entry['seq'])}\n\n`,
         heartbeat: () => 'event: heartbeat\ndata: \n\n',
+        waiting: () => '',
         end: () => '',
       };
     case 'longpoll': {
@@ -29,6 +31,7 @@ export function writerFor(feed: Exclude<Feed, 'normal'>, sequences: Sequences): 
       return {
         change: (entry) => `${open()}${rows++ > 0 ? ',\r\n' : ''}${JSON.stringify(entry)}`,
         heartbeat: () => `${open()}\n`,
+        waiting: () => (opened ? '' : `${open()}\n`),
         end: (lastSeq, pending) => `${open()}\n],\n"last_seq":${JSON.stringify(sequences.format(lastSeq))},"pending":${pending}}\n`,
       };
     }

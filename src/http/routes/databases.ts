@@ -6,7 +6,7 @@ import { databaseName } from '../document-path.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
-import { absoluteUrl } from '../urls.js';
+import { absoluteUrl, couchUrlEncode } from '../urls.js';
 
 /** `/{db}`: create and delete by server admins, info for members (POST a document: documents.ts). */
 export async function database(request: Request, services: Services): Promise<Reply> {
@@ -14,7 +14,7 @@ export async function database(request: Request, services: Services): Promise<Re
   switch (request.method) {
     case 'PUT':
       await services.databases.create(db, request.userCtx);
-      return json(201, { ok: true }, { Location: absoluteUrl(request, `/${encodeURIComponent(db)}`) });
+      return json(201, { ok: true }, { Location: absoluteUrl(request, `/${couchUrlEncode(db)}`) });
     case 'DELETE':
       requireServerAdmin(request.userCtx);
       if (request.query.has('rev')) {

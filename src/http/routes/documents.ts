@@ -4,6 +4,8 @@ import { maxDocumentSize } from '../../databases/settings.js';
 import { isObject, toEdit } from '../../documents/document-json.js';
 import { badRequest, documentMissing, documentTooLarge, methodNotAllowed } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
+import { CouchError } from '../../errors/couch-error.js';
+import type { OpenedDatabase } from '../../databases/opened-database.js';
 import type { JsonText } from '../../json/json-text.js';
 import type { FollowsSource } from '../../attachments/incoming.js';
 import { readBulkJson } from '../bulk-body.js';
@@ -78,14 +80,29 @@ export async function document(request: Request, services: Services): Promise<Re
       return written(request, db, id, result.rev);
     }
     case 'DELETE': {
-      // CouchDB reads the document first: a missing or deleted one is 404, never a conflict.
-      await opened.readCurrentText(id);
-      const result = await deleteDocument(opened, id, revisionFrom(request));
+      // CouchDB opens the document first (404 `missing` or `deleted`); where a hook decides access
+      // per document (the users database) that answer must not come before the access answer.
+      if (!opened.hooks.some((hooks) => hooks.access)) await opened.readCurrentText(id);
+      const result = await deleteDocument(opened, id, revisionFrom(request)).catch((error: unknown) => missingInsteadOfConflict(opened, id, error));
       return written(request, db, id, result.rev, writeStatus(request) === 202 ? 202 : 200);
     }
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
   }
+}
+
+/**
+ * CouchDB answers the DELETE of a missing document 404, never 409. In the users database this is
+ * asked only once the write was refused as a conflict, so every access answer (403 for another's
+ * document, whether or not it exists) stays what it was.
+ */
+async function missingInsteadOfConflict(opened: OpenedDatabase, id: string, error: unknown): Promise<never> {
+  if (!(error instanceof CouchError) || error.status !== 409) throw error;
+  const absence = await opened.readCurrentText(id).then(
+    () => undefined,
+    (readError: unknown) => (readError instanceof CouchError && readError.status === 404 ? readError : undefined),
+  );
+  throw absence ?? error;
 }
 
 /**
