@@ -70,7 +70,7 @@ for (const backend of BACKENDS) {
     test('a live feed wakes on writes and ends at its limit, writing through its sink', () =>
       withLayer(async (data, opened) => {
         const written: string[] = [];
-        const writer: FeedWriter = { change: (entry) => `${String(entry['id'])}\n`, heartbeat: () => '\n', end: (lastSeq, pending) => `end ${lastSeq} ${pending}\n` };
+        const writer: FeedWriter = { change: (entry) => `${String(entry['id'])}\n`, heartbeat: () => '\n', waiting: () => '', end: (lastSeq, pending) => `end ${lastSeq} ${pending}\n` };
         const sink = { started: false, signal: new AbortController().signal, write: async (text: string) => void written.push(text) };
         const args = await argsFor(opened, { kind: 'doc_ids', ids: ['x', 'z'] }, 'continuous', 2);
         const feed = new LiveFeed(data.changes, args, writer, sink).run();
