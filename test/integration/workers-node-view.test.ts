@@ -116,7 +116,7 @@ for (const backend of BACKENDS.map((each) => each.name)) {
       const user = await call(`/_users/org.couchdb.user:${BOB[0]}`, { method: 'PUT', body: { name: BOB[0], password: BOB[1], roles: [], type: 'user' } });
       assert.equal(user.status, 201, user.text);
       const members = { admins: { names: [], roles: [] }, members: { names: [BOB[0]], roles: [] } };
-      for (const db of ['bob-src', 'bob-1', 'bob-2', 'bob-3']) {
+      for (const db of ['bob-src', 'bob-1', 'bob-2', 'bob-3', 'bob-4']) {
         assert.equal((await call(`/${db}`, { method: 'PUT' })).status, 201);
         assert.equal((await call(`/${db}/_security`, { method: 'PUT', body: members })).status, 200);
       }
@@ -131,6 +131,14 @@ for (const backend of BACKENDS.map((each) => each.name)) {
       const bobs = jobs.filter((job) => job.user === BOB[0]);
       assert.equal(bobs.length, 2);
       for (const job of bobs) assert.equal((await call('/_replicate', { method: 'POST', body: { replication_id: job.id, cancel: true } })).status, 200);
+
+      // Four at once, two through each worker: admissions take turns, so exactly the cap is admitted.
+      const targets = ['bob-1', 'bob-2', 'bob-3', 'bob-4'];
+      const answers = await Promise.all(targets.map((target, n) => post(workers[n % 2]!, target)));
+      assert.deepEqual(answers.map((res) => res.status).sort(), [202, 202, 429, 429], answers.map((res) => res.text).join());
+      const running = ((await call('/_scheduler/jobs')).body.jobs as { id: string; user: string }[]).filter((job) => job.user === BOB[0]);
+      assert.equal(running.length, 2);
+      for (const job of running) assert.equal((await call('/_replicate', { method: 'POST', body: { replication_id: job.id, cancel: true } })).status, 200);
     });
   });
 }
