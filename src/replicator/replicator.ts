@@ -4,6 +4,7 @@
  * `[replicator]` read live from the config.
  */
 import type { Gather } from '../cluster/gather.js';
+import { LocalLocks, type NamedLocks } from '../cluster/named-locks.js';
 import type { Config } from '../config/config.js';
 import { isServerAdmin } from '../identity/authorization.js';
 import type { UserCtx } from '../identity/user-ctx.js';
@@ -22,6 +23,8 @@ interface ReplicatorOptions {
   tasks: ActiveTasks;
   /** The other worker processes (their jobs are cancelled and found through it). */
   gather: Gather;
+  /** The node's named locks: one capped job of a user is admitted at a time across the workers. */
+  locks?: NamedLocks;
   /** Processes sharing this node's `max_jobs` (worker processes; 1 for a single process). */
   processes?: number;
   version: string;
@@ -38,6 +41,7 @@ export class Replicator {
   readonly scheduler: Scheduler;
   readonly #config: Config;
   readonly #gather: Gather;
+  readonly #locks: NamedLocks;
   readonly userAgent: string;
 
   constructor(options: ReplicatorOptions) {
@@ -52,6 +56,7 @@ export class Replicator {
     };
     this.scheduler = new Scheduler(settings, options.tasks, options.log);
     this.#gather = options.gather;
+    this.#locks = options.locks ?? new LocalLocks();
     options.gather.answer(RUNS, (id) => this.scheduler.get(String(id)) !== undefined);
     options.gather.answer(USER_JOBS, (user) => this.scheduler.list().filter((job) => job.origin.capped && job.origin.user === user).length);
     options.gather.answer(CANCEL, (payload) => this.#cancelHere(payload as { id: string; user: string | null; admin: boolean }));
@@ -129,11 +134,16 @@ export class Replicator {
   async add(id: string, baseId: string, spec: ReplicationSpec, origin: JobOrigin): Promise<Job> {
     const known = this.scheduler.get(id);
     if (known) return known;
-    if (origin.capped) {
+    if (!origin.capped) return this.scheduler.add(id, baseId, spec, origin);
+    // Counted and added under the user's lock, so two workers admitting at once see each other's job.
+    const release = await this.#locks.acquire(`replicator_user:${String(origin.user)}`);
+    try {
       const held = (await this.#gather.gather(USER_JOBS, origin.user)).reduce((sum, reply) => sum + Number(reply.value), 0);
       if (held >= this.#maxJobsPerUser()) throw tooManyJobs(origin.user, held);
+      return this.scheduler.get(id) ?? this.scheduler.add(id, baseId, spec, origin);
+    } finally {
+      release();
     }
-    return this.scheduler.get(id) ?? this.scheduler.add(id, baseId, spec, origin);
   }
 
   #ended(job: Job): Promise<JsonObject> {

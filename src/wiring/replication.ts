@@ -3,6 +3,7 @@
  * database's jobs (created at start when missing, like `_users`), and their state written back.
  */
 import type { Gather } from '../cluster/gather.js';
+import type { NamedLocks } from '../cluster/named-locks.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import { REPLICATOR_DB, ReplicatorDocs } from '../replicator/replicator-docs.js';
@@ -26,7 +27,7 @@ interface Replication {
  * `processes`: the worker processes of this node; each runs its own scheduler, so each takes its
  * share of `[replicator] max_jobs`.
  */
-export async function wireReplication(config: Config, log: Logger, data: DataLayer, version: string, gather: Gather, leaseHolder?: string, processes = 1): Promise<Replication> {
+export async function wireReplication(config: Config, log: Logger, data: DataLayer, version: string, gather: Gather, leaseHolder?: string, processes = 1, locks?: NamedLocks): Promise<Replication> {
   let docs: ReplicatorDocs | undefined;
   const replicator = new Replicator({
     config,
@@ -34,6 +35,7 @@ export async function wireReplication(config: Config, log: Logger, data: DataLay
     log,
     tasks: data.databases.tasks,
     gather,
+    ...(locks ? { locks } : {}),
     version,
     // Not awaited by the scheduler: a failure (a lease release, say) is logged here, never left unhandled.
     onStateChange: (job) => void docs?.jobChanged(job).catch((error: unknown) => log.warning(`replicator: recording the state of ${job.id}: ${(error as Error).message}`)),

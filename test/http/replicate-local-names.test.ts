@@ -64,6 +64,16 @@ describe('POST /_replicate with local database names', () => {
     assert.equal((await server.admin('/bob-new')).status, 404);
   });
 
+  test("only the credentials that authenticated the caller are presented: Basic of bob with alice's cookie is bob", async () => {
+    const login = await server.request('/_session', { method: 'POST', body: { name: ALICE[0], password: ALICE[1] } });
+    const aliceCookie = String(login.headers['set-cookie']).split(';')[0]!;
+    const whoami = await server.request('/_session', { auth: BOB, headers: { Cookie: aliceCookie } });
+    assert.equal(whoami.body.userCtx.name, BOB[0], 'explicit Basic decides (DESIGN.md)');
+    const res = await server.request('/_replicate', { method: 'POST', auth: BOB, headers: { Cookie: aliceCookie }, body: { source: 'secret', target: 'bob-copy' } });
+    assert.equal(res.status, 401, res.text);
+    assert.deepEqual(await docIds(server, 'bob-copy'), []);
+  });
+
   test('a database name that is not one is answered as the server would answer the caller', async () => {
     const res = await server.admin('/_replicate', { method: 'POST', body: { source: 'no-such-db', target: 'admin-copy' } });
     assert.equal(res.status, 404, res.text);

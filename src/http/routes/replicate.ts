@@ -33,22 +33,32 @@ export async function replicate(request: Request, services: Services): Promise<R
   }
 }
 
-/** Where this request came in and the headers that proved the caller's identity (local-endpoints.ts). */
+/**
+ * Where this request came in, and the headers of the one handler that authenticated the caller
+ * (local-endpoints.ts): only what proved this identity is presented again, so the loopback
+ * requests cannot be answered for another identity the request also carried.
+ */
 function callerIdentity(request: Request, services: Services): CallerIdentity {
   const socket = request.raw.socket;
   const address = (socket.localAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d)/, '');
   const host = address.includes(':') ? `[${address}]` : address;
+  return { base: `${request.secure ? 'https' : 'http'}://${host}:${socket.localPort}/`, headers: identityHeaders(request, services) };
+}
+
+function identityHeaders(request: Request, services: Services): Record<string, string> {
   const headers: Record<string, string> = {};
+  const handler = request.auth.handler;
   const authorization = request.header('authorization');
-  if (authorization !== undefined) headers['Authorization'] = authorization;
+  if ((handler === 'default' || handler === 'jwt') && authorization !== undefined) headers['Authorization'] = authorization;
   const cookie = firstAuthSessionCookie(request.header('cookie'));
-  if (cookie !== undefined) headers['Cookie'] = `AuthSession=${cookie}`;
+  if (handler === 'cookie' && cookie !== undefined) headers['Cookie'] = `AuthSession=${cookie}`;
+  if (handler !== 'proxy') return headers;
   for (const setting of ['x_auth_username', 'x_auth_roles', 'x_auth_token'] as const) {
     const name = services.config.getString('chttpd_auth', setting);
     const value = request.header(name.toLowerCase());
     if (value !== undefined) headers[name] = value;
   }
-  return { base: `${request.secure ? 'https' : 'http'}://${host}:${socket.localPort}/`, headers };
+  return headers;
 }
 
 const page = (request: Request): [number, number] => [nonNegativeIntegerParam(request.query, 'skip') ?? 0, nonNegativeIntegerParam(request.query, 'limit') ?? Infinity];
