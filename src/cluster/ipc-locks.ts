@@ -1,11 +1,11 @@
 import { asLockGrant } from './lock-protocol.js';
-import type { NamedLocks, Release } from './named-locks.js';
+import type { NamedLocks, Release } from '../locks/named-locks.js';
 import type { WorkerChannel } from './worker-protocol.js';
 
 const noLock: Release = () => undefined;
 
 /**
- * A worker's named locks (named-locks.ts), granted by the primary (lock-service.ts) over the IPC
+ * A worker's named locks (locks/named-locks.ts), granted by the primary (lock-service.ts) over the IPC
  * channel. Once the channel is gone (the primary died; this worker is stopping) every waiting and
  * later `acquire` resolves at once without a lock: what the locks order then falls back on
  * SQLite's own file lock, which keeps the data correct, only slower.

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:cluster';
-import { LockTable } from './named-locks.js';
+import { LockTable } from '../locks/named-locks.js';
 import type { LockGrant, LockRequest } from './lock-protocol.js';
 
 interface Holder {
@@ -8,7 +8,7 @@ interface Holder {
 }
 
 /**
- * The primary's side of the named locks of `[divan] workers` (named-locks.ts): one FIFO queue per
+ * The primary's side of the named locks of `[divan] workers` (locks/named-locks.ts): one FIFO queue per
  * name over every worker's requests, granted over the IPC channel. A worker that dies or whose
  * channel closes holds nothing any more: its locks pass to the next in line, so a worker killed
  * while it held the SQLite write lease stops no sibling (SQLite itself dropped the file lock with

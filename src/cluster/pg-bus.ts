@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { BusMessage, ClusterBus } from './cluster-bus.js';
-import { reasonOf, redactUrl } from '../storage/postgres/postgres-connection.js';
+import { reasonOf, redactUrl } from '../log/redaction.js';
 
 /** NOTIFY payloads are limited to 8000 bytes; larger messages are refused by the caller's fallback. */
 export const MAX_PAYLOAD_BYTES = 7000;

@@ -22,7 +22,7 @@ import type {
   Storage,
   StoredRevision,
 } from '../storage/storage.js';
-import { listConflicts } from '../storage/revision-tree.js';
+import { listConflicts } from '../revisions/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
 import { withoutEncodingInfo, decoded } from '../attachments/encoding.js';
 import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';

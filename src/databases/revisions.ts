@@ -1,5 +1,5 @@
-import { canonicalRevision } from '../storage/revision-text.js';
-import { revisionsDiff } from '../storage/revision-tree.js';
+import { canonicalRevision } from '../revisions/revision-text.js';
+import { revisionsDiff } from '../revisions/revision-tree.js';
 import type { OpenedDatabase } from './opened-database.js';
 
 /** A full revision (`N-id`) as the revision trees store it; undefined when malformed. */

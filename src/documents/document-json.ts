@@ -1,6 +1,6 @@
 import { badRequest, documentNotObject, documentValidation, emptyDocumentId, illegalDocid, invalidRevFormat, reservedDocumentId, revisionsDiffer } from '../errors/catalog.js';
 import { isStorableText } from '../json/json.js';
-import { canonicalRevision, parseRevisionId } from '../storage/revision-text.js';
+import { canonicalRevision, parseRevisionId } from '../revisions/revision-text.js';
 import type { DocumentEdit, Json, JsonObject, StoredRevision } from '../storage/storage.js';
 
 /** Special members a client may send; the read-only ones (`_conflicts`, …) are accepted and dropped. */

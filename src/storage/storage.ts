@@ -1,26 +1,28 @@
 /**
- * The Storage interface: everything Divan keeps on disk goes through it. Two backends implement it
- * (sqlite/ today, postgres/ later) and one contract suite (test/storage/) runs unchanged over both.
+ * The Storage interface: everything Divan keeps on disk goes through it. Each backend folder
+ * (sqlite/, postgres/) implements it and one contract suite (test/storage/) runs unchanged over all.
  *
  * Revision semantics live here, not in the HTTP layer: a backend receives edits, merges them into the
- * document's revision tree with the shared pure functions of `revision-tree.ts`, and answers per edit.
+ * document's revision tree with the shared pure functions of `src/revisions/`, and answers per edit.
  * Every method that writes resolves only after the write is durable.
  */
 
 import { DEFAULTS } from '../config/defaults.js';
 import type { JsonObject } from '../json/json.js';
 import type { HitCounts } from '../metrics/hit-counts.js';
-import type { PurgeRequest } from './purge-plan.js';
+import type { PurgeRequest } from '../revisions/purge-plan.js';
 import type { AttachmentStore } from './attachment-store.js';
-import type { RevisionTree } from './revision-tree.js';
+import type { RevisionTree } from '../revisions/revision-tree.js';
+import type { DocumentLimits } from '../revisions/tree-editor.js';
 import type { IndexStore } from './index-store.js';
 import type { ViewStore } from './view-store.js';
 
 export type { AttachmentStore, ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
-export type { RevisionTree } from './revision-tree.js';
+export type { RevisionTree } from '../revisions/revision-tree.js';
+export type { DocumentLimits } from '../revisions/tree-editor.js';
 export type { IndexedDocument, IndexPosition, IndexScan, IndexStore, IndexUpdate } from './index-store.js';
-export type { PurgeRequest } from './purge-plan.js';
+export type { PurgeRequest } from '../revisions/purge-plan.js';
 export type * from './view-store.js';
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
@@ -88,14 +90,6 @@ export interface WriteOptions {
    * take its document past them is refused (`too_large`). Default `DEFAULT_DOCUMENT_LIMITS`.
    */
   limits?: DocumentLimits;
-}
-
-/** How large replication may make one document's revision tree. */
-export interface DocumentLimits {
-  /** Leaves: the winner and its conflicts, deleted ones included. */
-  maxLeaves: number;
-  /** Revisions kept in the tree, leaves and ancestors. */
-  maxRevisions: number;
 }
 
 /**
@@ -213,4 +207,3 @@ export interface CompactOptions {
 /** The per-database settings `setDatabaseLimit` changes. */
 export type DatabaseLimit = 'revs_limit' | 'purged_infos_limit';
 
-export { COMPACTION_SLICE, compactInSlices, type ReclaimedSlice } from './compaction-slices.js';

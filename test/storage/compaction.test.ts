@@ -2,7 +2,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, freshBackend } from '../support/backends.js';
 import { CouchError } from '../../src/errors/couch-error.js';
-import { COMPACTION_SLICE, type DocumentEdit, type JsonObject, type Storage } from '../../src/storage/storage.js';
+import { COMPACTION_SLICE } from '../../src/storage/kit/compaction-slices.js';
+import type { DocumentEdit, JsonObject, Storage } from '../../src/storage/storage.js';
 
 async function put(storage: Storage, edit: DocumentEdit): Promise<string> {
   const [result] = await storage.writeDocuments('db', [edit], { newEdits: true });

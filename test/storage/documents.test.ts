@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BACKENDS, OPEN_SECURITY, freshBackend } from '../support/backends.js';
 import { CouchError } from '../../src/errors/couch-error.js';
-import { revisionHash } from '../../src/storage/revision-tree.js';
+import { revisionHash } from '../../src/revisions/revision-tree.js';
 import type { DocumentEdit, EditResult, JsonObject, Storage } from '../../src/storage/storage.js';
 
 const REV1 = /^1-[0-9a-f]{32}$/;

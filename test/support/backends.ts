@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { reasonOf, redactUrl } from '../../src/storage/postgres/postgres-connection.js';
+import { reasonOf, redactUrl } from '../../src/log/redaction.js';
 import { openPostgresStorage } from '../../src/storage/postgres/postgres-storage.js';
 import { openSqliteStorage } from '../../src/storage/sqlite/sqlite-storage.js';
 import type { Storage } from '../../src/storage/storage.js';

@@ -8,7 +8,7 @@ import cluster from 'node:cluster';
 // node --test runs every file under test/, this one too: outside a cluster worker it has nothing to do.
 if (!cluster.isWorker) process.exit(0);
 import { IpcLocks } from '../../src/cluster/ipc-locks.js';
-import type { Release } from '../../src/cluster/named-locks.js';
+import type { Release } from '../../src/locks/named-locks.js';
 
 const id = `w${cluster.worker!.id}`;
 const locks = new IpcLocks({

@@ -71,9 +71,9 @@ describe('architecture', () => {
     assert.deepEqual(found, []);
   });
 
-  test('only app.ts knows a storage backend', () => {
+  test('only the registry of wiring/storage-backends.ts knows a storage backend', () => {
     const found = importsMatching(
-      (path) => path !== 'app.ts' && !path.startsWith('storage/sqlite/') && !path.startsWith('storage/postgres/') && !path.startsWith('cluster/'),
+      (path) => path !== 'wiring/storage-backends.ts' && !path.startsWith('storage/sqlite/') && !path.startsWith('storage/postgres/'),
       (target) => target.startsWith('storage/sqlite/') || target.startsWith('storage/postgres/'),
     );
     assert.deepEqual(found, []);
@@ -84,6 +84,24 @@ describe('architecture', () => {
       (path) => path.startsWith('storage/sqlite/') || path.startsWith('storage/postgres/'),
       (target, path) => (target.startsWith('storage/sqlite/') || target.startsWith('storage/postgres/')) && folderOf(target) !== folderOf(path),
     );
+    assert.deepEqual(found, []);
+  });
+
+  test('better-sqlite3 is imported by one file, the driver of storage/sqlite/', () => {
+    const found = [...modules.values()].filter((module) => /from 'better-sqlite3'/.test(module.source.text)).map((module) => module.path);
+    assert.deepEqual(found, ['storage/sqlite/better-sqlite3-driver.ts']);
+  });
+
+  test('only the storage backends import the storage kit', () => {
+    const found = importsMatching(
+      (path) => !path.startsWith('storage/sqlite/') && !path.startsWith('storage/postgres/') && !path.startsWith('storage/kit/'),
+      (target) => target.startsWith('storage/kit/'),
+    );
+    assert.deepEqual(found, []);
+  });
+
+  test('revisions/ is a leaf: it imports nothing but json/', () => {
+    const found = importsMatching((path) => path.startsWith('revisions/'), (target) => !target.startsWith('revisions/') && !target.startsWith('json/'));
     assert.deepEqual(found, []);
   });
 

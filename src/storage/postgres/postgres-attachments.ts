@@ -6,7 +6,8 @@
 import type pg from 'pg';
 import type { ClientBase } from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
-import { chunksOf, saveInChunks, UNREFERENCED_GRACE_MS, type AttachmentStore, type ByteRange, type ChunkSink, type SavedAttachment } from '../attachment-store.js';
+import { UNREFERENCED_GRACE_MS, type AttachmentStore, type ByteRange, type SavedAttachment } from '../attachment-store.js';
+import { chunksOf, saveInChunks, type ChunkSink } from '../kit/attachment-chunks.js';
 
 const UNIQUE_VIOLATION = '23505';
 

@@ -3,7 +3,7 @@
  * transaction that holds the database row's lock (see purge-plan.ts for what a purge does).
  */
 import type pg from 'pg';
-import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../purge-plan.js';
+import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../../revisions/purge-plan.js';
 import type { DatabaseLimit } from '../storage.js';
 import { databaseMissing } from '../../errors/catalog.js';
 

@@ -5,10 +5,10 @@
  */
 import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
-import { localDocument } from '../local-revisions.js';
-import type { RevisionTree } from '../revision-tree.js';
+import { localDocument } from '../kit/local-revisions.js';
+import type { RevisionTree } from '../../revisions/revision-tree.js';
 import type { DocumentSummary, LocalDocument, OpenedRevision, ReadOptions, RevisionQuery, StoredRevision } from '../storage.js';
-import { documentSummary, openedRevisions, storedRevision, type DocumentCore } from '../stored-rows.js';
+import { documentSummary, openedRevisions, storedRevision, type DocumentCore } from '../kit/stored-rows.js';
 
 export type Queryable = Pick<pg.Pool, 'query'>;
 

@@ -4,7 +4,7 @@
  */
 import { databaseMissing } from '../../errors/catalog.js';
 import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
-import { changeRow, documentSummary } from '../stored-rows.js';
+import { changeRow, documentSummary } from '../kit/stored-rows.js';
 import type { Queryable } from './postgres-queries.js';
 
 /** LIMIT value: null (no limit) for absent or negative limits, as SQLite's LIMIT -1. */

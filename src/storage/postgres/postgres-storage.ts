@@ -22,10 +22,12 @@ import type {
   RevisionQuery, RevisionTree, SecurityObject, Storage, StoredRevision, WriteOptions,
 } from '../storage.js';
 import { PostgresAttachments, sweepUnreferenced } from './postgres-attachments.js';
-import { COMPACTION_SLICE, compactInSlices, DEFAULT_DOCUMENT_LIMITS, type ReclaimedSlice } from '../storage.js';
-import { databaseInfo, type DatabaseRow } from '../stored-rows.js';
-import { sliceEdits } from '../write-slices.js';
-import { createPool, reasonOf, redactUrl } from './postgres-connection.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
+import { COMPACTION_SLICE, compactInSlices, type ReclaimedSlice } from '../kit/compaction-slices.js';
+import { databaseInfo, type DatabaseRow } from '../kit/stored-rows.js';
+import { sliceEdits } from '../kit/write-slices.js';
+import { createPool } from './postgres-connection.js';
+import { reasonOf, redactUrl } from '../../log/redaction.js';
 import { migrate } from './postgres-schema.js';
 import * as queries from './postgres-queries.js';
 import * as rangeQueries from './postgres-range-queries.js';

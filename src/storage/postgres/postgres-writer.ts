@@ -5,8 +5,8 @@
  * batch size.
  */
 import type { ClientBase } from 'pg';
-import { mergeBatch, type ChangedDocument, type MergedBatch, type QueuedEdit, type StoredDocument } from '../batch-merge.js';
-import { digestsOfBody } from '../attachment-store.js';
+import { mergeBatch, type ChangedDocument, type MergedBatch, type QueuedEdit, type StoredDocument } from '../kit/batch-merge.js';
+import { digestsOfBody } from '../kit/attachment-chunks.js';
 import type { EditResult } from '../storage.js';
 import { countReferences } from './postgres-attachments.js';
 

@@ -5,16 +5,8 @@
  * transaction; reads take one chunk per statement. A blob row is removed in one transaction and
  * its chunks in a later one, never the other way round (the files commit separately).
  */
-import {
-  chunksOf,
-  digestsOfBody,
-  saveInChunks,
-  UNREFERENCED_GRACE_MS,
-  type AttachmentStore,
-  type ByteRange,
-  type ChunkSink,
-  type SavedAttachment,
-} from '../attachment-store.js';
+import { UNREFERENCED_GRACE_MS, type AttachmentStore, type ByteRange, type SavedAttachment } from '../attachment-store.js';
+import { chunksOf, digestsOfBody, saveInChunks, type ChunkSink } from '../kit/attachment-chunks.js';
 import type { Connection } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 

@@ -10,7 +10,7 @@
  * and removed after it: a crash in between leaves unreachable chunks, which the compaction sweep
  * removes, never a reachable blob without its bytes.
  */
-import type Database from 'better-sqlite3';
+import type { Connection } from './sqlite-driver.js';
 
 export const CHUNK_PAGE_SIZE = 65536;
 /** Page cache of the chunk file, in KiB (SQLite's negative `cache_size`). */
@@ -22,7 +22,7 @@ export function chunkFileOf(file: string): string {
 }
 
 /** Attaches (creating if needed) the chunk file as schema `att`, with the same durability as the main file. */
-export function attachChunkFile(db: Database.Database, file: string): void {
+export function attachChunkFile(db: Connection, file: string): void {
   db.prepare('ATTACH DATABASE ? AS att').run(file);
   // Takes effect only on a new, empty file: before its first table.
   db.pragma(`att.page_size = ${CHUNK_PAGE_SIZE}`);

@@ -1,10 +1,9 @@
-import Database from 'better-sqlite3';
+import { openBetterSqlite3 } from './better-sqlite3-driver.js';
 import { attachChunkFile, chunkFileOf } from './sqlite-chunk-file.js';
+import type { Connection } from './sqlite-driver.js';
 import { migrate } from './sqlite-schema.js';
 
-export type Connection = Database.Database;
-export type Statement = Database.Statement<unknown[], unknown>;
-export type Transaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
+export type { Connection, Statement, Transaction } from './sqlite-driver.js';
 
 const BUSY_TIMEOUT_MS = 5000;
 
@@ -15,7 +14,7 @@ const BUSY_TIMEOUT_MS = 5000;
 export function openConnection(file: string): Connection {
   let db: Connection | undefined;
   try {
-    db = new Database(file, { timeout: BUSY_TIMEOUT_MS });
+    db = openBetterSqlite3(file, { busyTimeoutMs: BUSY_TIMEOUT_MS });
     // SQLite opens lazily: a read-only directory only shows up at the first write, so the
     // pragmas and the schema belong inside the same try.
     const mode = db.pragma('journal_mode = WAL', { simple: true });

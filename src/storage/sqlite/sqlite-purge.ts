@@ -2,7 +2,7 @@
  * `_purge`, `_revs_limit` and `_purged_infos_limit` of the SQLite backend, inside the caller's
  * write transaction (see purge-plan.ts for what a purge does to a document).
  */
-import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../purge-plan.js';
+import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../../revisions/purge-plan.js';
 import type { DatabaseLimit } from '../storage.js';
 import { releaseReferences } from './sqlite-attachments.js';
 import type { Connection } from './sqlite-connection.js';

@@ -2,9 +2,9 @@
  * Reads of single documents of the SQLite backend (ranges: sqlite-range-queries.ts), on the prepared
  * statements of sqlite-statements.ts. Synchronous: the caller runs them between two write batches.
  */
-import type { RevisionTree } from '../revision-tree.js';
+import type { RevisionTree } from '../../revisions/revision-tree.js';
 import type { DocumentSummary, OpenedRevision, ReadOptions, RevisionQuery, StoredRevision } from '../storage.js';
-import { documentSummary, openedRevisions, storedRevision } from '../stored-rows.js';
+import { documentSummary, openedRevisions, storedRevision } from '../kit/stored-rows.js';
 import type { Statements } from './sqlite-statements.js';
 
 /** The revision `options` asks for, with its body (default: the winner); undefined when unknown or compacted. */

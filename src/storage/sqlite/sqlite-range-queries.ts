@@ -1,5 +1,5 @@
 import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
-import { changeRow, documentSummary } from '../stored-rows.js';
+import { changeRow, documentSummary } from '../kit/stored-rows.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 
 /** `_all_docs` and `_changes` build their SQL from options; each distinct shape is prepared once. */

@@ -5,7 +5,7 @@
  *
  * A step is never edited once released: a schema change is a new step with the next version.
  */
-import type Database from 'better-sqlite3';
+import type { Connection } from './sqlite-driver.js';
 
 // Tables are keyed by an internal database id that is never reused (AUTOINCREMENT), so a database
 // deleted and created again starts empty at update_seq 0 even if a delete was interrupted.
@@ -126,7 +126,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Applies the steps after the file's `user_version`, all in one transaction (an interrupted
  * migration leaves the file as it was). Refuses a file already migrated by a newer Divan.
  */
-export function migrate(db: Database.Database): void {
+export function migrate(db: Connection): void {
   const version = db.pragma('user_version', { simple: true }) as number;
   if (version > SCHEMA_VERSION) {
     throw new Error(`schema is at version ${version}, newer than this Divan supports (${SCHEMA_VERSION})`);

@@ -1,4 +1,4 @@
-import type { DatabaseRow } from '../stored-rows.js';
+import type { DatabaseRow } from '../kit/stored-rows.js';
 import { prepareAttachmentStatements } from './sqlite-attachments.js';
 import type { Connection } from './sqlite-connection.js';
 

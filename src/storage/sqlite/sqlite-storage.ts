@@ -11,10 +11,11 @@ import type {
   JsonObject, LocalDocument, OpenedRevision, RangeOptions, RangeResult, ReadOptions, RevisionQuery, RevisionTree,
   SecurityObject, Storage, StoredRevision, WriteOptions,
 } from '../storage.js';
-import { COMPACTION_SLICE, compactInSlices, DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
-import { databaseInfo, instanceStartTime } from '../stored-rows.js';
-import { decideLocalWrite, localDocument } from '../local-revisions.js';
-import { sliceEdits } from '../write-slices.js';
+import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
+import { COMPACTION_SLICE, compactInSlices } from '../kit/compaction-slices.js';
+import { databaseInfo, instanceStartTime } from '../kit/stored-rows.js';
+import { decideLocalWrite, localDocument } from '../kit/local-revisions.js';
+import { sliceEdits } from '../kit/write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
 import { reclaimSuperseded, writeEdits } from './sqlite-writer.js';
 import { RangeQueries } from './sqlite-range-queries.js';
@@ -22,7 +23,7 @@ import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
 import { deepFreeze, WinnerCache } from './sqlite-read-cache.js';
 import { HitCounts } from '../../metrics/hit-counts.js';
-import type { PurgeRequest } from '../purge-plan.js';
+import type { PurgeRequest } from '../../revisions/purge-plan.js';
 import { SqlitePurges } from './sqlite-purge.js';
 import { WriteQueue } from './sqlite-write-queue.js';
 import { Freshness } from './sqlite-freshness.js';
@@ -30,7 +31,7 @@ import { SqliteIndexStore } from './sqlite-index-store.js';
 import { dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
 import { SqliteViewStore } from './sqlite-views.js';
 import { deleteRowsOfDatabase } from './sqlite-database-removal.js';
-import { LocalLocks, type NamedLocks } from '../../cluster/named-locks.js';
+import { LocalLocks, type NamedLocks } from '../../locks/named-locks.js';
 
 export class SqliteStorage implements Storage {
   readonly kind = 'sqlite';

@@ -15,7 +15,7 @@ import type {
 import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
-import type { NamedLocks } from '../../cluster/named-locks.js';
+import type { NamedLocks } from '../../locks/named-locks.js';
 
 interface IndexRow {
   index_id: number;

@@ -1,4 +1,4 @@
-import { WRITE_LOCK, type NamedLocks, type Release } from '../../cluster/named-locks.js';
+import { WRITE_LOCK, type NamedLocks, type Release } from '../../locks/named-locks.js';
 import type { Connection, Transaction } from './sqlite-connection.js';
 
 interface Job {
@@ -19,7 +19,7 @@ const isBusy = (error: unknown): boolean => (error as { code?: unknown })?.code 
  * transaction, so they share one fsync. Each job runs in its own savepoint, so a job that throws is
  * rolled back alone and only its caller sees the error; callers are answered after COMMIT.
  *
- * The turn is the `write` lease of the server's named locks (cluster/named-locks.ts): the worker
+ * The turn is the `write` lease of the server's named locks (locks/named-locks.ts): the worker
  * processes that share the file take it in the order they asked, from before `BEGIN IMMEDIATE`
  * until right after `COMMIT`. While a batch waits for it the event loop serves reads, and writes
  * arriving meanwhile join the batch: the more the workers contend, the bigger each commit. A single

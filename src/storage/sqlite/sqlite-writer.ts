@@ -1,6 +1,7 @@
-import { mergeBatch, type QueuedEdit } from '../batch-merge.js';
-import { REVS_LIMIT } from '../revision-tree.js';
-import type { EditResult, ReclaimedSlice } from '../storage.js';
+import { mergeBatch, type QueuedEdit } from '../kit/batch-merge.js';
+import { REVS_LIMIT } from '../../revisions/revision-tree.js';
+import type { EditResult } from '../storage.js';
+import type { ReclaimedSlice } from '../kit/compaction-slices.js';
 import { countReferences, releaseReferences } from './sqlite-attachments.js';
 import type { Statements } from './sqlite-statements.js';
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import pg from 'pg';
-import { redactUrl } from '../../../../src/storage/postgres/postgres-connection.js';
+import { redactUrl } from '../../../../src/log/redaction.js';
 import { openPostgresStorage, type PostgresStorage } from '../../../../src/storage/postgres/postgres-storage.js';
 import { OPEN_SECURITY, POSTGRES_SKIP_REASON, POSTGRES_TEST_URL, dropSchema, uniqueSchema } from '../../../support/backends.js';
 

@@ -1,8 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { leavesOf, sortedLeaves, stem, winningRevision, type RevisionTree } from '../../../src/storage/revision-tree.js';
-import { TreeEditor } from '../../../src/storage/tree-editor.js';
+import { leavesOf, sortedLeaves, stem, winningRevision, type RevisionTree } from '../../../src/revisions/revision-tree.js';
+import { TreeEditor } from '../../../src/revisions/tree-editor.js';
 
 /** A replicated path of `length` revisions ending at generation `top`, on branch `letter`, from `1-r`. */
 function branch(letter: string, top: number, fromRoot = true): string[] {

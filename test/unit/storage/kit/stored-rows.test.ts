@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { instanceStartTime } from '../../../src/storage/stored-rows.js';
+import { instanceStartTime } from '../../../../src/storage/kit/stored-rows.js';
 
 test('instance_start_time is microseconds since the epoch and never repeats, even many within one millisecond', () => {
   const before = Date.now() * 1000;

@@ -5,10 +5,10 @@
  * bodies of new revisions, the stored leaves that stopped being leaves (their bodies stay, marked
  * superseded, until compaction), and the counter deltas.
  */
-import { tooManyLeaves, tooManyRevisions } from '../errors/catalog.js';
-import { REVS_LIMIT, type RevisionTree } from './revision-tree.js';
-import { documentConflict, type DocumentEdit, type DocumentLimits, type EditResult } from './storage.js';
-import { TreeEditor } from './tree-editor.js';
+import { tooManyLeaves, tooManyRevisions } from '../../errors/catalog.js';
+import { REVS_LIMIT, type RevisionTree } from '../../revisions/revision-tree.js';
+import { documentConflict, type DocumentEdit, type DocumentLimits, type EditResult } from '../storage.js';
+import { TreeEditor } from '../../revisions/tree-editor.js';
 
 export interface QueuedEdit {
   edit: DocumentEdit;

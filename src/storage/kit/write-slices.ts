@@ -5,10 +5,10 @@
  * requests run. Each edit stays atomic and every edit is durable before the call resolves, which
  * is what the storage contract promises (CouchDB's `_bulk_docs` is not atomic either).
  */
-import { badRequest } from '../errors/catalog.js';
-import { parseRevision } from './revision-text.js';
-import { isValidRevisionPath } from './revision-tree.js';
-import type { DocumentEdit, WriteOptions } from './storage.js';
+import { badRequest } from '../../errors/catalog.js';
+import { parseRevision } from '../../revisions/revision-text.js';
+import { isValidRevisionPath } from '../../revisions/revision-tree.js';
+import type { DocumentEdit, WriteOptions } from '../storage.js';
 
 /** At most this many edits per transaction (about 10 ms of work for small documents). */
 export const SLICE_EDITS = 250;

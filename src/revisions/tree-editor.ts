@@ -21,7 +21,7 @@ import {
   type RevisionTree,
 } from './revision-tree.js';
 import { generationOf } from './revision-text.js';
-import type { DocumentLimits, JsonObject } from './storage.js';
+import type { JsonObject } from '../json/json.js';
 
 /** A new_edits=true edit, as the client sent it. */
 export interface NewEdit {
@@ -43,6 +43,14 @@ export type EditOutcome =
     }
   /** `too_many_…`: the edit would take the document past one of its `DocumentLimits`. */
   | { ok: false; reason: 'conflict' | 'too_many_leaves' | 'too_many_revisions' };
+
+/** How large replication may make one document's revision tree. */
+export interface DocumentLimits {
+  /** Leaves: the winner and its conflicts, deleted ones included. */
+  maxLeaves: number;
+  /** Revisions kept in the tree, leaves and ancestors. */
+  maxRevisions: number;
+}
 
 export const UNLIMITED: DocumentLimits = { maxLeaves: Number.POSITIVE_INFINITY, maxRevisions: Number.POSITIVE_INFINITY };
 

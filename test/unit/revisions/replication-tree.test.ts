@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeRevision, leavesFrom, revisionsDiff, selectRevisions, type RevisionTree } from '../../../src/storage/revision-tree.js';
+import { describeRevision, leavesFrom, revisionsDiff, selectRevisions, type RevisionTree } from '../../../src/revisions/revision-tree.js';
 
 const r = (generation: number, digit: string): string => `${generation}-${digit.repeat(32)}`;
 const A1 = r(1, 'a');

@@ -14,7 +14,7 @@ import {
   selectRevisions,
   sortedLeaves,
   type RevisionTree,
-} from './revision-tree.js';
+} from '../../revisions/revision-tree.js';
 import type {
   ChangeRow,
   DatabaseInfo,
@@ -25,7 +25,7 @@ import type {
   RevisionInfo,
   RevisionQuery,
   StoredRevision,
-} from './storage.js';
+} from '../storage.js';
 
 /** A row of the `databases` table. */
 export interface DatabaseRow {

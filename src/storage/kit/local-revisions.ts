@@ -8,7 +8,7 @@
  * decideLocalWrite('_local/cp', 2, '0-2', false) // { apply: true, counter: 3, result: { ok: true, id: '_local/cp', rev: '0-3' } }
  * decideLocalWrite('_local/cp', 2, '0-1', false) // { apply: false, result: <conflict> }
  */
-import { documentConflict, type EditResult, type JsonObject, type LocalDocument } from './storage.js';
+import { documentConflict, type EditResult, type JsonObject, type LocalDocument } from '../storage.js';
 
 const LOCAL_REV = /^0-(0|[1-9][0-9]*)$/;
 

@@ -11,8 +11,8 @@ import {
   stem,
   winningRevision,
   type RevisionTree,
-} from '../../../src/storage/revision-tree.js';
-import { applyEdit, mergePath, type NewEdit } from '../../../src/storage/tree-editor.js';
+} from '../../../src/revisions/revision-tree.js';
+import { applyEdit, mergePath, type NewEdit } from '../../../src/revisions/tree-editor.js';
 
 const REV = /^[1-9][0-9]*-[0-9a-f]{32}$/;
 

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { decideLocalWrite, localDocument, localRevNumber } from '../../../src/storage/local-revisions.js';
+import { decideLocalWrite, localDocument, localRevNumber } from '../../../../src/storage/kit/local-revisions.js';
 
 const CONFLICT = { ok: false, id: '_local/cp', error: 'conflict', reason: 'Document update conflict.' };
 

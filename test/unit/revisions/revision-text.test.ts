@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { canonicalRevision, compareRevisions, parseRevision, parseRevisionId } from '../../../src/storage/revision-text.js';
+import { canonicalRevision, compareRevisions, parseRevision, parseRevisionId } from '../../../src/revisions/revision-text.js';
 
 const MD5 = '0123456789abcdef0123456789abcdef';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { asLockRequest } from '../../../src/cluster/lock-protocol.js';
 import { LockService } from '../../../src/cluster/lock-service.js';
-import { LocalLocks, type Release } from '../../../src/cluster/named-locks.js';
+import { LocalLocks, type Release } from '../../../src/locks/named-locks.js';
 import { untilTrue } from '../../support/workers.js';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'support', 'lock-worker.js');
