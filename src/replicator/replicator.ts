@@ -4,7 +4,7 @@
  * `[replicator]` read live from the config.
  */
 import type { Gather } from '../cluster/gather.js';
-import { LocalLocks, type NamedLocks } from '../cluster/named-locks.js';
+import { LocalLocks, type NamedLocks } from '../locks/named-locks.js';
 import type { Config } from '../config/config.js';
 import { isServerAdmin } from '../identity/authorization.js';
 import type { UserCtx } from '../identity/user-ctx.js';

@@ -3,7 +3,7 @@
  * database's jobs (created at start when missing, like `_users`), and their state written back.
  */
 import type { Gather } from '../cluster/gather.js';
-import type { NamedLocks } from '../cluster/named-locks.js';
+import type { NamedLocks } from '../locks/named-locks.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../log/logger.js';
 import { REPLICATOR_DB, ReplicatorDocs } from '../replicator/replicator-docs.js';
