@@ -5,7 +5,7 @@
  * in chunks whose results are then rereduced, as CouchDB reduces B-tree nodes.
  */
 import { CouchError } from '../errors/couch-error.js';
-import type { LoopTurns } from '../http/event-loop.js';
+import type { LoopTurns } from '../turns/loop-turns.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ViewAggregate, ViewRow } from '../storage/storage.js';

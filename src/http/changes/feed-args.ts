@@ -69,6 +69,8 @@ export interface FeedArgs {
   idleMs?: number;
   /** Epoch milliseconds at which the feed ends whatever happens. */
   deadline: number;
+  /** Aborted when the client went away: reading and filtering stop (`clientGone`). */
+  signal?: AbortSignal;
 }
 
 
@@ -226,5 +228,6 @@ export function parseArgs(
     heartbeatMs,
     idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,
     deadline: Math.min(started + changesTimeout, expiry ?? Number.POSITIVE_INFINITY),
+    signal: request.signal,
   };
 }

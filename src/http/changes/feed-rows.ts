@@ -3,7 +3,7 @@ import { javascriptError } from '../../errors/catalog.js';
 import type { ChangeRow } from '../../databases/types.js';
 import { matchesSelector } from '../../documents/selector.js';
 import type { Json, JsonObject } from '../../json/json.js';
-import { LoopTurns } from '../event-loop.js';
+import { LoopTurns } from '../../turns/loop-turns.js';
 import { filterReadsDocs, type FeedArgs } from './feed-args.js';
 
 /** Rows read from storage per query; live feeds stream them batch by batch. */
@@ -125,7 +125,7 @@ export interface Scan {
 /** Reads changes after `from`, in batches, until `max` rows pass the filter or storage has no more. */
 export async function scan(args: FeedArgs, from: number, max: number | undefined): Promise<Scan> {
   const entries: JsonObject[] = [];
-  const turns = new LoopTurns();
+  const turns = LoopTurns.until(args.signal);
   let cursor = from;
   for (;;) {
     const wanted = max === undefined ? BATCH : Math.min(BATCH, max - entries.length);

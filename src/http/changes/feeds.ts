@@ -1,6 +1,6 @@
 import { isCouchError } from '../../errors/couch-error.js';
 import { json, type Reply, type ReplyStream } from '../reply.js';
-import { LoopTurns } from '../event-loop.js';
+import { LoopTurns } from '../../turns/loop-turns.js';
 import type { Services } from '../services.js';
 import { filterReadsDocs, type Feed, type FeedArgs } from './feed-args.js';
 import { filterRows, pendingAfter, scan, type Scan } from './feed-rows.js';
@@ -44,7 +44,7 @@ export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Rep
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
     });
-    const passed = (await filterRows(args, rows, new LoopTurns())).slice(0, args.limit);
+    const passed = (await filterRows(args, rows, LoopTurns.until(args.signal))).slice(0, args.limit);
     const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : updateSeq;
     return json(200, { results: passed.map((item) => item.entry), last_seq: args.sequences.format(last), pending: 0 });
   }

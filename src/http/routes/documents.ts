@@ -11,7 +11,7 @@ import { boundaryOf, MultipartReader } from '../../multipart/reader.js';
 import { acceptsRelated, relatedReply } from '../multipart-reply.js';
 import { parseJsonBytes } from '../request.js';
 import { databaseName, documentIdOf } from '../document-path.js';
-import { LoopTurns } from '../event-loop.js';
+import { LoopTurns } from '../../turns/loop-turns.js';
 import { attachmentsParam, booleanParam, revisionFrom } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -156,9 +156,9 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
   const opened = await services.databases.open(db, request.userCtx);
   const { docs, newEdits } = bulkRequest(await readBulkJson(request, services.config));
-  const rows = await bulkWrite(opened, docs, newEdits);
+  const rows = await bulkWrite(opened, docs, newEdits, request.signal);
   // The answer of a batch of 100 000 documents is serialised a slice at a time too.
-  const turns = new LoopTurns();
+  const turns = LoopTurns.until(request.signal);
   const serialized: string[] = [];
   for (const row of rows) {
     await turns.maybeYield();
