@@ -42,4 +42,6 @@ export interface FeedArgs {
   idleMs?: number;
   /** Epoch milliseconds at which the feed ends whatever happens. */
   deadline: number;
+  /** Aborted when the client went away: reading and filtering stop (`clientGone`). */
+  signal?: AbortSignal;
 }

@@ -1,6 +1,6 @@
 import type { ChangeNotifier } from '../databases/change-notifier.js';
 import { isCouchError } from '../errors/couch-error.js';
-import { LoopTurns } from '../http/event-loop.js';
+import { LoopTurns } from '../turns/loop-turns.js';
 import type { JsonObject } from '../json/json.js';
 import { filterReadsDocs, type FeedArgs } from './feed.js';
 import { filterRows } from './filters.js';
@@ -63,7 +63,7 @@ export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Jso
       conflicts: args.conflicts && args.includeDocs,
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
     });
-    const passed = (await filterRows(args, rows, new LoopTurns())).slice(0, args.limit);
+    const passed = (await filterRows(args, rows, LoopTurns.until(args.signal))).slice(0, args.limit);
     const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : updateSeq;
     return { results: passed.map((item) => item.entry), last_seq: args.sequences.format(last), pending: 0 };
   }

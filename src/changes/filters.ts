@@ -2,7 +2,7 @@ import type { ChangeRow } from '../databases/types.js';
 import { matchesSelector } from '../documents/selector.js';
 import { passingFilter } from '../design/filter-function.js';
 import type { JsonObject } from '../json/json.js';
-import type { LoopTurns } from '../http/event-loop.js';
+import type { LoopTurns } from '../turns/loop-turns.js';
 import type { FeedArgs, Filter } from './feed.js';
 import { fullDocument, leafDocuments, render } from './rows.js';
 

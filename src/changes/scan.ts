@@ -1,4 +1,4 @@
-import { LoopTurns } from '../http/event-loop.js';
+import { LoopTurns } from '../turns/loop-turns.js';
 import type { JsonObject } from '../json/json.js';
 import { filterReadsDocs, type FeedArgs } from './feed.js';
 import { filterRows } from './filters.js';
@@ -17,7 +17,7 @@ export interface Scan {
 /** Reads changes after `from`, in batches, until `max` rows pass the filter or storage has no more. */
 export async function scan(args: FeedArgs, from: number, max: number | undefined): Promise<Scan> {
   const entries: JsonObject[] = [];
-  const turns = new LoopTurns();
+  const turns = LoopTurns.until(args.signal);
   let cursor = from;
   for (;;) {
     const wanted = max === undefined ? BATCH : Math.min(BATCH, max - entries.length);

@@ -16,10 +16,10 @@ function rowOf(outcome: Outcome, newEdits: boolean): JsonObject | undefined {
  * one row per document. A malformed document fails the whole request (400), except where hooks
  * check documents one by one (the users database): there it gets its own row, as their refusals do.
  */
-export async function bulkWrite(opened: OpenedDatabase, docs: readonly unknown[], newEdits: boolean): Promise<JsonObject[]> {
+export async function bulkWrite(opened: OpenedDatabase, docs: readonly unknown[], newEdits: boolean, signal?: AbortSignal): Promise<JsonObject[]> {
   const items = docs.map((doc) => ({ body: newEdits ? withGeneratedId(doc) : doc }));
   const rows: JsonObject[] = [];
-  for (const outcome of await writeBatch(opened, items, { newEdits, checkSize: true })) {
+  for (const outcome of await writeBatch(opened, items, { newEdits, checkSize: true, signal })) {
     const row = rowOf(outcome, newEdits);
     if (row) rows.push(row);
   }

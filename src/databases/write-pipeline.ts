@@ -9,7 +9,7 @@ import type { FollowsSource } from '../attachments/incoming.js';
 import { isObject, toEdit } from '../documents/document-json.js';
 import { documentMissing, documentTooLarge, notADbOrServerAdmin } from '../errors/catalog.js';
 import { isCouchError, type CouchError } from '../errors/couch-error.js';
-import { LoopTurns } from '../http/event-loop.js';
+import { LoopTurns } from '../turns/loop-turns.js';
 import type { JsonObject } from '../json/json.js';
 import type { DocumentEdit, EditResult } from '../storage/storage.js';
 import { attachmentsOf, keepStubs, withStubs } from './attachment-writes.js';
@@ -33,6 +33,8 @@ export interface BatchOptions {
   mustExist?: boolean;
   /** The parts of a multipart/related body, for `follows: true` attachments (a batch of one). */
   follows?: FollowsSource;
+  /** Aborted when the client went away: a batch not yet stored stops (`clientGone`) and writes nothing. */
+  signal?: AbortSignal;
 }
 
 /** What became of one document: refused, a `_local/` write, or what storage answered. */
@@ -134,7 +136,7 @@ async function validated(opened: OpenedDatabase, steps: UpdateSteps, slots: Slot
 export async function writeBatch(opened: OpenedDatabase, items: readonly BatchItem[], options: BatchOptions): Promise<Outcome[]> {
   const steps = await updateSteps(opened);
   // A batch of one (every single write) has nothing to yield between: it keeps its promises few.
-  const turns = items.length > 1 ? new LoopTurns() : undefined;
+  const turns = items.length > 1 ? LoopTurns.until(options.signal) : undefined;
   const slots: Slot[] = [];
   for (const item of items) {
     if (turns) await turns.maybeYield();

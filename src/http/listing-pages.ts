@@ -8,7 +8,7 @@
 import type { DocumentSummary, RangeOptions } from '../databases/types.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import type { JsonObject } from '../json/json.js';
-import { LoopTurns } from './event-loop.js';
+import { LoopTurns } from '../turns/loop-turns.js';
 import { streamedRows } from './streamed-json.js';
 import { json, type Reply } from './reply.js';
 

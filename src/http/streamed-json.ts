@@ -8,7 +8,7 @@
  * return streamedRows(200, '{"total_rows":3,"offset":null,"rows":[', ']}', batchesOfRows())
  */
 import type { Json } from '../json/json.js';
-import { LoopTurns } from './event-loop.js';
+import { LoopTurns } from '../turns/loop-turns.js';
 import type { Reply } from './reply.js';
 
 /** Bytes gathered before one write: few syscalls, bounded memory. */

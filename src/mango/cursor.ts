@@ -7,7 +7,7 @@
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { matchesSelector } from '../documents/selector.js';
 import { tooManyExamined } from '../errors/mango-errors.js';
-import { LoopTurns } from '../http/event-loop.js';
+import { LoopTurns } from '../turns/loop-turns.js';
 import type { JsonObject } from '../json/json.js';
 import type { IndexPosition } from '../storage/storage.js';
 import type { FindRequest } from './find-request.js';

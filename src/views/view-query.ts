@@ -2,7 +2,7 @@
  * Answers a view query from the index: map rows (with `total_rows`, `offset`, linked or own
  * documents) or reduced groups (view-reduce.ts). Storage does the range scans.
  */
-import type { LoopTurns } from '../http/event-loop.js';
+import type { LoopTurns } from '../turns/loop-turns.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Storage, ViewRange, ViewRow, ViewRowsResult } from '../storage/storage.js';
 import { isObject } from '../documents/document-json.js';

@@ -6,7 +6,7 @@
  */
 import { encode as encodeKey } from '../collation/encode.js';
 import { CouchError } from '../errors/couch-error.js';
-import type { LoopTurns } from '../http/event-loop.js';
+import type { LoopTurns } from '../turns/loop-turns.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ViewAggregate, ViewRow } from '../storage/storage.js';

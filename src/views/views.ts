@@ -7,7 +7,7 @@ import { sequencesOf } from '../databases/sequences.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { isObject } from '../documents/document-json.js';
 import { notFound } from '../errors/catalog.js';
-import { LoopTurns } from '../http/event-loop.js';
+import { LoopTurns } from '../turns/loop-turns.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';

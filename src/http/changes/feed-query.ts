@@ -150,5 +150,7 @@ export function parseArgs(
     heartbeatMs,
     idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,
     deadline: Math.min(started + changesTimeout, expiry ?? Number.POSITIVE_INFINITY),
+    signal: request.signal,
+    signal: request.signal,
   };
 }

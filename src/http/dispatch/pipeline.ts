@@ -263,7 +263,10 @@ export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<s
     // A change this request made must hold in every worker before the client can send the next one.
     const settling = services.settled?.();
     if (settling) await settling;
-    if (res.headersSent || res.destroyed) return;
+    if (res.headersSent) return;
+    // The client went away: nothing to send, but the request is still counted and logged, with the
+    // 499 of work that stopped for it (turns/loop-turns.ts) or the status of work that finished.
+    if (res.destroyed) return logAccess(exchange, reply.status, started, services);
     const sent = reply.stream === undefined ? send(res, reply, exchange, context) : await sendStream(res, reply, exchange, context);
     logAccess(exchange, sent.status, started, services);
   };

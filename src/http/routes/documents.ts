@@ -13,7 +13,7 @@ import { boundaryOf, MultipartReader } from '../../multipart/reader.js';
 import { acceptsRelated, relatedReply } from '../multipart-reply.js';
 import { parseJsonBytes } from '../request.js';
 import { databaseName, documentIdOf } from '../document-path.js';
-import { LoopTurns } from '../event-loop.js';
+import { LoopTurns } from '../../turns/loop-turns.js';
 import { attachmentsParam, booleanParam, revisionFrom } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -183,10 +183,10 @@ export async function bulkDocs(request: Request, services: Services): Promise<Re
   const { docs, newEdits, allOrNothing, w } = bulkRequest(await readBulkJson(request, services.config));
   if (allOrNothing && newEdits) return json(417, allOrNothingRows(docs));
   const status = writeStatus(request, w);
-  const written = await bulkWrite(opened, docs, newEdits);
+  const written = await bulkWrite(opened, docs, newEdits, request.signal);
   const rows = status === 202 ? acceptedRows(written) : written;
   // The answer of a batch of 100 000 documents is serialised a slice at a time too.
-  const turns = new LoopTurns();
+  const turns = LoopTurns.until(request.signal);
   const serialized: string[] = [];
   for (const row of rows) {
     await turns.maybeYield();

@@ -7,7 +7,7 @@ import type { Json, JsonObject } from '../../json/json.js';
 import type { Config } from '../../config/config.js';
 import { isObject } from '../../documents/document-json.js';
 import { readBulkJson } from '../bulk-body.js';
-import { LoopTurns } from '../event-loop.js';
+import { LoopTurns } from '../../turns/loop-turns.js';
 import { openListing } from '../document-path.js';
 import { compareIdToKey, selectRange } from '../key-range.js';
 import { booleanParam, checkKeyCount, jsonParam, nonNegativeIntegerParam } from '../query.js';

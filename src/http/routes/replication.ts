@@ -13,7 +13,7 @@ import { badRequest, documentMissing, invalidJson, invalidRevFormat, methodNotAl
 import type { Json, JsonObject } from '../../json/json.js';
 import { tooManyBulkGetDocs } from '../../errors/query-errors.js';
 import { readBulkJson } from '../bulk-body.js';
-import { LoopTurns } from '../event-loop.js';
+import { LoopTurns } from '../../turns/loop-turns.js';
 import { streamedRows } from '../streamed-json.js';
 import { databaseName, documentIdOf } from '../document-path.js';
 import { attachmentsParam, booleanParam } from '../query.js';
@@ -47,7 +47,7 @@ async function openForDiff(request: Request, services: Services): Promise<Opened
 export async function revsDiff(request: Request, services: Services): Promise<Reply> {
   const opened = await openForDiff(request, services);
   const asked = await readIdRevs(request, services);
-  const diffs = await revisionDiffs(opened, asked);
+  const diffs = await revisionDiffs(opened, asked, request.signal);
   const entries: [string, Json][] = [];
   asked.forEach(([id], i) => {
     const diff = diffs[i]!;
@@ -63,7 +63,7 @@ export async function revsDiff(request: Request, services: Services): Promise<Re
 export async function missingRevs(request: Request, services: Services): Promise<Reply> {
   const opened = await openForDiff(request, services);
   const asked = await readIdRevs(request, services);
-  const diffs = await revisionDiffs(opened, asked);
+  const diffs = await revisionDiffs(opened, asked, request.signal);
   const entries = asked.flatMap(([id], i): [string, Json][] => (diffs[i]!.missing.length > 0 ? [[id, diffs[i]!.missing]] : []));
   return json(200, { missing_revs: Object.fromEntries(entries) });
 }

@@ -34,6 +34,16 @@ function rangeBounds(alias: string, options: RangeOptions, params: unknown[]): s
 }
 
 /**
+ * Live documents whose id is below the key (`<`) or at most the key (`<=`): the stored counts of
+ * the id blocks before the key's block (postgres-id-blocks.ts), plus a count inside that block.
+ */
+function countBelow(dbId: string, key: string, op: '<' | '<='): string {
+  return `(SELECT (coalesce((SELECT sum(live) FROM id_blocks WHERE db_id = ${dbId} AND first_id < b.f), 0)
+      + (SELECT count(*) FROM documents c WHERE c.db_id = ${dbId} AND NOT c.deleted AND c.id >= b.f AND c.id ${op} ${key}::text))::int8
+    FROM (SELECT coalesce((SELECT max(first_id) FROM id_blocks WHERE db_id = ${dbId} AND first_id <= ${key}::text), '') AS f) b)`;
+}
+
+/**
  * Live documents in id byte order. With `descending` the start key is the upper bound, as in
  * CouchDB; `offset` counts the rows before the first one returned.
  */
@@ -48,8 +58,9 @@ export async function listDocuments(db: Queryable, name: string, options: RangeO
   const before =
     options.startKey === undefined || options.countOffset === false
       ? '0::int8'
-      : `(SELECT count(*) FROM documents c WHERE c.db_id = ${dbId} AND NOT c.deleted
-          AND c.id ${descending ? '>' : '<'} ${param(params, options.startKey)}::text)`;
+      : descending
+        ? `(SELECT doc_count FROM target) - ${countBelow(dbId, param(params, options.startKey), '<=')}`
+        : countBelow(dbId, param(params, options.startKey), '<');
   // Only needed to place the offset when the skip goes past the end of the range.
   const inRange =
     skip === 0 || options.countOffset === false

@@ -5,6 +5,7 @@
  *
  * A step is never edited once released: a schema change is a new step with the next version.
  */
+import { ID_BLOCKS_SQL } from './postgres-id-blocks.js';
 import type { ClientBase } from 'pg';
 import { quoteIdentifier } from './postgres-connection.js';
 
@@ -174,6 +175,11 @@ CREATE TABLE lockout_failures (
 );
 CREATE INDEX lockout_failures_by_key ON lockout_failures (key, failed_at);
 `,
+  },
+  {
+    version: 8,
+    description: 'live documents counted per block of ids',
+    sql: ID_BLOCKS_SQL,
   },
 ];
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LoopTurns } from '../../../src/http/event-loop.js';
+import { LoopTurns } from '../../../src/turns/loop-turns.js';
 
 describe('LoopTurns', () => {
   it('gives the event loop a turn once its slice is used up, and only then', async () => {

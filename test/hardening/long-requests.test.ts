@@ -1,0 +1,125 @@
+/**
+ * Issue 33 item 3: no request holds a worker. Against the real binary, a `_changes` feed that
+ * filters thousands of documents with a costly `_selector` lets other clients through while it
+ * runs, and stops once its client went away: the server counts that request as 499
+ * (`client_closed_request`) in its status-code statistics, which it only does when the work itself
+ * noticed and stopped. `_revs_diff`, read and compared a step at a time, answers every document in
+ * order across steps.
+ *
+ * No bound here depends on the machine's speed: "lets others through" counts probes answered while
+ * the feed is running; "stops" is observed through a counter.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { startDivan, type RunningDivan } from '../support/process.js';
+
+const ADMIN = 'long-admin:long-pass';
+const DOCS = 8000;
+const DB = 'long';
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A `$or` of 600 equalities no document matches: every document costs 600 comparisons. */
+const SLOW_SELECTOR = { $or: Array.from({ length: 600 }, (_, i) => ({ v: -1 - i })) };
+
+describe('issue 33 item 3: long requests yield and stop when their client leaves', () => {
+  let node: RunningDivan;
+  let dir: string;
+  const send = (method: string, path: string, body?: unknown, onRequest?: (req: ClientRequest) => void): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const url = new URL(path, node.url);
+      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+      const headers: Record<string, string> = { Authorization: `Basic ${Buffer.from(ADMIN).toString('base64')}` };
+      if (payload) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) });
+      const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      onRequest?.(req);
+      req.end(payload);
+    });
+
+  /** Requests answered 499 so far (the server's own statistics). */
+  const closedByClient = async (): Promise<number> => {
+    const stats = await send('GET', '/_node/_local/_stats/couchdb/httpd_status_codes');
+    assert.equal(stats.status, 200);
+    return Number(stats.body?.['499']?.value ?? 0);
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'divan-long-'));
+    const configFile = join(dir, 'long.ini');
+    writeFileSync(configFile, `[admins]\n${ADMIN.replace(':', ' = ')}\n[log]\nlevel = warning\n`);
+    node = await startDivan(['--port', '0', '--data', dir, '--config', configFile]);
+    assert.equal((await send('PUT', `/${DB}`)).status, 201);
+    const docs = Array.from({ length: DOCS }, (_, i) => ({ _id: `d${String(i).padStart(5, '0')}`, v: i }));
+    assert.equal((await send('POST', `/${DB}/_bulk_docs`, { docs })).status, 201);
+  });
+  after(async () => {
+    await node?.stop('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('issue 33 item 3: while a _changes feed filters thousands of documents with a costly _selector, another client is answered again and again', async (t) => {
+    let pending = true;
+    const heavy = send('POST', `/${DB}/_changes?filter=_selector`, { selector: SLOW_SELECTOR }).finally(() => (pending = false));
+    let answeredMeanwhile = 0;
+    while (pending) {
+      const probe = await send('GET', `/${DB}/d00042`);
+      assert.equal(probe.status, 200);
+      if (pending) answeredMeanwhile++;
+    }
+    const answer = await heavy;
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.body.results, []);
+    t.diagnostic(`${answeredMeanwhile} document reads answered during the feed`);
+    assert.ok(answeredMeanwhile >= 5, `only ${answeredMeanwhile} reads were answered while the feed ran`);
+  });
+
+  test('issue 33 item 3: a filtering _changes feed whose client went away stops, counted as 499 client_closed_request', async () => {
+    const before = await closedByClient();
+    let sent: ClientRequest | undefined;
+    const heavy = send('POST', `/${DB}/_changes?filter=_selector`, { selector: SLOW_SELECTOR }, (req) => (sent = req)).catch(() => undefined);
+    await sleep(300);
+    sent!.destroy();
+    await heavy;
+    // The feed notices at its next turn; ask until the counter moves (or give up after a minute).
+    let after = before;
+    for (let attempt = 0; attempt < 600 && after === before; attempt++) {
+      await sleep(100);
+      after = await closedByClient();
+    }
+    assert.equal(after, before + 1, 'the abandoned feed was not stopped as client_closed_request');
+  });
+
+  test('issue 33 item 3: _revs_diff of more documents than one step reads answers each of them, in order', async () => {
+    const asked: Record<string, string[]> = {};
+    for (let i = 0; i < 2500; i++) asked[`d${String(i * 3).padStart(5, '0')}`] = ['1-0123456789abcdef0123456789abcdef'];
+    asked['absent'] = ['1-00000000000000000000000000000000'];
+    const answer = await send('POST', `/${DB}/_revs_diff`, asked);
+    assert.equal(answer.status, 200);
+    const ids = Object.keys(answer.body);
+    assert.equal(ids.length, 2501);
+    assert.deepEqual(ids, Object.keys(asked));
+    const existing = answer.body['d07497'];
+    assert.deepEqual(existing.missing, ['1-0123456789abcdef0123456789abcdef']);
+    assert.equal(existing.possible_ancestors, undefined);
+    assert.deepEqual(answer.body['absent'], { missing: ['1-00000000000000000000000000000000'] });
+  });
+});
