@@ -151,6 +151,5 @@ export function parseArgs(
     idleMs: heartbeatMs === undefined ? Math.min(timeout ?? changesTimeout, changesTimeout) : undefined,
     deadline: Math.min(started + changesTimeout, expiry ?? Number.POSITIVE_INFINITY),
     signal: request.signal,
-    signal: request.signal,
   };
 }
