@@ -16,7 +16,7 @@ import { Listeners } from './http/server.js';
 import type { Services } from './http/services.js';
 import { LocalLocks } from './locks/named-locks.js';
 import { Logger } from './log/logger.js';
-import { shareMetrics } from './metrics/gathered-metrics.js';
+import { shareMetrics } from './cluster/gathered-metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import type { Storage } from './storage/storage.js';
 import { shareTasks } from './tasks/gathered-tasks.js';

@@ -16,7 +16,7 @@ export interface FeedWriter {
 }
 
 /** Where a live feed writes: the response stream. */
-export interface FeedSink {
+interface FeedSink {
   /** Resolves once the stream takes more. */
   write(text: string): Promise<void>;
   /** True once the first bytes went out (an error can then no longer be answered). */

@@ -3,7 +3,7 @@ import type { ClusterBus } from './cluster-bus.js';
 import { DBS_PER_MESSAGE, decodeMessage, encodeMessage, type ClusterMessage, type ClusterTopic } from './messages.js';
 
 /** One handler per topic; each receives the decoded message of its topic. */
-export type MessageHandlers = { [T in ClusterTopic]: (message: Extract<ClusterMessage, { topic: T }>) => void };
+type MessageHandlers = { [T in ClusterTopic]: (message: Extract<ClusterMessage, { topic: T }>) => void };
 
 /**
  * A bus the link talks on: between the nodes sharing one PostgreSQL store, or between the worker

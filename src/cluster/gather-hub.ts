@@ -13,7 +13,7 @@ export interface GatherPeer {
   send(message: GatherToWorker, callback: (error: Error | null) => void): unknown;
 }
 
-export interface GatherHubOptions {
+interface GatherHubOptions {
   /** How long a gather waits for the slowest worker. */
   timeoutMs: number;
   warn(line: string): void;

@@ -4,14 +4,14 @@ import type { BusMessage, ClusterBus } from './cluster-bus.js';
 import { reasonOf, redactUrl } from '../log/redaction.js';
 
 /** NOTIFY payloads are limited to 8000 bytes; larger messages are refused by the caller's fallback. */
-export const MAX_PAYLOAD_BYTES = 7000;
+const MAX_PAYLOAD_BYTES = 7000;
 
 /**
  * The cluster bus on PostgreSQL LISTEN/NOTIFY: one dedicated connection listens (and reconnects
  * with back-off when the server goes away), publishing goes through a short-lived query. The
  * channel is per schema, so nodes of different deployments on one server never hear each other.
  */
-export class PostgresBus implements ClusterBus {
+class PostgresBus implements ClusterBus {
   /** Shared by the worker processes of one server: they hear each other over IPC, not here. */
   readonly nodeId: string;
   readonly #url: string;
@@ -97,7 +97,7 @@ export class PostgresBus implements ClusterBus {
   }
 }
 
-export interface PostgresBusOptions {
+interface PostgresBusOptions {
   url: string;
   schema: string;
   nodeId?: string;

@@ -12,7 +12,7 @@ export interface Listening {
   tls: boolean;
 }
 
-export interface SupervisorOptions {
+interface SupervisorOptions {
   workers: number;
   /** Added to each worker's environment (the port the primary chose, the host's node id). */
   env: Record<string, string>;

@@ -52,7 +52,7 @@ function compareLevel(a: string, b: string, level: ArrayLike<number>): number {
 }
 
 /** Two strings in CouchDB's (ICU root) order: -1, 0 (also for strings ICU holds equal) or 1. */
-export function compareStrings(a: string, b: string): number {
+function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   // ASCII needs no normalization and has one weight per character: the sort keys' levels, read in place.
   if (ASCII.test(a) && ASCII.test(b)) {

@@ -1,8 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
 
 /** CouchDB 3.5's `[uuids] algorithm` values (couch_uuids.erl). */
-export const UUID_ALGORITHMS = ['random', 'sequential', 'utc_random', 'utc_id'] as const;
-export type UuidAlgorithm = (typeof UUID_ALGORITHMS)[number];
+const UUID_ALGORITHMS = ['random', 'sequential', 'utc_random', 'utc_id'] as const;
+type UuidAlgorithm = (typeof UUID_ALGORITHMS)[number];
 
 function hex(bytes: number): string {
   return randomBytes(bytes).toString('hex');
@@ -20,7 +20,7 @@ function micros(): number {
  * random) and `utc_id` (the same time, then `[uuids] utc_id_suffix`). The time-based ones never go
  * back: when the clock lags, the last value plus one is used, as CouchDB's clock sequence.
  */
-export class UuidGenerator {
+class UuidGenerator {
   #algorithm: UuidAlgorithm = 'sequential';
   #suffix = '';
   #prefix = hex(13);

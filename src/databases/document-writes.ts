@@ -7,7 +7,7 @@ import type { FollowsSource } from '../attachments/incoming.js';
 import type { OpenedDatabase } from './opened-database.js';
 import { writeBatch } from './write-pipeline.js';
 
-export interface WriteOptions {
+interface WriteOptions {
   /** The id of the path (PUT); otherwise the body's `_id`, or a generated one (POST). */
   id?: string;
   /** The revision of the query or `If-Match`; must agree with the body's `_rev`. */

@@ -19,13 +19,13 @@ import { requireNamedLeaf, updateSteps, type UpdateSteps } from './update-steps.
 import { isValidated, proposedOf } from './validate-edits.js';
 
 /** One document of a batch: its body, and for a single write the id and revision of the path. */
-export interface BatchItem {
+interface BatchItem {
   body: unknown;
   id?: string;
   rev?: string;
 }
 
-export interface BatchOptions {
+interface BatchOptions {
   newEdits: boolean;
   /** `_bulk_docs`: each document's JSON is checked against `max_document_size` (a single body was, while read). */
   checkSize?: boolean;

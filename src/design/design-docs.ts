@@ -40,7 +40,7 @@ export class DesignDocCache {
 }
 
 /** Every live design document of `db`, with `_id` and `_rev`. */
-export async function readDesignDocs(storage: Storage, db: string): Promise<DesignDoc[]> {
+async function readDesignDocs(storage: Storage, db: string): Promise<DesignDoc[]> {
   // `0` sorts right after `/`, so this range is exactly the ids that start with `_design/`.
   const { rows } = await storage.listDocuments(db, { startKey: '_design/', endKey: '_design0', inclusiveEnd: false, includeDocs: true });
   return rows

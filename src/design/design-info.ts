@@ -28,7 +28,7 @@ export const NO_INDEX: ViewIndexFigures = {
  * views, their language, options and the `views.lib` modules), so an edit elsewhere in the design
  * document keeps it, as in CouchDB.
  */
-export function viewSignature(ddoc: JsonObject): string {
+function viewSignature(ddoc: JsonObject): string {
   const relevant = { language: ddoc['language'] ?? 'javascript', views: ddoc['views'] ?? {}, options: ddoc['options'] ?? {} };
   return createHash('md5').update(JSON.stringify(relevant)).digest('hex');
 }

@@ -9,7 +9,7 @@ import { validateDocUpdate } from './function-types/validate-doc-update.js';
 /** `_design/_auth` of a users database is CouchDB's own, which Divan runs natively (users/). */
 const NATIVE_VALIDATION = '_design/_auth';
 
-export interface ValidationDeps {
+interface ValidationDeps {
   readonly sandbox: JsSandbox;
   readonly designDocs: DesignDocCache;
   readonly isUsersDb: (db: string) => boolean;

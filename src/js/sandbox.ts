@@ -43,7 +43,7 @@ import type { Logger } from '../log/logger.js';
 import type { CallMode, FailureKind, HeldMemory, Limits, Outcome, Retention } from './protocol.js';
 import { WorkerPool } from './worker-pool.js';
 
-export type { FailureKind, HeldMemory, Outcome } from './protocol.js';
+export type { Outcome } from './protocol.js';
 
 /** A design document as stored: its functions, modules and other fields. */
 export interface DesignDoc extends JsonObject {

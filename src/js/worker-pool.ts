@@ -35,7 +35,7 @@ const MAX_REMEMBERED_KEYS = 4096;
 
 const NOTHING_HELD: HeldMemory = { bytes: 0, contexts: 0, evictions: 0 };
 
-export interface PoolOptions {
+interface PoolOptions {
   readonly size: () => number;
   /** Told when a worker is replaced (hung or crashed), for the log. */
   readonly onReplace?: (reason: string) => void;

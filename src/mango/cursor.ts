@@ -67,7 +67,7 @@ function allDocsReader(opened: OpenedDatabase, plan: Plan): Reader {
 }
 
 /** What one `_find` may spend: documents examined at most, and the client's presence. */
-export interface ScanBudget {
+interface ScanBudget {
   maxExamined: number;
   /** Aborted when the client went away: the scan stops. */
   signal?: AbortSignal;

@@ -21,7 +21,7 @@ import type { Json, JsonObject } from '../json/json.js';
 import { parseSort, type SortField } from './sort.js';
 
 /** CouchDB's default `limit` of `_find`. */
-export const DEFAULT_LIMIT = 25;
+const DEFAULT_LIMIT = 25;
 
 export interface FindRequest {
   selector: Selector;

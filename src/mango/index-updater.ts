@@ -11,7 +11,7 @@ import type { IndexUpdate } from '../storage/storage.js';
 import { IndexKeyer, type MangoIndex } from './index-definitions.js';
 
 /** Changes read (and index rows written) per transaction. */
-export const INDEX_BATCH = 1000;
+const INDEX_BATCH = 1000;
 
 /** Per storage, per index: the catch-up running, and the one queued to run after it. */
 interface Runs {

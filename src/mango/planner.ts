@@ -21,7 +21,7 @@ import { fieldRanges, hasRequiredFields, isConstantField, isEmptyRange, isPoint,
 import { readableIndex, type ShownAsStored } from './readable-indexes.js';
 import { isDescending } from './sort.js';
 
-export interface KeyRange {
+interface KeyRange {
   gte?: Uint8Array;
   lt?: Uint8Array;
   /** The same bounds as JSON keys, for `_explain`. */
@@ -30,7 +30,7 @@ export interface KeyRange {
   empty: boolean;
 }
 
-export interface Candidate {
+interface Candidate {
   index: MangoIndex;
   usable: boolean;
   reasons: string[];
@@ -84,7 +84,7 @@ function best(indexes: MangoIndex[], ranges: Map<string, FieldRange>): MangoInde
 }
 
 /** The key range of a scan of `columns` under the selector's ranges. */
-export function keyRange(columns: readonly string[], ranges: Map<string, FieldRange>): KeyRange {
+function keyRange(columns: readonly string[], ranges: Map<string, FieldRange>): KeyRange {
   const empty = [...ranges.values()].some(isEmptyRange);
   const prefix: Json[] = [];
   for (const column of columns) {

@@ -16,7 +16,7 @@ export type Clause =
   | { kind: 'or'; branches: Clause[][] }
   | { kind: 'other'; json: JsonObject };
 
-export interface Bound {
+interface Bound {
   value: Json;
   inclusive: boolean;
 }

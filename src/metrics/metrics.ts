@@ -29,7 +29,7 @@ function readCounter(registry: Registry, name: string, help: string, labelNames:
 }
 
 /** What the JavaScript sandbox holds: its contexts' memory, how many, and how many were evicted so far. */
-export interface SandboxMemory {
+interface SandboxMemory {
   readonly bytes: number;
   readonly contexts: number;
   readonly evictions: number;

@@ -39,7 +39,7 @@ interface Tracked {
 }
 
 /** A document's ended job as `_scheduler/docs` shows it (couch_replicator `info_from_doc`). */
-export interface EndedJob {
+interface EndedJob {
   state: string;
   id: Json | undefined;
   info: Json | undefined;

@@ -12,7 +12,7 @@ export interface PurgeRequest {
 }
 
 /** What purging some revisions does to one document. */
-export interface DocumentPurge {
+interface DocumentPurge {
   /** The asked revisions that were leaves: the answer's `purged` list. */
   purged: string[];
   /** Every revision taken out of the tree: their bodies go too. */

@@ -10,7 +10,7 @@
  */
 import { isStorableText } from '../json/json.js';
 
-export interface ParsedRevision {
+interface ParsedRevision {
   generation: number;
   hash: string;
 }

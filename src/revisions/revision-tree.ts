@@ -12,7 +12,7 @@ import type { Json, JsonObject } from '../json/json.js';
 import { compareRevisions, generationOf, parseRevision, revisionIdOf } from './revision-text.js';
 
 /** One revision: its parent (null for a root, or when older revisions were stemmed) and whether it is a tombstone. */
-export interface RevisionNode {
+interface RevisionNode {
   parent: string | null;
   deleted: boolean;
 }
@@ -59,7 +59,7 @@ export function winningRevision(tree: RevisionTree): string | undefined {
   return sortedLeaves(tree)[0];
 }
 
-export interface Conflicts {
+interface Conflicts {
   /** Live non-winning leaves, in winner order. */
   conflicts: string[];
   /** Deleted non-winning leaves, in winner order. */
@@ -144,7 +144,7 @@ export function isValidRevisionPath(revPath: readonly string[]): boolean {
 }
 
 /** What storage tells about one revision besides its body (`StoredRevision` without id, body, seq). */
-export interface RevisionDescription {
+interface RevisionDescription {
   deleted: boolean;
   /** `rev` and its known ancestors, newest first, as hashes without the `N-`. */
   revisionPath: string[];
@@ -169,7 +169,7 @@ export function leavesFrom(tree: RevisionTree, rev: string): string[] {
   return sortedLeaves(tree).filter((leaf) => revisionPath(tree, leaf).includes(rev));
 }
 
-export interface RevisionSelection {
+interface RevisionSelection {
   /** Revisions to open (leaves, or interior ones asked without `latest`), in answer order, without duplicates. */
   found: string[];
   /** Asked revisions the tree does not know. */
@@ -205,7 +205,7 @@ export function selectRevisions(
   return { found, missing };
 }
 
-export interface RevisionsDiff {
+interface RevisionsDiff {
   /** Asked revisions this tree does not know, in the asked order, without duplicates. */
   missing: string[];
   /** Leaves older than some missing revision: what the sender may build on (CouchDB's order). */

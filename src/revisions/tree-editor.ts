@@ -31,7 +31,7 @@ export interface NewEdit {
   baseRev?: string;
 }
 
-export type EditOutcome =
+type EditOutcome =
   | {
       ok: true;
       /** The edit's revision (new, or the existing one of a replayed path). */
@@ -52,10 +52,10 @@ export interface DocumentLimits {
   maxRevisions: number;
 }
 
-export const UNLIMITED: DocumentLimits = { maxLeaves: Number.POSITIVE_INFINITY, maxRevisions: Number.POSITIVE_INFINITY };
+const UNLIMITED: DocumentLimits = { maxLeaves: Number.POSITIVE_INFINITY, maxRevisions: Number.POSITIVE_INFINITY };
 
 /** An edit applied to a whole tree: the outcome and, when accepted, the stemmed tree after it. */
-export type TreeUpdate = (EditOutcome & { ok: true; tree: RevisionTree }) | (EditOutcome & { ok: false });
+type TreeUpdate = (EditOutcome & { ok: true; tree: RevisionTree }) | (EditOutcome & { ok: false });
 
 const CONFLICT: EditOutcome = { ok: false, reason: 'conflict' };
 const TOO_MANY_LEAVES: EditOutcome = { ok: false, reason: 'too_many_leaves' };

@@ -15,7 +15,7 @@ export interface StorageBackend {
   open(place: StoragePlace): Promise<OpenedStorage>;
 }
 
-export interface StorageCapabilities {
+interface StorageCapabilities {
   /**
    * Servers on other machines may open the same store. Their shared state (the generated cookie
    * secret) then lives in the store, not in one server's configuration file.
@@ -24,7 +24,7 @@ export interface StorageCapabilities {
 }
 
 /** Where a backend finds its settings and what the server gives it. */
-export interface StoragePlace {
+interface StoragePlace {
   config: Config;
   dataDir: string;
   env: Readonly<Record<string, string | undefined>>;

@@ -17,11 +17,11 @@ import type { DocumentLimits } from '../revisions/tree-editor.js';
 import type { IndexStore } from './index-store.js';
 import type { ViewStore } from './view-store.js';
 
-export type { AttachmentStore, ByteRange, SavedAttachment } from './attachment-store.js';
+export type { ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
 export type { RevisionTree } from '../revisions/revision-tree.js';
 export type { DocumentLimits } from '../revisions/tree-editor.js';
-export type { IndexedDocument, IndexPosition, IndexScan, IndexStore, IndexUpdate } from './index-store.js';
+export type { IndexPosition, IndexUpdate } from './index-store.js';
 export type { PurgeRequest } from '../revisions/purge-plan.js';
 export type * from './view-store.js';
 

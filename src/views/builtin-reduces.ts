@@ -8,7 +8,7 @@ import { CouchError } from '../errors/couch-error.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { isObject } from '../documents/document-json.js';
 
-export const BUILTIN_REDUCES = ['_count', '_sum', '_stats', '_approx_count_distinct'] as const;
+const BUILTIN_REDUCES = ['_count', '_sum', '_stats', '_approx_count_distinct'] as const;
 
 /** CouchDB matches built-ins by prefix (`_sum` also names `_sumfoo`). */
 export function builtinOf(source: string): (typeof BUILTIN_REDUCES)[number] | undefined {
@@ -53,7 +53,7 @@ function sumValues(value: Json, acc: Json): Json {
 }
 
 /** `_sum`: a value that cannot be summed gives CouchDB's `builtin_reduce_error` object as the result. */
-export function builtinSum(values: readonly Json[]): Json {
+function builtinSum(values: readonly Json[]): Json {
   try {
     let acc: Json = 0;
     for (const value of values) acc = sumValues(value, acc);

@@ -21,7 +21,7 @@ export const INDEX_BATCH = 1000;
 /** Builds with more changes than this show in `_active_tasks`. */
 const TASK_THRESHOLD = INDEX_BATCH;
 
-export interface IndexerContext {
+interface IndexerContext {
   storage: Storage;
   functions: ViewFunctions;
   tasks: ActiveTasks;

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
 import { isObject } from '../documents/document-json.js';
 
-export interface ViewDefinition {
+interface ViewDefinition {
   name: string;
   /** Number of the map function (the `view` column of the stored rows). */
   map: number;

@@ -16,7 +16,7 @@ export interface DocumentRef {
 }
 
 /** Reads documents as the caller may see them (attachments inline when asked); null for a missing or deleted one. */
-export type DocumentReader = (refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }) => Promise<(JsonObject | null)[]>;
+type DocumentReader = (refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }) => Promise<(JsonObject | null)[]>;
 
 export interface IndexAt {
   storage: Storage;

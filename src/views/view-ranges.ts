@@ -9,7 +9,7 @@ import type { ViewRange } from '../storage/storage.js';
 import type { ViewArgs } from './query-args.js';
 
 /** `exact`: group=true; a number: group by that many members of array keys (0: one group). */
-export type GroupLevel = number | 'exact';
+type GroupLevel = number | 'exact';
 
 export interface CheckedArgs extends ViewArgs {
   /** Whether the query reduces (the view has a reduce function and `reduce` is not false). */

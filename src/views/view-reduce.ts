@@ -17,9 +17,9 @@ import { scan, type IndexAt } from './view-query.js';
 import type { ViewFunctions } from './view-functions.js';
 
 /** Rows per reduce call; bigger groups are reduced per chunk and the results rereduced. */
-export const REDUCE_CHUNK = 1000;
+const REDUCE_CHUNK = 1000;
 
-export interface Reducer {
+interface Reducer {
   source: string;
   /** The design document and the view name, for JavaScript reduces. */
   ddoc: JsonObject;

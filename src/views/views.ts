@@ -23,7 +23,7 @@ import type { ViewFunctionsOf } from './view-functions.js';
 /** Documents of `include_docs` read between two event-loop turns at most. */
 const DOCS_PER_SLICE = 500;
 
-export interface ViewsSettings {
+interface ViewsSettings {
   /** The JavaScript sandbox that runs map and reduce functions, for one database. */
   functions: ViewFunctionsOf;
   tasks: ActiveTasks;

@@ -22,7 +22,7 @@ export interface ConfigSources {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-export interface Bootstrapped {
+interface Bootstrapped {
   config: Config;
   admins: Admins;
   generatedAdminPassword?: string;

@@ -11,7 +11,7 @@ import type { Identity } from './identity.js';
 import type { wireReplication } from './replication.js';
 import { wireViews } from './views.js';
 
-export interface WiredParts {
+interface WiredParts {
   config: Config;
   log: Logger;
   admins: Admins;

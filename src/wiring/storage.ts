@@ -11,12 +11,12 @@ import type { Logger } from '../log/logger.js';
 import type { OpenedStorage, StorageBackend } from '../storage/backend.js';
 import { STORAGE_BACKENDS } from './storage-backends.js';
 
-export interface WiredStorage extends OpenedStorage {
+interface WiredStorage extends OpenedStorage {
   backend: StorageBackend;
   bus?: ClusterBus;
 }
 
-export interface StorageOptions {
+interface StorageOptions {
   env: Readonly<Record<string, string | undefined>>;
   nodeId?: string;
   locks?: NamedLocks;

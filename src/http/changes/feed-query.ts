@@ -23,7 +23,7 @@ function viewFilter(request: Request, services: Services, opened: OpenedDatabase
   };
 }
 
-export function changesTimeoutMs(services: Services): number {
+function changesTimeoutMs(services: Services): number {
   return Math.max(0, services.config.getInteger('chttpd', 'changes_timeout'));
 }
 

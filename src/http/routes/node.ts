@@ -2,7 +2,7 @@ import { getHashes } from 'node:crypto';
 import { isServerAdmin } from '../../identity/authorization.js';
 import type { UserCtx } from '../../identity/user-ctx.js';
 import { notAMetricsReader } from '../../errors/catalog.js';
-import { nodeMetrics, nodeSystem as gatheredSystem } from '../../metrics/gathered-metrics.js';
+import { nodeMetrics, nodeSystem as gatheredSystem } from '../../cluster/gathered-metrics.js';
 import { subtree } from '../../metrics/stats-tree.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';

@@ -23,7 +23,7 @@ export interface ChunkSink {
 }
 
 /** `md5-<base64>` as CouchDB writes digests. */
-export function digestOf(hash: Hash): string {
+function digestOf(hash: Hash): string {
   return `md5-${hash.digest('base64')}`;
 }
 
@@ -82,7 +82,7 @@ export async function saveInChunks(sink: ChunkSink, db: string, source: AsyncIte
 }
 
 /** The chunk indexes and offsets a range covers. */
-export function chunkSpan(length: number, range: ByteRange | undefined): { first: number; last: number; skip: number; take: number } {
+function chunkSpan(length: number, range: ByteRange | undefined): { first: number; last: number; skip: number; take: number } {
   const start = range?.start ?? 0;
   const end = range?.end ?? length - 1;
   return { first: Math.floor(start / ATTACHMENT_CHUNK_SIZE), last: Math.floor(end / ATTACHMENT_CHUNK_SIZE), skip: start % ATTACHMENT_CHUNK_SIZE, take: end - start + 1 };

@@ -24,7 +24,7 @@ export function localDocument(id: string, counter: number, body: string): LocalD
   return { id, rev: `0-${counter}`, body: JSON.parse(body) as JsonObject };
 }
 
-export type LocalWriteDecision =
+type LocalWriteDecision =
   /** The write names the wrong revision: nothing is stored. */
   | { apply: false; result: EditResult }
   /** Store the body with `counter` (put), or remove the row (delete, `counter` 0). */

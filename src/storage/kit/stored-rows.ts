@@ -140,7 +140,7 @@ export function documentSummary(row: { id: string; winner: string; deleted: bool
 }
 
 /** A `_changes` query's row before decoding: `tree` when leaves or conflicts are asked, `body` with docs. */
-export interface ChangeRecord {
+interface ChangeRecord {
   id: string;
   winner: string;
   deleted: boolean;

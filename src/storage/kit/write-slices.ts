@@ -11,9 +11,9 @@ import { isValidRevisionPath } from '../../revisions/revision-tree.js';
 import type { DocumentEdit, WriteOptions } from '../storage.js';
 
 /** At most this many edits per transaction (about 10 ms of work for small documents). */
-export const SLICE_EDITS = 250;
+const SLICE_EDITS = 250;
 /** At most this many revisions of replicated paths per transaction (each is merged and stored). */
-export const SLICE_REVISIONS = 10_000;
+const SLICE_REVISIONS = 10_000;
 
 /**
  * Checks every edit's revisions, then cuts `edits` into slices, in order. Malformed revisions refuse

@@ -18,7 +18,7 @@ const types = {
     oid === INT8_OID && format !== 'binary' ? parseInt8 : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-export interface PoolSettings {
+interface PoolSettings {
   url: string;
   schema: string;
   poolSize: number;

@@ -9,7 +9,7 @@ import { ID_BLOCKS_SQL } from './postgres-id-blocks.js';
 import type { ClientBase } from 'pg';
 import { quoteIdentifier } from './postgres-connection.js';
 
-export interface Migration {
+interface Migration {
   version: number;
   description: string;
   /** One or more statements, run with `search_path` set to the target schema. */
@@ -20,7 +20,7 @@ export interface Migration {
  * Advisory-lock class shared by every Divan node ('DIVA' in ASCII); the second key is a hash of
  * the schema name, so nodes migrating different schemas of one database do not wait for each other.
  */
-export const MIGRATION_LOCK_CLASS = 0x44495641;
+const MIGRATION_LOCK_CLASS = 0x44495641;
 
 // Tables are keyed by an internal database id that is never reused (identity), so a database deleted
 // and created again starts empty at update_seq 0. The whole revision tree of a document is one JSON text. Bodies stay `text` (not jsonb) so they come back byte for byte,

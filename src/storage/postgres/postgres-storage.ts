@@ -36,7 +36,7 @@ import { WriteLanes } from './postgres-write-queue.js';
 import { PostgresIndexStore } from './postgres-index-store.js';
 import { PostgresViewStore } from './postgres-views.js';
 
-export interface PostgresStorageOptions {
+interface PostgresStorageOptions {
   /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */
   url: string;
   /** Schema holding Divan's tables, created when missing; default `public`. */

@@ -17,7 +17,7 @@ import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeCondition
 import { inTransaction } from './postgres-connection.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
-export const VIEW_LOCK_CLASS = 0x56494557;
+const VIEW_LOCK_CLASS = 0x56494557;
 /** Advisory-lock class of view index creation ('VNEW'): taken inside an update, so never the update's. */
 const CREATE_LOCK_CLASS = 0x564e4557;
 

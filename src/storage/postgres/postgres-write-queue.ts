@@ -18,7 +18,7 @@ export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown
  * outcome for a job that failed before writing anything (a missing database), and throws when the
  * transaction can no longer be committed.
  */
-export type BatchExecutor<J> = (client: pg.PoolClient, key: string, jobs: J[]) => Promise<Outcome[]>;
+type BatchExecutor<J> = (client: pg.PoolClient, key: string, jobs: J[]) => Promise<Outcome[]>;
 
 interface Pending<J> {
   job: J;

@@ -37,7 +37,7 @@ export function prepareAttachmentStatements(db: Connection) {
   };
 }
 
-export type AttachmentStatements = ReturnType<typeof prepareAttachmentStatements>;
+type AttachmentStatements = ReturnType<typeof prepareAttachmentStatements>;
 
 /** Inside a revision write: counts the digests a new body names. Throws when one is not stored. */
 export function countReferences(st: AttachmentStatements, dbId: number, docPk: number, rev: string, body: string): void {

@@ -12,7 +12,7 @@
  */
 import type { Connection } from './sqlite-driver.js';
 
-export const CHUNK_PAGE_SIZE = 65536;
+const CHUNK_PAGE_SIZE = 65536;
 /** Page cache of the chunk file, in KiB (SQLite's negative `cache_size`). */
 const CHUNK_CACHE_KIB = 2048;
 

@@ -4,7 +4,7 @@
  * the only file that imports one; another binding (`node:sqlite`) is one more file like it.
  */
 
-export interface RunResult {
+interface RunResult {
   changes: number;
   lastInsertRowid: number | bigint;
 }

@@ -2,7 +2,7 @@ import type { DatabaseRow } from '../kit/stored-rows.js';
 import { prepareAttachmentStatements } from './sqlite-attachments.js';
 import type { Connection } from './sqlite-connection.js';
 
-export interface DocumentRow {
+interface DocumentRow {
   doc_pk: number;
   id: string;
   tree: string;
@@ -11,7 +11,7 @@ export interface DocumentRow {
   seq: number;
 }
 
-export interface LocalRow {
+interface LocalRow {
   rev: number;
   body: string;
 }

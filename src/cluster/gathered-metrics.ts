@@ -4,10 +4,10 @@
  * all its processes, its uptime the oldest one's.
  */
 import { resourceUsage } from 'node:process';
-import type { Gather } from '../cluster/gather.js';
+import type { Gather } from './gather.js';
 import type { Json, JsonObject } from '../json/json.js';
-import type { Metrics } from './metrics.js';
-import { MergedMetrics, type MetricsSnapshot } from './merged-metrics.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { MergedMetrics, type MetricsSnapshot } from '../metrics/merged-metrics.js';
 
 const METRICS = 'metrics';
 const SYSTEM = 'system';
