@@ -5,7 +5,7 @@
  */
 import { storedStubs, validateAttachmentName, type StoredStub } from '../attachments/incoming.js';
 import { parseRev } from '../documents/document-json.js';
-import { attachmentMissing } from '../errors/attachment-errors.js';
+import { attachmentMissing, namedRevisionMissing } from '../errors/attachment-errors.js';
 import { conflict, documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import type { ByteRange, StoredRevision } from '../storage/storage.js';
@@ -49,7 +49,7 @@ async function editedRevision(opened: OpenedDatabase, id: string, rev: string | 
     return undefined;
   }
   const stored = await opened.storage.readDocument(opened.db, id, { rev: parseRev(rev) });
-  if (!stored) throw conflict();
+  if (!stored) throw namedRevisionMissing();
   return stored;
 }
 

@@ -54,4 +54,13 @@ describe('attachments answer as CouchDB 3.5.0 (issue 36 item 4)', () => {
     assert.equal(fresh.status, 412);
     assert.deepEqual(fresh.body, { error: 'missing_stub', reason: 'Previous revision missing for document fresh' });
   });
+
+  test('a standalone PUT or DELETE naming a revision that is not stored is 409 not_found missing_rev, as CouchDB', async () => {
+    const put = await server.admin('/files/doc/b.txt?rev=9-abc', { method: 'PUT', headers: { 'Content-Type': 'text/plain' }, body: 'b' });
+    assert.equal(put.status, 409);
+    assert.deepEqual(put.body, { error: 'not_found', reason: 'missing_rev' });
+    const deleted = await server.admin('/files/nodoc/a.txt?rev=1-abc', { method: 'DELETE' });
+    assert.equal(deleted.status, 409);
+    assert.deepEqual(deleted.body, { error: 'not_found', reason: 'missing_rev' });
+  });
 });
