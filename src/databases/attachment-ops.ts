@@ -5,7 +5,7 @@
  */
 import { storedStubs, validateAttachmentName, type StoredStub } from '../attachments/incoming.js';
 import { parseRev } from '../documents/document-json.js';
-import { attachmentMissing } from '../errors/attachment-errors.js';
+import { attachmentMissing, namedRevisionMissing } from '../errors/attachment-errors.js';
 import { conflict, documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import type { ByteRange, StoredRevision } from '../storage/storage.js';
@@ -49,7 +49,7 @@ async function editedRevision(opened: OpenedDatabase, id: string, rev: string | 
     return undefined;
   }
   const stored = await opened.storage.readDocument(opened.db, id, { rev: parseRev(rev) });
-  if (!stored) throw conflict();
+  if (!stored) throw namedRevisionMissing();
   return stored;
 }
 
@@ -86,7 +86,15 @@ export async function putAttachment(
 
 /** `DELETE /{db}/{doc}/{name}?rev=`: a new revision without the attachment. */
 export async function deleteAttachment(opened: OpenedDatabase, id: string, name: string, rev: string | undefined): Promise<{ id: string; rev: string }> {
-  if (rev === undefined) throw conflict();
+  if (rev === undefined) {
+    // As CouchDB: without a revision, a missing document or attachment is a 404 before the 409.
+    opened.requireReadAccess(id);
+    const winner = await opened.storage.readDocument(opened.db, id);
+    if (!winner) throw documentMissing();
+    if (winner.deleted) throw documentDeleted();
+    if (!(name in storedStubs(winner.body))) throw attachmentMissing();
+    throw conflict();
+  }
   const base = await editedRevision(opened, id, rev);
   if (!base || base.deleted) throw documentMissing();
   const doc = editedDocument(id, rev, base, (atts) => {

@@ -19,3 +19,5 @@ export const followsDigestMismatch = (name: string): CouchError =>
   new CouchError(400, 'bad_request', `The data of attachment ${JSON.stringify(name)} does not match its digest.`);
 export const followsWithoutParts = (): CouchError => new CouchError(400, 'bad_request', 'An attachment says follows but the request has no part for it.');
 export const localDocumentAttachments = (): CouchError => new CouchError(400, 'bad_request', '_local documents do not accept attachments.');
+/** chttpd's answer when a standalone attachment write names a revision that is not stored. */
+export const namedRevisionMissing = (): CouchError => new CouchError(409, 'not_found', 'missing_rev');
