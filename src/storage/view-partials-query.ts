@@ -103,11 +103,26 @@ export function* reduceGroups(tables: IndexTables, range: ViewRange, level: Redu
   const found = yield* candidates(tables, range, numeric, wanted);
   const groups = found.map(aggregateOfPartial);
   for (const at of found.length === 0 ? [] : new Set([0, found.length - 1])) {
-    if (!(yield* isCut(tables, range, found[at]!))) continue;
-    groups[at] = yield* rowsAggregate(tables, range, found[at]!);
+    const partial = found[at]!;
+    if (!(yield* isCut(tables, range, partial))) continue;
+    // A cut prefix group is the next level's groups inside the range: only its own ends go deeper.
+    const finer = partial.level !== EXACT && partial.level < PREFIX_LEVELS;
+    groups[at] = finer ? { ...combine((yield* reduceGroups(tables, within(range, partial), partial.level + 1))!), key: JSON.parse(partial.keyJson) } : yield* rowsAggregate(tables, range, partial);
   }
   const present = groups.filter((group) => group.count > 0);
   return present.slice(range.skip, range.limit === undefined ? undefined : range.skip + range.limit);
+}
+
+/** The range narrowed to the rows of a prefix group (no skip or limit). */
+function within(range: ViewRange, partial: Partial): ViewRange {
+  const first = partial.gkey.subarray(0, partial.gkey.length - 1);
+  // No key has 0xff right after a prefix (type bytes are below 0x08), so this bound needs no inclusiveness.
+  const past = Buffer.concat([first, Buffer.from([0xff])]);
+  const { lower, upper } = boundsOf(range);
+  const from: Bound = lower === undefined || Buffer.compare(lower.key, first) < 0 ? { key: first, inclusive: true } : lower;
+  const to: Bound = upper === undefined || Buffer.compare(upper.key, past) > 0 ? { key: past, inclusive: true } : upper;
+  const [start, end] = range.descending ? [to, from] : [from, to];
+  return { view: range.view, startKey: start.key, startDocId: start.docId, endKey: end.key, endDocId: end.docId, inclusiveEnd: end.inclusive, descending: range.descending, skip: 0 };
 }
 
 /** The whole view's partial, or the level-1 groups of a bounded range combined. */

@@ -32,17 +32,20 @@ export interface IndexTables {
 
 export const sqlOf = (sql: string, params: unknown[] = []): Sql => ({ sql, params });
 
-/** Where the value starting at `at` of an encoded key ends (src/views/view-keys.ts: every value is self-delimiting). */
+/**
+ * Where the value starting at `at` of an encoded key ends (src/views/view-keys.ts: every value is
+ * self-delimiting); a bound cut short inside a value (a prefix group's edge) ends at its last byte.
+ */
 function valueEnd(key: Buffer, at: number): number {
   const type = key[at]!;
   if (type <= 0x03) return at + 1;
-  if (type === 0x04) return at + 9;
+  if (type === 0x04) return Math.min(at + 9, key.length);
   let i = at + 1;
   if (type === 0x05) {
-    while (key[i] !== 0x00) i++;
+    while (i < key.length && key[i] !== 0x00) i++;
     return i + 1;
   }
-  while (key[i] !== 0x00) i = valueEnd(key, i);
+  while (i < key.length && key[i] !== 0x00) i = valueEnd(key, i);
   return i + 1;
 }
 
@@ -50,7 +53,7 @@ function valueEnd(key: Buffer, at: number): number {
 export function arrayDepth(key: Buffer): number {
   if (key[0] !== 0x06) return 0;
   let depth = 0;
-  for (let i = 1; key[i] !== 0x00; i = valueEnd(key, i)) depth++;
+  for (let i = 1; i < key.length && key[i] !== 0x00; i = valueEnd(key, i)) depth++;
   return depth;
 }
 
