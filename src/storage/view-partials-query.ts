@@ -59,17 +59,18 @@ function* rowsAggregate(tables: IndexTables, range: ViewRange, partial: Partial)
 }
 
 /**
- * The partials of one level (`depths`: exact keys of fewer array members than the query's level)
+ * The partials of one level (with `depth`: the exact keys of that many array members)
  * between the range's ends, in the range's order, at most `wanted`.
  */
-function* partialsBetween(tables: IndexTables, range: ViewRange, group: { level: number; depths?: number }, wanted: number | undefined): SqlSteps<Partial[]> {
+function* partialsBetween(tables: IndexTables, range: ViewRange, group: { level: number; depth?: number }, wanted: number | undefined): SqlSteps<Partial[]> {
   const params: unknown[] = [range.view, group.level];
   const conditions = ['view = ?', 'level = ?'];
-  if (group.depths !== undefined) conditions.push(`depth IN (${Array.from({ length: group.depths }, (_, depth) => (params.push(depth), '?')).join(', ')})`);
+  // One depth per statement, so the (view, level, depth, gkey) index gives the order.
+  if (group.depth !== undefined) conditions.push((params.push(group.depth), 'depth = ?'));
   const { lower, upper } = boundsOf(range);
   if (lower !== undefined) {
     conditions.push('gkey >= ?');
-    params.push(group.depths === undefined && group.level !== EXACT ? groupOf(lower.key, group.level).gkey : lower.key);
+    params.push(group.depth === undefined && group.level !== EXACT ? groupOf(lower.key, group.level).gkey : lower.key);
   }
   if (upper !== undefined) {
     // A group's key is its first row's: a group starting at an excluded upper key has no row in range.
@@ -86,7 +87,8 @@ function* partialsBetween(tables: IndexTables, range: ViewRange, group: { level:
 function* candidates(tables: IndexTables, range: ViewRange, level: number, wanted: number | undefined): SqlSteps<Partial[]> {
   const prefixes = yield* partialsBetween(tables, range, { level }, wanted);
   if (level === EXACT) return prefixes;
-  const short = yield* partialsBetween(tables, range, { level: EXACT, depths: level }, wanted);
+  const short: Partial[] = [];
+  for (let depth = 0; depth < level; depth++) short.push(...(yield* partialsBetween(tables, range, { level: EXACT, depth }, wanted)));
   if (short.length === 0) return prefixes;
   const sign = range.descending ? -1 : 1;
   const merged = [...prefixes, ...short].sort((a, b) => sign * Buffer.compare(a.gkey, b.gkey));
