@@ -79,7 +79,8 @@ function* partialsBetween(tables: IndexTables, range: ViewRange, group: { level:
   }
   const order = range.descending ? 'DESC' : 'ASC';
   const limit = wanted === undefined ? '' : ` LIMIT ${Math.floor(wanted)}`;
-  const rows = yield sqlOf(`SELECT ${PARTIAL_COLUMNS} FROM ${tables.partials} WHERE ${conditions.join(' AND ')} ORDER BY gkey ${order}${limit}`, params);
+  const hint = group.depth === undefined ? '' : ` ${tables.byDepth ?? ''}`;
+  const rows = yield sqlOf(`SELECT ${PARTIAL_COLUMNS} FROM ${tables.partials}${hint} WHERE ${conditions.join(' AND ')} ORDER BY gkey ${order}${limit}`, params);
   return rows.map(partialOf);
 }
 

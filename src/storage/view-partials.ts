@@ -28,6 +28,8 @@ export type SqlSteps<T> = Generator<Sql, T, SqlRow[]>;
 export interface IndexTables {
   rows: string;
   partials: string;
+  /** SQLite's hint to read short exact keys by the depth index (its planner prefers the primary key without statistics). */
+  byDepth?: string;
 }
 
 export const sqlOf = (sql: string, params: unknown[] = []): Sql => ({ sql, params });

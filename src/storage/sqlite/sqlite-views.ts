@@ -27,7 +27,7 @@ interface IndexRow {
 }
 
 const table = (indexId: number): string => `view_rows_${indexId}`;
-const tablesOf = (indexId: number): IndexTables => ({ rows: table(indexId), partials: `view_reduce_${indexId}` });
+const tablesOf = (indexId: number): IndexTables => ({ rows: table(indexId), partials: `view_reduce_${indexId}`, byDepth: `INDEXED BY view_reduce_${indexId}_depths` });
 
 /** Drops the view tables of a database (inside the caller's write transaction). */
 export function dropViewIndexesOf(db: Connection, dbId: number): void {
