@@ -2,8 +2,9 @@
  * `npm run bench:views [-- --quick] [-- --docs N] [-- --compare URL --admin user:pass]`
  *
  * Map/reduce views: the index build rate (documents/s) for N documents (100 000 by default) with
- * one map function and `_sum`, and view queries per second (map rows by key, grouped `_sum`,
- * whole-view `_sum`). Ratios are to baselines measured in the same run: the build against writing
+ * three views (`by_type`: one row and `_sum`; `by_tag`: two array-keyed rows per document and
+ * `_sum`; `counted`: `_count`), and view queries per second (map rows by key, `group=true`,
+ * `group_level=1` over two rows per document, whole-view `_sum` and `_count`, a key-range reduce). Ratios are to baselines measured in the same run: the build against writing
  * the same documents with `_bulk_docs`, the queries against a bare node:http server answering a body
  * of the same size and against reading one document. With `--compare`, the same against a CouchDB.
  */
@@ -52,7 +53,13 @@ async function call(url: string, auth: string, path: string, method = 'GET', bod
   return { status: res.status, body: JSON.parse(text), bytes: Buffer.byteLength(text) };
 }
 
-const DDOC = { views: { by_type: { map: 'function (doc) { if (doc.type) emit(doc.type, doc.n); }', reduce: '_sum' } } };
+const DDOC = {
+  views: {
+    by_type: { map: 'function (doc) { if (doc.type) emit(doc.type, doc.n); }', reduce: '_sum' },
+    by_tag: { map: 'function (doc) { if (doc.type) { emit([doc.type, doc.n], 1); emit(["all", doc.n % 7, doc._id], doc.n); } }', reduce: '_sum' },
+    counted: { map: 'function (doc) { if (doc.type) emit(doc._id, null); }', reduce: '_count' },
+  },
+};
 
 /** Writes N documents (`_bulk_docs`, 5000 at a time); answers documents/s. */
 async function load(url: string, auth: string, db: string): Promise<number> {
@@ -86,6 +93,11 @@ const QUERIES: [string, string][] = [
   ['map rows, key + limit 10', '/_design/bench/_view/by_type?key=%22t7%22&limit=10&reduce=false'],
   ['group=true _sum (50 groups)', '/_design/bench/_view/by_type?group=true'],
   ['whole-view _sum', '/_design/bench/_view/by_type'],
+  [`group_level=1 _sum (${2 * DOCS} rows, 51 groups)`, '/_design/bench/_view/by_tag?group_level=1'],
+  ['group_level=2 _sum, key range ["all"]..["all",{}]', '/_design/bench/_view/by_tag?group_level=2&start_key=%5B%22all%22%5D&end_key=%5B%22all%22%2C%7B%7D%5D'],
+  ['key-range _sum ["all",2]..["all",4]', '/_design/bench/_view/by_tag?start_key=%5B%22all%22%2C2%5D&end_key=%5B%22all%22%2C4%5D'],
+  ['whole-view _count (unique keys)', '/_design/bench/_view/counted'],
+  ['map rows, total_rows + limit 10', '/_design/bench/_view/counted?limit=10&reduce=false'],
   ['one document (GET /db/doc)', '/doc0000042'],
 ];
 
@@ -94,7 +106,7 @@ async function measureTarget(label: string, url: string, auth: string): Promise<
   const lines: string[] = [];
   const written = await load(url, auth, db);
   const built = await build(url, auth, db);
-  lines.push(`| ${label} | index build, ${DOCS} docs, one map + _sum | ${built.toFixed(0)} docs/s | ${(built / written).toFixed(2)}× _bulk_docs write (${written.toFixed(0)} docs/s) |`);
+  lines.push(`| ${label} | index build, ${DOCS} docs, three views | ${built.toFixed(0)} docs/s | ${(built / written).toFixed(2)}× _bulk_docs write (${written.toFixed(0)} docs/s) |`);
   for (const [name, path] of QUERIES) {
     const size = (await call(url, auth, `/${db}${path}`)).bytes;
     const baseline = await start([BASELINE, String(size)], {}, /baseline listening on (http:\/\/\S+)\n/);

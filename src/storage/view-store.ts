@@ -7,6 +7,9 @@
  */
 import type { Json } from '../json/json.js';
 
+/** A group level of a reduce query: 0 (everything), an array-prefix length, or every exact key. */
+export type ReduceLevel = number | 'exact';
+
 /** One emitted row, ready to store. */
 export interface EncodedRow {
   view: number;
@@ -64,6 +67,8 @@ export interface ViewAggregate {
   min: number | null;
   max: number | null;
   sumsqr: number;
+  /** Distinct keys of the group (stored reductions only). */
+  distinct?: number;
 }
 
 export interface ViewIndexInfo {
@@ -83,6 +88,11 @@ export interface ViewStore {
    * order, `skip` and `limit` counting groups.
    */
   aggregate(db: string, signature: string, range: ViewRange, grouped?: boolean): Promise<ViewAggregate[]>;
+  /**
+   * The groups of the range at a group level (0, an array-prefix length, or `exact`) from the stored
+   * partial reductions, `skip` and `limit` counting groups; undefined for a level that is not stored.
+   */
+  reduce(db: string, signature: string, range: ViewRange, level: ReduceLevel): Promise<ViewAggregate[] | undefined>;
   /** Every index of the database. */
   list(db: string): Promise<ViewIndexInfo[]>;
   /** Drops the given indexes (their tables); answers how many existed. */

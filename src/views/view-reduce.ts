@@ -96,21 +96,31 @@ async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise
 function builtinValue(builtin: string, totals: ViewAggregate): Json {
   if (builtin === '_count') return totals.count;
   if (builtin === '_sum') return totals.sum;
+  if (builtin === '_approx_count_distinct') return totals.distinct ?? 0;
   return { sum: totals.sum, count: totals.count, min: totals.min, max: totals.max, sumsqr: totals.sumsqr };
 }
 
 /**
- * `_count`, and `_sum`/`_stats` of numbers, without group or with group=true, as SQL aggregates
- * (one per distinct encoded key); undefined when the values or the grouping need the rows.
+ * A built-in reduce answered from the stored partial reductions (one partial per group, rows only
+ * for groups a range cuts); undefined when the values (`_sum`/`_stats` of anything but numbers) or
+ * the grouping (deeper than the stored prefix levels) need the rows.
  */
-async function aggregated(index: IndexAt, args: CheckedArgs, builtin: string | undefined): Promise<JsonObject[] | undefined> {
-  if ((args.level !== 0 && args.level !== 'exact') || args.keys !== undefined || (builtin !== '_count' && builtin !== '_sum' && builtin !== '_stats')) return undefined;
-  const grouped = args.level === 'exact';
-  const range = { ...rangesOf(args, index.view)[0]!, skip: grouped ? args.skip : 0, limit: grouped ? args.limit : undefined };
-  const groups = (await index.storage.views.aggregate(index.db, index.signature, range, grouped)).filter((totals) => totals.count > 0);
-  if (builtin !== '_count' && groups.some((totals) => totals.numbers !== totals.count)) return undefined;
-  const rows = groups.map((totals) => ({ key: grouped ? totals.key! : null, value: builtinValue(builtin, totals) }));
-  return grouped ? rows : rows.slice(args.skip, args.skip + (args.limit ?? Number.MAX_SAFE_INTEGER));
+async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: string | undefined): Promise<JsonObject[] | undefined> {
+  if (builtin === undefined) return undefined;
+  const whole = args.level === 0;
+  const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
+  const groups: ViewAggregate[] = [];
+  for (const query of queries) {
+    await index.turns.maybeYield();
+    const paged = !whole && args.keys === undefined;
+    const range = { ...rangesOf(query, index.view)[0]!, skip: paged ? args.skip : 0, limit: paged ? args.limit : undefined };
+    const found = await index.storage.views.reduce(index.db, index.signature, range, args.level);
+    if (found === undefined) return undefined;
+    groups.push(...found.filter((totals) => totals.count > 0));
+  }
+  if ((builtin === '_sum' || builtin === '_stats') && groups.some((totals) => totals.numbers !== totals.count)) return undefined;
+  const rows = groups.map((totals) => ({ key: whole ? null : totals.key!, value: builtinValue(builtin, totals) }));
+  return args.keys === undefined && !whole ? rows : rows.slice(args.skip, args.skip + (args.limit ?? Number.MAX_SAFE_INTEGER));
 }
 
 /** Each group reduced by a built-in, with event-loop turns between groups. */
@@ -126,7 +136,7 @@ async function builtinValues(builtin: NonNullable<ReturnType<typeof builtinOf>>,
 /** `{rows}` of a reduced query. */
 export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Reducer): Promise<JsonObject> {
   const builtin = builtinOf(reducer.source);
-  const quick = await aggregated(index, args, builtin);
+  const quick = await fromPartials(index, args, builtin);
   const limit = args.limit ?? Number.MAX_SAFE_INTEGER;
   if (quick !== undefined) return { rows: quick };
   // With `keys`, each key is its own range: a group never spans two of them.

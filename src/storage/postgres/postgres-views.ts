@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import type {
   MappedDocument,
+  ReduceLevel,
   ViewAggregate,
   ViewIndexInfo,
   ViewRange,
@@ -15,6 +16,8 @@ import type {
 } from '../view-store.js';
 import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
 import { inTransaction } from './postgres-connection.js';
+import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../view-partials.js';
+import { reduceGroups, totalRowsOf } from '../view-partials-query.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
 const VIEW_LOCK_CLASS = 0x56494557;
@@ -28,11 +31,23 @@ interface IndexRow {
 }
 
 const table = (indexId: string | number): string => `view_rows_${indexId}`;
+const tablesOf = (indexId: string | number): IndexTables => ({ rows: table(indexId), partials: `view_reduce_${indexId}` });
+
+/** Runs the statements of a partials step on one client or the pool (`?` numbered as `$n`). */
+async function run<T>(client: pg.ClientBase | pg.Pool, steps: SqlSteps<T>): Promise<T> {
+  let next = steps.next([]);
+  while (next.done !== true) {
+    let n = 0;
+    const { rows } = await client.query(next.value.sql.replace(/\?/g, () => `$${++n}`), next.value.params);
+    next = steps.next(rows as SqlRow[]);
+  }
+  return next.value;
+}
 
 /** Drops the view tables of a database (inside the caller's transaction). */
 export async function dropViewIndexesOf(client: pg.ClientBase, dbId: number | string): Promise<void> {
   const { rows } = await client.query<{ index_id: string }>('DELETE FROM view_indexes WHERE db_id = $1 RETURNING index_id', [dbId]);
-  for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}`);
+  for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}, ${tablesOf(row.index_id).partials}`);
 }
 
 export class PostgresViewStore implements ViewStore {
@@ -60,9 +75,15 @@ export class PostgresViewStore implements ViewStore {
     return table(index.index_id);
   }
 
+  /** An index of the format before stored reductions has no partials table: it is built again. */
+  async #current(indexId: string): Promise<boolean> {
+    const { rows } = await this.#pool.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [tablesOf(indexId).partials]);
+    return rows[0]?.found !== null;
+  }
+
   async open(db: string, signature: string): Promise<number> {
     const known = await this.#index(db, signature);
-    if (known !== undefined) return Number(known.update_seq);
+    if (known !== undefined && (await this.#current(known.index_id))) return Number(known.update_seq);
     return inTransaction(this.#pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [CREATE_LOCK_CLASS, JSON.stringify([this.#schema, db, signature])]);
       const { rows } = await client.query<{ index_id: string; update_seq: number }>(
@@ -72,19 +93,31 @@ export class PostgresViewStore implements ViewStore {
       );
       const created = rows[0];
       if (created === undefined) throw new Error(`no database ${db}`);
-      const name = table(created.index_id);
+      const { rows: name, partials } = tablesOf(created.index_id);
+      const { rows: exists } = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [partials]);
+      if (exists[0]?.found !== null) return Number(created.update_seq);
+      await client.query(`DROP TABLE IF EXISTS ${name}`);
       await client.query(
-        `CREATE TABLE IF NOT EXISTS ${name} (view integer NOT NULL, key bytea NOT NULL, doc_id text COLLATE "C" NOT NULL, n integer NOT NULL,
+        `CREATE TABLE ${name} (view integer NOT NULL, key bytea NOT NULL, doc_id text COLLATE "C" NOT NULL, n integer NOT NULL,
            key_json text NOT NULL, value text NOT NULL, num double precision, PRIMARY KEY (view, key, doc_id, n))`,
       );
-      await client.query(`CREATE INDEX IF NOT EXISTS ${name}_docs ON ${name} (doc_id)`);
-      await client.query(`CREATE INDEX IF NOT EXISTS ${name}_sums ON ${name} (view, key) INCLUDE (num, doc_id)`);
-      return Number(created.update_seq);
+      await client.query(`CREATE INDEX ${name}_docs ON ${name} (doc_id)`);
+      await client.query(`CREATE INDEX ${name}_sums ON ${name} (view, key) INCLUDE (num, doc_id)`);
+      await client.query(
+        `CREATE TABLE ${partials} (view integer NOT NULL, level integer NOT NULL, gkey bytea NOT NULL, key_json text NOT NULL,
+           depth integer NOT NULL, row_count bigint NOT NULL, num_count bigint NOT NULL, num_sum double precision NOT NULL,
+           num_sumsqr double precision NOT NULL, num_min double precision, num_max double precision, key_count bigint NOT NULL,
+           PRIMARY KEY (view, level, gkey))`,
+      );
+      await client.query(`CREATE INDEX ${partials}_depths ON ${partials} (view, level, depth, gkey)`);
+      await client.query('UPDATE view_indexes SET update_seq = 0 WHERE index_id = $1', [created.index_id]);
+      return 0;
     });
   }
 
   async update(db: string, signature: string, documents: readonly MappedDocument[], updateSeq: number): Promise<void> {
     const name = await this.#table(db, signature);
+    const indexId = name.slice('view_rows_'.length);
     const columns: unknown[][] = [[], [], [], [], [], [], []];
     for (const document of documents) {
       document.rows.forEach((row, n) => {
@@ -92,13 +125,15 @@ export class PostgresViewStore implements ViewStore {
       });
     }
     await inTransaction(this.#pool, async (client) => {
+      const plan = await run(client, planPartials(tablesOf(indexId), documents));
       await client.query(`DELETE FROM ${name} WHERE doc_id = ANY($1::text[])`, [documents.map((document) => document.id)]);
       await client.query(
         `INSERT INTO ${name} (view, key, doc_id, n, key_json, value, num)
          SELECT * FROM unnest($1::int4[], $2::bytea[], $3::text[], $4::int4[], $5::text[], $6::text[], $7::float8[])`,
         columns,
       );
-      await client.query(`UPDATE view_indexes SET update_seq = $2 WHERE index_id = $1`, [name.slice('view_rows_'.length), updateSeq]);
+      await run(client, applyPartials(tablesOf(indexId), plan));
+      await client.query(`UPDATE view_indexes SET update_seq = $2 WHERE index_id = $1`, [indexId, updateSeq]);
     });
   }
 
@@ -112,13 +147,13 @@ export class PostgresViewStore implements ViewStore {
     const sql = `SELECT key, key_json, doc_id, value FROM ${name} WHERE ${where} ORDER BY view ${order}, key ${order}, doc_id ${order}, n ${order} LIMIT ${limit} OFFSET ${param(range.skip)}`;
     const countParams: unknown[] = [];
     const before = beforeStart(range, (value) => (countParams.push(value), `$${countParams.length}`));
-    const [raw, offset, total] = await Promise.all([
+    const [raw, offset, totalRows] = await Promise.all([
       this.#pool.query<{ key: Buffer; key_json: string; doc_id: string; value: string }>(sql, params),
       this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${name} WHERE ${before}`, countParams),
-      this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${name} WHERE view = $1`, [range.view]),
+      run(this.#pool, totalRowsOf(tablesOf(name.slice('view_rows_'.length)), range.view)),
     ]);
     return {
-      totalRows: Number(total.rows[0]!.c),
+      totalRows,
       offset: Number(offset.rows[0]!.c) + range.skip,
       rows: raw.rows.map((row) => ({ key: JSON.parse(row.key_json), id: row.doc_id, value: JSON.parse(row.value), encoded: row.key })),
     };
@@ -137,6 +172,11 @@ export class PostgresViewStore implements ViewStore {
     return this.#aggregates.get(name, Number(index.update_seq), sql, params, async () => ((await this.#pool.query(sql, params)).rows as Record<string, unknown>[]).map(aggregateOf));
   }
 
+  async reduce(db: string, signature: string, range: ViewRange, level: ReduceLevel): Promise<ViewAggregate[] | undefined> {
+    const name = await this.#table(db, signature);
+    return run(this.#pool, reduceGroups(tablesOf(name.slice('view_rows_'.length)), range, level));
+  }
+
   async list(db: string): Promise<ViewIndexInfo[]> {
     const { rows } = await this.#pool.query<IndexRow>(
       `SELECT v.index_id, v.signature, v.update_seq FROM view_indexes v JOIN databases d ON d.db_id = v.db_id WHERE d.name = $1 ORDER BY v.signature`,
@@ -144,7 +184,7 @@ export class PostgresViewStore implements ViewStore {
     );
     return Promise.all(
       rows.map(async (index) => {
-        const { rows: counted } = await this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${table(index.index_id)}`);
+        const { rows: counted } = await this.#pool.query<{ c: string }>(`SELECT coalesce(sum(row_count), 0) AS c FROM ${tablesOf(index.index_id).partials} WHERE level = 0`);
         return { signature: index.signature, updateSeq: Number(index.update_seq), rows: Number(counted[0]!.c) };
       }),
     );
@@ -156,7 +196,7 @@ export class PostgresViewStore implements ViewStore {
         `DELETE FROM view_indexes v USING databases d WHERE d.db_id = v.db_id AND d.name = $1 AND v.signature = ANY($2::text[]) RETURNING v.index_id`,
         [db, signatures],
       );
-      for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}`);
+      for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}, ${tablesOf(row.index_id).partials}`);
       return rows.length;
     });
   }

@@ -6,6 +6,7 @@
  */
 import type {
   MappedDocument,
+  ReduceLevel,
   ViewAggregate,
   ViewIndexInfo,
   ViewRange,
@@ -13,6 +14,8 @@ import type {
   ViewStore,
 } from '../view-store.js';
 import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
+import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../view-partials.js';
+import { reduceGroups, totalRowsOf } from '../view-partials-query.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 import type { NamedLocks } from '../../locks/named-locks.js';
@@ -24,11 +27,12 @@ interface IndexRow {
 }
 
 const table = (indexId: number): string => `view_rows_${indexId}`;
+const tablesOf = (indexId: number): IndexTables => ({ rows: table(indexId), partials: `view_reduce_${indexId}`, byDepth: `INDEXED BY view_reduce_${indexId}_depths` });
 
 /** Drops the view tables of a database (inside the caller's write transaction). */
 export function dropViewIndexesOf(db: Connection, dbId: number): void {
   const indexes = db.prepare('SELECT index_id FROM view_indexes WHERE db_id = ?').pluck().all(dbId) as number[];
-  for (const indexId of indexes) db.exec(`DROP TABLE IF EXISTS ${table(indexId)}`);
+  for (const indexId of indexes) db.exec(`DROP TABLE IF EXISTS ${table(indexId)}; DROP TABLE IF EXISTS ${tablesOf(indexId).partials}`);
   db.prepare('DELETE FROM view_indexes WHERE db_id = ?').run(dbId);
 }
 
@@ -38,7 +42,6 @@ export class SqliteViewStore implements ViewStore {
   readonly #databaseId: (name: string) => number;
   readonly #statements = new Map<string, Statement>();
   readonly #locks: NamedLocks;
-  readonly #totals = new Map<string, { seq: number; rows: number }>();
   readonly #aggregates = new AnswerCache<ViewAggregate[]>();
   readonly #offsets = new AnswerCache<number>();
 
@@ -68,20 +71,49 @@ export class SqliteViewStore implements ViewStore {
     return index;
   }
 
+  /** Runs the statements of a partials step (inside the caller's transaction when writing). */
+  #run<T>(steps: SqlSteps<T>): T {
+    let next = steps.next([]);
+    while (next.done !== true) {
+      const statement = this.#statement(next.value.sql);
+      const rows = statement.reader ? (statement.all(...next.value.params) as SqlRow[]) : (statement.run(...next.value.params), []);
+      next = steps.next(rows);
+    }
+    return next.value;
+  }
+
+  /** The index's tables, created empty (rows, then their partial reductions). */
+  #createTables(indexId: number): void {
+    const { rows, partials } = tablesOf(indexId);
+    this.#db.exec(
+      `DROP TABLE IF EXISTS ${rows}; DROP TABLE IF EXISTS ${partials};
+       CREATE TABLE ${rows} (view INTEGER NOT NULL, key BLOB NOT NULL, doc_id TEXT NOT NULL, n INTEGER NOT NULL,
+         key_json TEXT NOT NULL, value TEXT NOT NULL, num REAL, PRIMARY KEY (view, key, doc_id, n)) WITHOUT ROWID;
+       CREATE INDEX ${rows}_docs ON ${rows} (doc_id);
+       CREATE INDEX ${rows}_sums ON ${rows} (view, key, num);
+       CREATE TABLE ${partials} (view INTEGER NOT NULL, level INTEGER NOT NULL, gkey BLOB NOT NULL, key_json TEXT NOT NULL,
+         depth INTEGER NOT NULL, row_count INTEGER NOT NULL, num_count INTEGER NOT NULL, num_sum REAL NOT NULL,
+         num_sumsqr REAL NOT NULL, num_min REAL, num_max REAL, key_count INTEGER NOT NULL,
+         PRIMARY KEY (view, level, gkey)) WITHOUT ROWID;
+       CREATE INDEX ${partials}_depths ON ${partials} (view, level, depth, gkey);`,
+    );
+    for (const sql of [...this.#statements.keys()]) if (sql.includes(rows) || sql.includes(partials)) this.#statements.delete(sql);
+  }
+
+  /** An index of the format before stored reductions has no partials table: it is built again. */
+  #current(index: IndexRow): boolean {
+    return this.#statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(tablesOf(index.index_id).partials) !== undefined;
+  }
+
   async open(db: string, signature: string): Promise<number> {
     const known = this.#index(db, signature);
-    if (known !== undefined) return known.update_seq;
+    if (known !== undefined && this.#current(known)) return known.update_seq;
     return this.#queue.enqueue(() => {
-      const dbId = this.#databaseId(db);
       const again = this.#index(db, signature);
-      if (again !== undefined) return again.update_seq;
-      const indexId = Number(this.#statement('INSERT INTO view_indexes (db_id, signature) VALUES (?, ?)').run(dbId, signature).lastInsertRowid);
-      this.#db.exec(
-        `CREATE TABLE ${table(indexId)} (view INTEGER NOT NULL, key BLOB NOT NULL, doc_id TEXT NOT NULL, n INTEGER NOT NULL,
-           key_json TEXT NOT NULL, value TEXT NOT NULL, num REAL, PRIMARY KEY (view, key, doc_id, n)) WITHOUT ROWID;
-         CREATE INDEX ${table(indexId)}_docs ON ${table(indexId)} (doc_id);
-         CREATE INDEX ${table(indexId)}_sums ON ${table(indexId)} (view, key, num);`,
-      );
+      if (again !== undefined && this.#current(again)) return again.update_seq;
+      const indexId = again?.index_id ?? Number(this.#statement('INSERT INTO view_indexes (db_id, signature) VALUES (?, ?)').run(this.#databaseId(db), signature).lastInsertRowid);
+      this.#createTables(indexId);
+      this.#statement('UPDATE view_indexes SET update_seq = 0 WHERE index_id = ?').run(indexId);
       return 0;
     });
   }
@@ -89,25 +121,16 @@ export class SqliteViewStore implements ViewStore {
   update(db: string, signature: string, documents: readonly MappedDocument[], updateSeq: number): Promise<void> {
     return this.#queue.enqueue(() => {
       const { index_id: indexId } = this.#existing(db, signature);
+      const plan = this.#run(planPartials(tablesOf(indexId), documents));
       const remove = this.#statement(`DELETE FROM ${table(indexId)} WHERE doc_id = ?`);
       const insert = this.#statement(`INSERT INTO ${table(indexId)} (view, key, doc_id, n, key_json, value, num) VALUES (?, ?, ?, ?, ?, ?, ?)`);
       for (const document of documents) {
         remove.run(document.id);
         document.rows.forEach((row, n) => insert.run(row.view, row.key, document.id, n, row.keyJson, row.valueJson, row.num));
       }
+      this.#run(applyPartials(tablesOf(indexId), plan));
       this.#statement('UPDATE view_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, indexId);
     });
-  }
-
-  /** Rows of a view, counted once per update of the index. */
-  #totalRows(name: string, seq: number, view: number): number {
-    const key = `${name}/${view}`;
-    const known = this.#totals.get(key);
-    if (known !== undefined && known.seq === seq) return known.rows;
-    const rows = (this.#statement(`SELECT count(*) AS c FROM ${name} WHERE view = ?`).get(view) as { c: number }).c;
-    if (this.#totals.size > 10_000) this.#totals.clear();
-    this.#totals.set(key, { seq, rows });
-    return rows;
   }
 
   async rows(db: string, signature: string, range: ViewRange): Promise<ViewRowsResult> {
@@ -123,9 +146,8 @@ export class SqliteViewStore implements ViewStore {
     const before = beforeStart(range, (value) => (countParams.push(value), '?'));
     const countSql = `SELECT count(*) AS c FROM ${name} WHERE ${before}`;
     const rowsBefore = await this.#offsets.get(name, index.update_seq, countSql, countParams, () => (this.#statement(countSql).get(...countParams) as { c: number }).c);
-    const total = { c: this.#totalRows(name, index.update_seq, range.view) };
     return {
-      totalRows: total.c,
+      totalRows: this.#run(totalRowsOf(tablesOf(index.index_id), range.view)),
       offset: rowsBefore + range.skip,
       rows: raw.map((row) => ({ key: JSON.parse(row.key_json), id: row.doc_id, value: JSON.parse(row.value), encoded: row.key })),
     };
@@ -143,12 +165,16 @@ export class SqliteViewStore implements ViewStore {
     return this.#aggregates.get(name, index.update_seq, sql, params, () => (this.#statement(sql).all(...params) as Record<string, unknown>[]).map(aggregateOf));
   }
 
+  async reduce(db: string, signature: string, range: ViewRange, level: ReduceLevel): Promise<ViewAggregate[] | undefined> {
+    return this.#run(reduceGroups(tablesOf(this.#existing(db, signature).index_id), range, level));
+  }
+
   async list(db: string): Promise<ViewIndexInfo[]> {
     const indexes = this.#statement('SELECT index_id, signature, update_seq FROM view_indexes WHERE db_id = ? ORDER BY signature').all(this.#databaseId(db)) as IndexRow[];
     return indexes.map((index) => ({
       signature: index.signature,
       updateSeq: index.update_seq,
-      rows: (this.#statement(`SELECT count(*) AS c FROM ${table(index.index_id)}`).get() as { c: number }).c,
+      rows: (this.#statement(`SELECT coalesce(sum(row_count), 0) AS c FROM ${tablesOf(index.index_id).partials} WHERE level = 0`).get() as { c: number }).c,
     }));
   }
 
@@ -158,8 +184,9 @@ export class SqliteViewStore implements ViewStore {
       for (const signature of signatures) {
         const index = this.#index(db, signature);
         if (index === undefined) continue;
-        for (const sql of [...this.#statements.keys()]) if (sql.includes(table(index.index_id))) this.#statements.delete(sql);
-        this.#db.exec(`DROP TABLE IF EXISTS ${table(index.index_id)}`);
+        const { rows, partials } = tablesOf(index.index_id);
+        for (const sql of [...this.#statements.keys()]) if (sql.includes(rows) || sql.includes(partials)) this.#statements.delete(sql);
+        this.#db.exec(`DROP TABLE IF EXISTS ${rows}; DROP TABLE IF EXISTS ${partials}`);
         this.#statement('DELETE FROM view_indexes WHERE index_id = ?').run(index.index_id);
         dropped++;
       }
