@@ -26,6 +26,8 @@ export const DEFAULTS = {
   csp: {
     attachments_enable: true,
     attachments_header_value: 'sandbox',
+    showlist_enable: true,
+    showlist_header_value: 'sandbox',
   },
   quickjs: {
     memory_limit_bytes: 67108864,

@@ -21,6 +21,9 @@ export interface RequestFacts {
   readonly userCtx: UserCtx;
   /** The parsed JSON body of a POST. */
   readonly body?: JsonObject;
+  /** The body as sent (shows, updates), and its media type, for `req.form`. */
+  readonly bodyText?: string;
+  readonly contentType?: string;
 }
 
 /** The database a design function runs for. */
@@ -48,6 +51,21 @@ function cookiesOf(header: string | undefined): JsonObject {
   return cookies;
 }
 
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+/** A POST or PUT of an HTML form, its fields (chttpd_external's `form`); `{}` for any other body. */
+function formOf(request: RequestFacts): JsonObject {
+  const form: JsonObject = {};
+  if ((request.method !== 'POST' && request.method !== 'PUT') || !request.contentType?.toLowerCase().startsWith(FORM_TYPE)) return form;
+  for (const [key, value] of new URLSearchParams(request.bodyText ?? '')) form[key] = value;
+  return form;
+}
+
+function bodyOf(request: RequestFacts): string {
+  if (request.bodyText !== undefined) return request.bodyText;
+  return request.method === 'POST' ? JSON.stringify(request.body ?? {}) : 'undefined';
+}
+
 /**
  * CouchDB's `req` object, the request a filter, show, list or update function is called with
  * (chttpd_external:json_req_obj): the database info, id, method, paths, query, headers, body
@@ -68,9 +86,9 @@ export function requestObject(request: RequestFacts, db: DatabaseFacts, id: stri
     raw_path: request.rawPath,
     query,
     headers: headersOf(request.rawHeaders),
-    body: request.method === 'POST' ? JSON.stringify(request.body ?? {}) : 'undefined',
+    body: bodyOf(request),
     peer: request.peer,
-    form: {},
+    form: formOf(request),
     cookie: cookiesOf(request.cookie),
     userCtx: { db: db.name, name: request.userCtx.name, roles: request.userCtx.roles },
     secObj: db.secObj,

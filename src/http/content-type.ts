@@ -50,6 +50,11 @@ const BODY_EXEMPTIONS: readonly Exemption[] = [
     matches: (segments, type) => type === 'multipart/related' && segments.length >= 2 && !segments[0]!.startsWith('_'),
     why: "a document with its attachments as CouchDB's replicator sends it; a form cannot send PUT",
   },
+  ...['POST', 'PUT'].map((method) => ({
+    method,
+    matches: (segments: readonly string[]) => segments[1] === '_design' && (segments[3] === '_update' || segments[3] === '_show'),
+    why: "update and show functions take any body (`req.body`, an HTML form's `req.form`), as CouchDB; the design document's author decides what a body may do",
+  })),
 ];
 
 const CHECKED_METHODS = new Set(['POST', 'PUT']);

@@ -6,7 +6,7 @@ import type { Request } from './request.js';
 import type { Services } from './services.js';
 
 /** The plain facts of `request` that design functions' `req` is built from (src/design/request-object.ts). */
-export function requestFacts(request: Request, body?: JsonObject): RequestFacts {
+export function requestFacts(request: Request, body?: JsonObject, bodyText?: string): RequestFacts {
   return {
     method: request.method,
     segments: request.segments,
@@ -17,6 +17,7 @@ export function requestFacts(request: Request, body?: JsonObject): RequestFacts 
     peer: request.peer,
     userCtx: request.userCtx,
     ...(body === undefined ? {} : { body }),
+    ...(bodyText === undefined ? {} : { bodyText, contentType: request.contentType() }),
   };
 }
 

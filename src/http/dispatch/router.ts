@@ -13,6 +13,8 @@ import { copyDocument } from '../routes/copy.js';
 import { dbsInfo, purge, purgedInfos, purgedInfosLimit, revsLimit } from '../routes/maintenance.js';
 import { allDocs, allDocsQueries, designDocs, localDocs } from '../routes/listings.js';
 import { designInfo } from '../routes/design-info.js';
+import { show } from '../routes/shows.js';
+import { update } from '../routes/updates.js';
 import { explain, find, mangoIndex } from '../routes/mango.js';
 import { bulkGet, ensureFullCommit, missingRevs, openRevs, revsDiff } from '../routes/replication.js';
 import { nodeName, nodePrometheus, requireMetricsReader, nodeStats, nodeSystem, nodeVersions } from '../routes/node.js';
@@ -79,6 +81,8 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
 /** Endpoints below a design document, by fourth path segment. */
 const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_view', viewQuery],
+  ['_show', only(['GET', 'POST'], show)],
+  ['_update', update],
 ]);
 
 /**

@@ -43,6 +43,8 @@ export async function nodeVersions(_request: Request, services: Services): Promi
     node: { version: process.versions.node, supported_hashes: getHashes() },
     divan: { version: services.version, storage: services.config.getString('divan', 'storage') },
     collation_driver: { name: 'divan', unicode_version: process.versions.unicode },
+    // CouchDB names its engine `{name}` (and `version` for spidermonkey only); Divan's sandbox is QuickJS (src/js).
+    javascript_engine: { name: 'quickjs' },
   });
 }
 

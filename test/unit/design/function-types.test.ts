@@ -18,7 +18,20 @@ describe('design-function types', () => {
       functionsOf(DDOC).map((each) => each.path.join('.')),
       ['validate_doc_update', 'filters.mine', 'views.byType.map', 'views.total.map', 'views.total.reduce'],
     );
-    assert.deepEqual(DESIGN_FUNCTION_TYPES.map((type) => type.member), ['validate_doc_update', 'filters', 'views']);
+    assert.deepEqual(DESIGN_FUNCTION_TYPES.map((type) => type.member), ['validate_doc_update', 'filters', 'views', 'shows', 'updates']);
+  });
+
+  test('show and update functions are compiled when called, not on save (as CouchDB)', () => {
+    const withRenderers = { ...DDOC, shows: { page: 'function (' }, updates: { stamp: 'not even JavaScript' } };
+    assert.deepEqual(functionsOf(withRenderers).map((each) => each.path.join('.')), functionsOf(DDOC).map((each) => each.path.join('.')));
+  });
+
+  test('a failing show or update maps to render.js\'s errors', () => {
+    const updates = DESIGN_FUNCTION_TYPES.find((type) => type.member === 'updates')!;
+    const thrown = updates.errorOf!({ ok: false, kind: 'thrown', error: { error: 'TypeError', message: 'x is null' }, logs: [] });
+    assert.deepEqual([thrown.status, thrown.error, thrown.reason], [500, 'render_error', 'function raised error: TypeError: x is null']);
+    const named = updates.errorOf!({ ok: false, kind: 'thrown', error: ['error', 'not_found', 'document not found'], logs: [] });
+    assert.deepEqual([named.status, named.error, named.reason], [404, 'not_found', 'document not found']);
   });
 
   test('each function carries CouchDB\'s compilation-error prefix', () => {
