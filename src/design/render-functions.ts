@@ -4,7 +4,8 @@ import type { Json, JsonObject } from '../json/json.js';
 import { isObject, type FailedCall } from './function-types/function-type.js';
 import { shows } from './function-types/shows.js';
 import { updates } from './function-types/updates.js';
-import { undefinedResponse } from './render-error.js';
+import { undefinedResponse } from './function-types/render-error.js';
+export { namedError } from './function-types/render-error.js';
 
 export type { FailedCall };
 export const SHOWS = shows.member;

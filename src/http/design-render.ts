@@ -13,7 +13,7 @@ import type { Request } from './request.js';
 import type { Services } from './services.js';
 
 /** A show or update request: `/{db}/_design/{d}/{_show|_update}/{name}[/{id…}]`, its design document, document and `req`. */
-export interface RenderCall {
+interface RenderCall {
   readonly opened: OpenedDatabase;
   readonly ddoc: DesignDoc;
   readonly name: string;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { Json } from '../../src/json/json.js';
-import { encodeKey } from '../../src/views/view-keys.js';
+import { encode as encodeKey } from '../../src/collation/encode.js';
 import { describeOnEachBackend } from '../support/backend-servers.js';
 import type { TestServer } from '../support/server.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BACKENDS, freshBackend } from '../support/backends.js';
 import type { EncodedRow, Json, ReduceLevel, ViewAggregate, ViewRange } from '../../src/storage/storage.js';
-import { encodeKey } from '../../src/views/view-keys.js';
+import { encode as encodeKey } from '../../src/collation/encode.js';
 
 interface ModelRow {
   key: Json;

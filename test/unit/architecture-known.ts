@@ -22,6 +22,4 @@ export const KNOWN_UPWARD_IMPORTS_TO_REMOVE: readonly string[] = [
  * app.ts): each is to lose its `export`, or be deleted if nothing uses it, by that slice.
  */
 export const KNOWN_UNUSED_EXPORTS_TO_REMOVE: readonly string[] = [
-  // view-store.ts's SQL helpers move to storage/kit/ once the stored-reductions work settles.
-  'src/storage/view-store.ts: numericValue',
 ];

@@ -1,4 +1,4 @@
-import { renderErrorOf } from '../render-error.js';
+import { renderErrorOf } from './render-error.js';
 import type { DesignFunctionType } from './function-type.js';
 
 /**

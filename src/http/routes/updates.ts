@@ -1,7 +1,7 @@
 import { emptyDocumentId } from '../../errors/catalog.js';
 import { CouchError } from '../../errors/couch-error.js';
 import { writeDocument } from '../../databases/document-writes.js';
-import { namedError } from '../../design/render-error.js';
+import { namedError } from '../../design/render-functions.js';
 import { updateErrorOf, updateParts, UPDATES, withWriteHeaders } from '../../design/render-functions.js';
 import { renderedResponse } from '../../design/render-response.js';
 import { renderCall, renderedReply, renderRequest, runRender } from '../design-render.js';

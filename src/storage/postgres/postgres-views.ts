@@ -14,10 +14,10 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
+import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../kit/view-sql.js';
 import { inTransaction } from './postgres-connection.js';
-import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../view-partials.js';
-import { reduceGroups, totalRowsOf } from '../view-partials-query.js';
+import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
+import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
 const VIEW_LOCK_CLASS = 0x56494557;

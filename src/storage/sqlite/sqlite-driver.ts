@@ -15,6 +15,8 @@ export interface Statement<Params extends unknown[] = unknown[], Row = unknown> 
   all(...params: Params): Row[];
   /** Rows as their first column's value. */
   pluck(toggle?: boolean): this;
+  /** True when the statement returns rows (a query), false for a write. */
+  readonly reader: boolean;
 }
 
 /** A function run in a transaction: plain calls nest as savepoints; `immediate` takes the write lock first. */

@@ -13,9 +13,9 @@ import type {
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../view-store.js';
-import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../view-partials.js';
-import { reduceGroups, totalRowsOf } from '../view-partials-query.js';
+import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../kit/view-sql.js';
+import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
+import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 import type { NamedLocks } from '../../locks/named-locks.js';

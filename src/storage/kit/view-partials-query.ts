@@ -5,8 +5,8 @@
  * existence checks tell, and such a cut group is aggregated from its rows inside the range. A
  * whole-view reduce is one partial; a key-range reduce without grouping combines the level-1 groups.
  */
-import type { ReduceLevel, ViewAggregate, ViewRange } from './view-store.js';
-import { rangeConditions } from './view-store.js';
+import type { ReduceLevel, ViewAggregate, ViewRange } from '../view-store.js';
+import { rangeConditions } from './view-sql.js';
 import type { IndexTables, Partial, SqlSteps } from './view-partials.js';
 import { EXACT, PARTIAL_COLUMNS, PREFIX_LEVELS, groupCondition, groupOf, partialOf, sqlOf } from './view-partials.js';
 
@@ -31,7 +31,7 @@ function beyond(bound: Bound, side: '<' | '>', params: unknown[]): string {
   return `(key, doc_id) ${op} (?, ?)`;
 }
 
-export function aggregateOfPartial(partial: Partial): ViewAggregate {
+function aggregateOfPartial(partial: Partial): ViewAggregate {
   return { key: JSON.parse(partial.keyJson), count: partial.rowCount, numbers: partial.numCount, sum: partial.sum, min: partial.min, max: partial.max, sumsqr: partial.sumsqr, distinct: partial.keyCount };
 }
 

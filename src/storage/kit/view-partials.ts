@@ -7,7 +7,7 @@
  * (`?` placeholders; PostgreSQL renumbers them), as steps of a generator: SQLite runs them inside its
  * synchronous write transaction, PostgreSQL inside its transaction, with no second copy of the logic.
  */
-import type { EncodedRow, MappedDocument } from './view-store.js';
+import type { EncodedRow, MappedDocument } from '../view-store.js';
 
 /** Array-key prefixes kept as groups of their own; deeper `group_level`s are read from the rows. */
 export const PREFIX_LEVELS = 3;
@@ -17,7 +17,7 @@ export const EXACT = 255;
 export const PARTIAL_COLUMNS =
   'view, level, gkey, key_json, depth, row_count, num_count, num_sum, num_sumsqr, num_min, num_max, key_count';
 
-export interface Sql {
+interface Sql {
   sql: string;
   params: unknown[];
 }
@@ -52,7 +52,7 @@ function valueEnd(key: Buffer, at: number): number {
 }
 
 /** Members of an encoded array key (0 for any other key). */
-export function arrayDepth(key: Buffer): number {
+function arrayDepth(key: Buffer): number {
   if (key[0] !== 0x06) return 0;
   let depth = 0;
   for (let i = 1; i < key.length && key[i] !== 0x00; i = valueEnd(key, i)) depth++;
@@ -60,14 +60,14 @@ export function arrayDepth(key: Buffer): number {
 }
 
 /** The bytes every key of a level-`level` prefix group starts with (its first `level` members, unclosed). */
-export function prefixOf(key: Buffer, level: number): Buffer {
+function prefixOf(key: Buffer, level: number): Buffer {
   let i = 1;
   for (let n = 0; n < level; n++) i = valueEnd(key, i);
   return key.subarray(0, i);
 }
 
 /** A group a key falls in at `level` (0, 1..PREFIX_LEVELS or EXACT); prefix groups only for arrays that long. */
-export interface GroupAt {
+interface GroupAt {
   level: number;
   /** Its key: empty for the whole view, the closed prefix, or the exact key. */
   gkey: Buffer;
@@ -82,7 +82,7 @@ export function groupOf(key: Buffer, level: number): GroupAt {
 }
 
 /** Every stored group of a key: the view, its prefixes, the exact key. */
-export function groupsOfKey(key: Buffer): GroupAt[] {
+function groupsOfKey(key: Buffer): GroupAt[] {
   const depth = arrayDepth(key);
   const groups: GroupAt[] = [{ level: 0, gkey: Buffer.alloc(0), depth: 0 }];
   for (let level = 1; level <= Math.min(depth, PREFIX_LEVELS); level++) groups.push(groupOf(key, level));
@@ -185,7 +185,7 @@ function account(changes: Map<string, Change>, row: { view: number; key: Buffer;
 }
 
 /** What an update does to the partials, worked out before the rows change. */
-export interface PartialsPlan {
+interface PartialsPlan {
   changes: Change[];
 }
 

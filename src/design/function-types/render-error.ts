@@ -1,8 +1,8 @@
-import { javascriptError, osProcessError } from '../errors/catalog.js';
-import { CouchError } from '../errors/couch-error.js';
-import type { Json } from '../json/json.js';
-import type { FailedCall } from './function-types/function-type.js';
-import { isObject } from './function-types/function-type.js';
+import { javascriptError, osProcessError } from '../../errors/catalog.js';
+import { CouchError } from '../../errors/couch-error.js';
+import type { Json } from '../../json/json.js';
+import type { FailedCall } from './function-type.js';
+import { isObject } from './function-type.js';
 
 /** HTTP status of an error name a design function reports (chttpd:error_info); any other name is 500. */
 const STATUS_OF: Readonly<Record<string, number>> = { not_found: 404, forbidden: 403, unauthorized: 401, bad_request: 400, method_not_allowed: 405, conflict: 409 };

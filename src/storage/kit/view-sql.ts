@@ -1,0 +1,62 @@
+/** SQL helpers both backends' view stores share: range conditions, aggregates, the answer cache. */
+import type { Json } from '../../json/json.js';
+import type { ViewAggregate, ViewRange } from '../view-store.js';
+
+/**
+ * SQL conditions of a range over columns `key` and `doc_id`; `param` numbers the placeholders.
+ * Without a document id a bound takes every row of its key.
+ */
+export function rangeConditions(range: ViewRange, param: (value: unknown) => string): string {
+  const conditions = ['view = ' + param(range.view)];
+  const bound = (key: Buffer, docId: string | undefined, op: string): void => {
+    if (docId === undefined) conditions.push(`key ${op} ${param(key)}`);
+    else conditions.push(`(key, doc_id) ${op} (${param(key)}, ${param(docId)})`);
+  };
+  const d = range.descending;
+  if (range.startKey !== undefined) bound(range.startKey, range.startDocId, d ? '<=' : '>=');
+  if (range.endKey !== undefined) bound(range.endKey, range.endDocId, (d ? '>' : '<') + (range.inclusiveEnd ? '=' : ''));
+  return conditions.join(' AND ');
+}
+
+/** Conditions selecting the rows before the range's start (for `offset`). */
+export function beforeStart(range: ViewRange, param: (value: unknown) => string): string {
+  if (range.startKey === undefined) return '1 = 0';
+  const op = range.descending ? '>' : '<';
+  const conditions = ['view = ' + param(range.view)];
+  if (range.startDocId === undefined) conditions.push(`key ${op} ${param(range.startKey)}`);
+  else conditions.push(`(key, doc_id) ${op} (${param(range.startKey)}, ${param(range.startDocId)})`);
+  return conditions.join(' AND ');
+}
+
+/** The SELECT list of the aggregates (`total`, `sum` per dialect), grouped by key or not. */
+export function aggregateColumns(grouped: boolean, sum: (expression: string) => string): string {
+  const columns = `count(*) AS count, count(num) AS numbers, ${sum('num')} AS sum, min(num) AS min, max(num) AS max, ${sum('num * num')} AS sumsqr`;
+  return grouped ? `min(key_json) AS key_json, ${columns}` : columns;
+}
+
+/** A row of the aggregate query as numbers (PostgreSQL answers bigint and numeric as strings). */
+export function aggregateOf(row: Record<string, unknown>): ViewAggregate {
+  const number = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+  const result: ViewAggregate = { count: Number(row['count']), numbers: Number(row['numbers']), sum: Number(row['sum'] ?? 0), min: number(row['min']), max: number(row['max']), sumsqr: Number(row['sumsqr'] ?? 0) };
+  if (typeof row['key_json'] === 'string') result.key = JSON.parse(row['key_json']) as Json;
+  return result;
+}
+
+/**
+ * Answers of counting and aggregate queries by index table, update sequence, SQL and parameters: an
+ * index that has not changed gives the same answer, so a repeated reduce or `offset` costs no scan.
+ * Bounded (oldest first out).
+ */
+export class AnswerCache<T> {
+  readonly #answers = new Map<string, T>();
+
+  async get(table: string, seq: number, sql: string, params: readonly unknown[], compute: () => Promise<T> | T): Promise<T> {
+    const key = `${table}\u0000${seq}\u0000${sql}\u0000${params.map((param) => (Buffer.isBuffer(param) ? param.toString('hex') : String(param))).join('\u0000')}`;
+    const known = this.#answers.get(key);
+    if (known !== undefined) return known;
+    const answer = await compute();
+    if (this.#answers.size >= 1000) this.#answers.delete(this.#answers.keys().next().value!);
+    this.#answers.set(key, answer);
+    return answer;
+  }
+}
