@@ -10,21 +10,19 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type ClientRequest } from 'node:http';
+import type { ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { startDivan, type RunningDivan } from '../support/process.js';
+import { sendRaw, type RawAnswer } from '../support/raw-request.js';
 
 const ADMIN = 'scan-admin:scan-pass';
 const DOCS = 8000;
 const DB = 'scans';
 
-interface Answer {
-  status: number;
-  body: any;
-}
+type Answer = RawAnswer;
 
 /** CPU seconds (user + system) the process has used so far (Linux /proc). */
 function cpuSeconds(pid: number): number {
@@ -43,24 +41,7 @@ describe('issue 32 item 3: no _find holds a server process', () => {
   let node: RunningDivan;
   let dir: string;
   const send = (method: string, path: string, body?: unknown, onRequest?: (req: ClientRequest) => void): Promise<Answer> =>
-    new Promise((resolve, reject) => {
-      const url = new URL(path, node.url);
-      const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-      const headers: Record<string, string> = { Authorization: `Basic ${Buffer.from(ADMIN).toString('base64')}` };
-      if (payload) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(payload.length) });
-      const req = httpRequest({ host: url.hostname, port: url.port, path, method, headers, agent: false }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, body: text === '' ? undefined : JSON.parse(text) });
-        });
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      onRequest?.(req);
-      req.end(payload);
-    });
+    sendRaw(node.url, ADMIN, method, path, body, onRequest);
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'divan-scans-'));
