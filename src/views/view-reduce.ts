@@ -1,8 +1,9 @@
 /**
- * Reduced view queries: the rows of the range grouped by key (exact, by a prefix of array keys, or
- * all in one group), each group reduced at query time, built-ins natively (without group, `_count`,
- * `_sum` and `_stats` of numbers are single SQL aggregates) and JavaScript reduces in the sandbox,
- * in chunks whose results are then rereduced, as CouchDB reduces B-tree nodes.
+ * Reduced view queries: the range grouped by key (exact, by a prefix of array keys, or all in one
+ * group). Built-ins read the partial reductions storage keeps with the index (whole view, array
+ * prefixes of 1 to 3 members, exact keys: docs/views.md, "Reduce"); deeper groups, built-ins over
+ * values that are not all numbers, and JavaScript reduces reduce the rows at query time, JavaScript
+ * in the sandbox in chunks whose results are then rereduced, as CouchDB reduces B-tree nodes.
  */
 import { encode as encodeKey } from '../collation/encode.js';
 import { CouchError } from '../errors/couch-error.js';
