@@ -96,7 +96,7 @@ describe('update functions', () => {
     const odd = await server.admin('/up/_design/app/_update/odd_member', { method: 'POST' });
     assert.deepEqual([odd.status, odd.body.error], [500, 'external_response_error']);
     const noId = await server.admin('/up/_design/app/_update/no_id', { method: 'POST' });
-    assert.deepEqual([noId.status, noId.body], [400, { error: 'bad_request', reason: 'Document id must not be empty' }]);
+    assert.deepEqual([noId.status, noId.body], [400, { error: 'illegal_docid', reason: 'Document id must not be empty' }]);
     const loops = await server.admin('/up/_design/app/_update/loops', { method: 'POST' });
     assert.deepEqual([loops.status, loops.body.error], [500, 'os_process_error']);
   });

@@ -67,7 +67,7 @@ for (const backend of BACKENDS.map((each) => each.name)) {
       for (const res of await fromEach('/_active_tasks')) {
         for (const task of res.body) assert.match(task.pid, /^<0\.\d+\.[1-9]\d*>$/, "the worker's number in the pid keeps pids unique");
       }
-      for (const res of await fromEach(`/_scheduler/jobs/${id}`)) assert.equal(res.body.id, id);
+      for (const res of await fromEach(`/_scheduler/jobs/${encodeURIComponent(id)}`)) assert.equal(res.body.id, id);
       const again = await other.request('/_replicate', asAdmin({ method: 'POST', body }));
       assert.deepEqual([again.status, again.body._local_id], [202, id]);
       for (const res of await fromEach('/_active_tasks')) assert.deepEqual(taskIds(res), [id], 'the same job posted again does not start a second run');

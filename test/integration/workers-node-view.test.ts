@@ -103,7 +103,7 @@ for (const backend of BACKENDS.map((each) => each.name)) {
         assert.deepEqual([shown['docs_read'], shown['docs_written'], shown['changes_pending']], [3, 3, 0]);
         assert.equal(String(shown['through_seq']).split('-')[0], '3');
       }
-      for (const res of await askedOften(`/_scheduler/jobs/${id}`)) {
+      for (const res of await askedOften(`/_scheduler/jobs/${encodeURIComponent(id)}`)) {
         assert.equal(res.body.id, id);
         assert.match(res.body.start_time, ISO);
         assert.equal(res.body.info.docs_written, 3);
