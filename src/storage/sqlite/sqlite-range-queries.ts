@@ -27,17 +27,6 @@ export class RangeQueries {
     return this.#statement(sql, true).get(...params, most) as number;
   }
 
-  /**
-   * Live documents whose id is below `key` (or at most `key`): the stored counts of the id blocks
-   * before the key's block (sqlite-schema.ts step 7), plus a count inside that block.
-   */
-  #countBelow(dbId: number, key: string, inclusive: boolean): number {
-    const sql =
-      'SELECT coalesce((SELECT sum(live) FROM id_blocks WHERE db_id = @db AND first_id < f), 0)' +
-      ` + (SELECT count(*) FROM documents WHERE db_id = @db AND deleted = 0 AND id >= f AND id ${inclusive ? '<=' : '<'} @key)` +
-      " FROM (SELECT coalesce((SELECT max(first_id) FROM id_blocks WHERE db_id = @db AND first_id <= @key), '') AS f)";
-    return this.#statement(sql, true).get({ db: dbId, key }) as number;
-  }
 
   /**
    * Live documents in id byte order (SQLite's BINARY collation). With `descending` the start key
@@ -62,8 +51,12 @@ export class RangeQueries {
     const rows = raw.map((r) => documentSummary({ ...r, deleted: false }, r.body));
 
     if (options.countOffset === false) return { totalRows, offset: skip, rows };
-    const start = options.startKey;
-    const before = start === undefined ? 0 : descending ? Math.max(0, totalRows - this.#countBelow(dbId, start, true)) : this.#countBelow(dbId, start, false);
+    // SQLite counts the documents before the start key (a covering index scan): per-row counters
+    // kept by triggers made bulk writes 1.4× slower; PostgreSQL keeps counted id blocks.
+    const before =
+      options.startKey === undefined
+        ? 0
+        : this.#countLive(descending ? ' AND d.id > ?' : ' AND d.id < ?', [dbId, options.startKey], Number.MAX_SAFE_INTEGER);
     let offset = before + skip;
     if (rows.length === 0 && skip > 0) {
       // Skipped past the end of the range: the first row would have come right after it.

@@ -117,47 +117,6 @@ CREATE TABLE view_indexes (
   UNIQUE (db_id, signature)
 );
 `,
-  // 7: live documents counted per block of ids, so that `_all_docs` finds the offset of a start key
-  // by summing blocks and counting inside one, not by counting every document before it (CouchDB
-  // reads the same counts from its B-tree's inner nodes). Block '' holds the ids below every other
-  // block's first id; a block that reaches 2048 live documents splits at its 1025th.
-  `
-CREATE TABLE id_blocks (
-  db_id INTEGER NOT NULL,
-  first_id TEXT NOT NULL,
-  live INTEGER NOT NULL,
-  PRIMARY KEY (db_id, first_id)
-) WITHOUT ROWID;
-INSERT INTO id_blocks (db_id, first_id, live)
-  SELECT db_id, CASE WHEN block = 0 THEN '' ELSE min(id) END, count(*)
-  FROM (SELECT db_id, id, (row_number() OVER (PARTITION BY db_id ORDER BY id) - 1) / 1024 AS block FROM documents WHERE deleted = 0)
-  GROUP BY db_id, block;
-INSERT OR IGNORE INTO id_blocks (db_id, first_id, live) SELECT db_id, '', 0 FROM databases;
-CREATE TRIGGER id_blocks_of_new_database AFTER INSERT ON databases BEGIN
-  INSERT OR IGNORE INTO id_blocks (db_id, first_id, live) VALUES (NEW.db_id, '', 0);
-END;
-CREATE TRIGGER id_blocks_of_deleted_database AFTER DELETE ON databases BEGIN
-  DELETE FROM id_blocks WHERE db_id = OLD.db_id;
-END;
-CREATE TRIGGER id_blocks_on_insert AFTER INSERT ON documents WHEN NEW.deleted = 0 BEGIN
-  UPDATE id_blocks SET live = live + 1 WHERE db_id = NEW.db_id
-    AND first_id = (SELECT max(first_id) FROM id_blocks WHERE db_id = NEW.db_id AND first_id <= NEW.id);
-END;
-CREATE TRIGGER id_blocks_on_update AFTER UPDATE OF deleted ON documents WHEN OLD.deleted <> NEW.deleted BEGIN
-  UPDATE id_blocks SET live = live + CASE NEW.deleted WHEN 0 THEN 1 ELSE -1 END WHERE db_id = NEW.db_id
-    AND first_id = (SELECT max(first_id) FROM id_blocks WHERE db_id = NEW.db_id AND first_id <= NEW.id);
-END;
-CREATE TRIGGER id_blocks_on_delete AFTER DELETE ON documents WHEN OLD.deleted = 0 BEGIN
-  UPDATE id_blocks SET live = live - 1 WHERE db_id = OLD.db_id
-    AND first_id = (SELECT max(first_id) FROM id_blocks WHERE db_id = OLD.db_id AND first_id <= OLD.id);
-END;
-CREATE TRIGGER id_blocks_split AFTER UPDATE OF live ON id_blocks WHEN NEW.live >= 2048 BEGIN
-  INSERT INTO id_blocks (db_id, first_id, live)
-    SELECT NEW.db_id, id, NEW.live - 1024 FROM documents
-    WHERE db_id = NEW.db_id AND deleted = 0 AND id >= NEW.first_id ORDER BY id LIMIT 1 OFFSET 1024;
-  UPDATE id_blocks SET live = 1024 WHERE db_id = NEW.db_id AND first_id = NEW.first_id;
-END;
-`,
 ];
 
 /** The latest schema version this code knows. */
