@@ -82,6 +82,12 @@ export class SqliteViewStore implements ViewStore {
     return next.value;
   }
 
+  /** Drops the cached statements naming these tables (as whole names: `view_rows_1` is not `view_rows_12`). */
+  #forgetStatements(...tables: string[]): void {
+    const named = new RegExp(`\\b(?:${tables.join('|')})\\b`);
+    for (const sql of [...this.#statements.keys()]) if (named.test(sql)) this.#statements.delete(sql);
+  }
+
   /** The index's tables, created empty (rows, then their partial reductions). */
   #createTables(indexId: number): void {
     const { rows, partials } = tablesOf(indexId);
@@ -97,7 +103,7 @@ export class SqliteViewStore implements ViewStore {
          PRIMARY KEY (view, level, gkey)) WITHOUT ROWID;
        CREATE INDEX ${partials}_depths ON ${partials} (view, level, depth, gkey);`,
     );
-    for (const sql of [...this.#statements.keys()]) if (sql.includes(rows) || sql.includes(partials)) this.#statements.delete(sql);
+    this.#forgetStatements(rows, partials);
   }
 
   /** An index of the format before stored reductions has no partials table: it is built again. */
@@ -185,7 +191,7 @@ export class SqliteViewStore implements ViewStore {
         const index = this.#index(db, signature);
         if (index === undefined) continue;
         const { rows, partials } = tablesOf(index.index_id);
-        for (const sql of [...this.#statements.keys()]) if (sql.includes(rows) || sql.includes(partials)) this.#statements.delete(sql);
+        this.#forgetStatements(rows, partials);
         this.#db.exec(`DROP TABLE IF EXISTS ${rows}; DROP TABLE IF EXISTS ${partials}`);
         this.#statement('DELETE FROM view_indexes WHERE index_id = ?').run(index.index_id);
         dropped++;
