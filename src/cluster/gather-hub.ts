@@ -7,6 +7,7 @@
 import type { Json } from '../json/json.js';
 import type { Gathered } from './gather.js';
 import type { GatherToPrimary, GatherToWorker } from './gather-protocol.js';
+import type { KeptAnswers } from './kept-answers.js';
 
 /** A worker as the hub reaches it (a node:cluster `Worker` is one). */
 export interface GatherPeer {
@@ -17,6 +18,8 @@ interface GatherHubOptions {
   /** How long a gather waits for the slowest worker. */
   timeoutMs: number;
   warn(line: string): void;
+  /** Topics whose last answers outlive their worker. */
+  kept?: KeptAnswers;
 }
 
 interface Pending {
@@ -62,6 +65,12 @@ export class GatherHub {
       if (pending.asker === name) this.#drop(id, pending);
       else this.#leaveOut(id, name, (topic) => `${name} exited before it answered ${topic}: left out`);
     }
+    this.#options.kept?.gone(name);
+  }
+
+  /** Asks every answering worker `topic` for the primary itself: only the kept answers learn from it. */
+  refresh(topic: string): void {
+    if (this.#answering.size > 0) this.#ask('primary', { send: () => undefined }, 0, topic, null);
   }
 
   #ask(asker: string, askerPeer: GatherPeer, seq: number, topic: string, payload: Json): void {
@@ -83,7 +92,10 @@ export class GatherHub {
     const pending = this.#pending.get(id);
     if (!pending?.waiting.delete(name)) return;
     if (message.error !== undefined) this.#options.warn(`worker ${name} failed to answer ${pending.topic}: ${message.error}`);
-    else pending.replies.push({ worker: name, value: message.value ?? null });
+    else {
+      pending.replies.push({ worker: name, value: message.value ?? null });
+      this.#options.kept?.saw(pending.topic, name, message.value ?? null);
+    }
     this.#finishIfDone(id, pending);
   }
 
@@ -106,6 +118,7 @@ export class GatherHub {
     if (pending.waiting.size > 0) return;
     this.#drop(id, pending);
     const replies = [...pending.replies].sort((a, b) => (a.worker < b.worker ? -1 : a.worker > b.worker ? 1 : 0));
+    replies.push(...(this.#options.kept?.departedReplies(pending.topic) ?? []));
     pending.askerPeer.send({ divan: 'gathered', seq: pending.seq, replies }, () => undefined);
   }
 

@@ -9,7 +9,7 @@ import type { Json, JsonObject } from '../json/json.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { MergedMetrics, type MetricsSnapshot } from '../metrics/merged-metrics.js';
 
-const METRICS = 'metrics';
+export const METRICS = 'metrics';
 const SYSTEM = 'system';
 
 export function shareMetrics(metrics: Metrics, gather: Gather): void {
@@ -25,6 +25,32 @@ export async function nodeSystem(gather: Gather): Promise<JsonObject> {
   const systems = (await gather.gather(SYSTEM)).map((reply) => reply.value as JsonObject);
   const merged = systems.reduce<JsonObject>((total, each) => addNumbers(total, each) as JsonObject, {});
   return { ...merged, uptime: Math.max(0, ...systems.map((each) => Number(each['uptime']))) };
+}
+
+type Counter = { name: string; type: string; values: { labels: Record<string, string | number>; value: number }[] };
+
+/**
+ * A departed worker's counters added to those of the workers that departed before it (kept-answers.ts).
+ * Gauges and latency samples describe a live process, so they leave with it.
+ */
+export function foldDepartedCounters(kept: Json | undefined, departed: Json): Json {
+  const counters = (snapshot: Json | undefined): Counter[] =>
+    ((snapshot as unknown as MetricsSnapshot | undefined)?.metrics ?? []).filter((metric) => (metric.type as unknown as string) === 'counter') as unknown as Counter[];
+  const byName = new Map<string, Counter>();
+  for (const metric of [...counters(kept), ...counters(departed)]) {
+    const total = byName.get(metric.name) ?? byName.set(metric.name, { ...metric, values: [] }).get(metric.name)!;
+    for (const { labels, value } of metric.values) {
+      const same = total.values.find((each) => sameLabels(each.labels, labels));
+      if (same) same.value += value;
+      else total.values.push({ labels, value });
+    }
+  }
+  return { metrics: [...byName.values()], windows: {} } as unknown as Json;
+}
+
+function sameLabels(a: Record<string, string | number>, b: Record<string, string | number>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /** `a` and `b` with their numbers added, leaf by leaf. */

@@ -1,5 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { GATHER_TIMEOUT_MS, GatherHub } from './gather-hub.js';
+import { METRICS, foldDepartedCounters } from './gathered-metrics.js';
+import { KeptAnswers } from './kept-answers.js';
 import { asGatherToPrimary } from './gather-protocol.js';
 import { closeUntakenConnections } from './handoff-guard.js';
 import { LockService } from './lock-service.js';
@@ -40,6 +42,9 @@ const RESPAWN_BACKOFF_MS = 1000;
  * publisher (ipc-bus.ts), gathers answers from all of them (gather-hub.ts), grants named locks
  * (lock-service.ts), admits password attempts under the node's lockout (lockout-service.ts), replaces a worker that dies, and stops them all on `stop()`.
  */
+/** How often the primary learns each worker's counters, so a worker killed without warning loses at most this much. */
+const KEPT_REFRESH_MS = 2000;
+
 export class Supervisor {
   readonly #options: SupervisorOptions;
   readonly #relays = new Map<number, Relay>();
@@ -56,12 +61,13 @@ export class Supervisor {
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
-    this.#gather = new GatherHub({ timeoutMs: GATHER_TIMEOUT_MS, warn: options.warn });
+    this.#gather = new GatherHub({ timeoutMs: GATHER_TIMEOUT_MS, warn: options.warn, kept: new KeptAnswers({ [METRICS]: foldDepartedCounters }) });
   }
 
   start(): void {
     cluster.on('exit', (worker, code, signal) => this.#exited(worker, code, signal));
     for (let i = 0; i < this.#options.workers; i++) this.#fork();
+    setInterval(() => this.#gather.refresh(METRICS), KEPT_REFRESH_MS).unref();
   }
 
   #fork(): Worker {
