@@ -11,7 +11,7 @@ import type { Gathered } from './gather.js';
 export type FoldDeparted = (kept: Json | undefined, departed: Json) => Json;
 
 /** The reply that carries every departed worker's folded answer. */
-export const DEPARTED_WORKERS = 'departed';
+const DEPARTED_WORKERS = 'departed';
 
 export class KeptAnswers {
   readonly #folds: ReadonlyMap<string, FoldDeparted>;
