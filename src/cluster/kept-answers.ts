@@ -8,7 +8,7 @@ import type { Json } from '../json/json.js';
 import type { Gathered } from './gather.js';
 
 /** Folds a departed worker's last answer into what earlier departed workers left (`undefined` at first). */
-export type FoldDeparted = (kept: Json | undefined, departed: Json) => Json;
+type FoldDeparted = (kept: Json | undefined, departed: Json) => Json;
 
 /** The reply that carries every departed worker's folded answer. */
 const DEPARTED_WORKERS = 'departed';
