@@ -7,6 +7,8 @@ import { IpcBus } from './cluster/ipc-bus.js';
 import { IpcGather } from './cluster/ipc-gather.js';
 import { IpcLocks } from './cluster/ipc-locks.js';
 import { lockoutPool } from './cluster/pg-lockout.js';
+import { PostgresNodePeers } from './cluster/pg-node-peers.js';
+import { answerForPeer } from './http/routes/node.js';
 import type { WorkerChannel } from './cluster/worker-protocol.js';
 import type { Config } from './config/config.js';
 import { randomHex } from './crypto/crypto.js';
@@ -110,7 +112,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   shareTasks(data.databases.tasks, gather);
   shareMetrics(metrics, gather);
   const lockout = options.worker ? shareLockout(identity.lockout, gather) : undefined;
-  const services = servicesOf({ config, log, admins, metrics, data, identity, replication, link, gather, version: VERSION });
+  // The other nodes sharing PostgreSQL, for /_membership and /_node/{name}/…; they ask this one through its services.
+  const peers = meetingPoint && bus
+    ? new PostgresNodePeers({ ...meetingPoint, name: config.getString('divan', 'node_name'), bus, answer: (question) => answerForPeer(question, services), warn: (line) => log.warning(line) })
+    : undefined;
+  const services: Services = servicesOf({ config, log, admins, metrics, data, identity, replication, link, gather, peers, version: VERSION });
+  await peers?.start();
   gather.start();
   // Before this worker listens: a replacement must not admit guesses its siblings know are locked.
   await lockout?.inherit();
@@ -132,7 +139,7 @@ export async function createApp(options: AppOptions): Promise<App> {
       await Promise.all([admins.settled(), identity.upgrader.settled()]);
       identity.jwt.close();
       gather.close();
-      await Promise.all([link?.close(), data.sandbox.close(), sharedLockout?.pool.end().catch(() => undefined)]);
+      await Promise.all([link?.close(), peers?.close(), data.sandbox.close(), sharedLockout?.pool.end().catch(() => undefined)]);
       await storage.close();
     },
   };

@@ -32,6 +32,9 @@ export const methodNotAllowed = (allowed: readonly string[]): CouchError =>
     Allow: allowed.join(','),
   });
 
+/** `/_node/{name}/…` of a cluster node that did not answer in time (chttpd_node's `call_node`). */
+export const nodeDown = (node: string): CouchError => new CouchError(412, 'nodedown', `${node} is down`);
+
 /** CouchDB's answer for a feature it has switched off (chttpd's `error_info(not_implemented)`). */
 export const notImplemented = (): CouchError => new CouchError(501, 'not_implemented', 'this feature is not yet implemented');
 

@@ -8,6 +8,7 @@ import type { Admins } from '../users/admins.js';
 import type { PasswordAuthenticator } from '../users/password-authenticator.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Gather } from '../cluster/gather.js';
+import type { NodePeers } from '../cluster/node-peers.js';
 import type { Views } from '../views/views.js';
 import type { Replicator } from '../replicator/replicator.js';
 import type { ReplicatorDocs } from '../replicator/replicator-docs.js';
@@ -45,6 +46,8 @@ export interface Services {
   readonly version: string;
   /** The node's name, for `/_membership` and `/_node/{name}`. */
   nodeName(): string;
+  /** The other nodes of a PostgreSQL cluster (`/_membership`, `/_node/{other}/…`); none on a single server. */
+  readonly peers?: NodePeers;
   /** The current authentication chain (rebuilt when `[chttpd] authentication_handlers` changes). */
   chain(): AuthChain;
   /**

@@ -1,6 +1,7 @@
 /** What endpoints may use (`Services`), from the wired parts. */
 import type { ClusterLink } from '../cluster/cluster-link.js';
 import type { Gather } from '../cluster/gather.js';
+import type { NodePeers } from '../cluster/node-peers.js';
 import type { Config } from '../config/config.js';
 import type { Services } from '../http/services.js';
 import type { Logger } from '../log/logger.js';
@@ -21,11 +22,12 @@ interface WiredParts {
   replication: Awaited<ReturnType<typeof wireReplication>>;
   link: ClusterLink | undefined;
   gather: Gather;
+  peers?: NodePeers;
   version: string;
 }
 
 export function servicesOf(parts: WiredParts): Services {
-  const { config, log, admins, metrics, data, identity, replication, link, gather, version } = parts;
+  const { config, log, admins, metrics, data, identity, replication, link, gather, version, peers } = parts;
   return {
     config,
     databases: data.databases,
@@ -36,6 +38,7 @@ export function servicesOf(parts: WiredParts): Services {
     changes: data.changes,
     metrics,
     gather,
+    peers,
     views: wireViews(data.sandbox, log, data.databases.tasks),
     sandbox: data.sandbox,
     version,

@@ -1,7 +1,8 @@
-import { badRequest, methodNotAllowed, notFound, reservedDocumentId, unknownEndpoint } from '../../errors/catalog.js';
+import { badRequest, methodNotAllowed, nodeDown, notFound, reservedDocumentId, unknownEndpoint } from '../../errors/catalog.js';
 import { requireServerAdmin } from '../../identity/authorization.js';
 import type { Request } from '../request.js';
-import type { Endpoint } from '../services.js';
+import type { Endpoint, Services } from '../services.js';
+import type { Reply } from '../reply.js';
 import { nodeConfig } from '../routes/config.js';
 import { attachment } from '../routes/attachments.js';
 import { bulkDocs, document as oneDocument, postDocument } from '../routes/documents.js';
@@ -164,10 +165,19 @@ function nodeEndpoint(request: Request): Endpoint {
     // Who may ask is checked before which node is asked for, as CouchDB authorises before routing.
     if (what !== undefined && METRICS_ENDPOINTS.has(what)) requireMetricsReader(req.userCtx);
     else requireServerAdmin(req.userCtx);
-    if (node !== '_local' && node !== services.nodeName()) throw notFound(`no such node: ${node}`);
+    if (node !== '_local' && node !== services.nodeName()) return askPeer(node, req, services);
     if (endpoint === undefined || (fixedLength && req.segments.length > 3)) throw notFound('missing');
     return endpoint(req, services);
   };
+}
+
+/** `/_node/{another node}/…` on a PostgreSQL cluster: that node's own answer, as CouchDB calls the node. */
+async function askPeer(node: string, request: Request, services: Services): Promise<Reply> {
+  if (services.peers === undefined || request.segments[2] === '_config' || !(await services.peers.names()).includes(node)) throw notFound(`no such node: ${node}`);
+  if (request.method !== 'GET') throw methodNotAllowed(['GET']);
+  const answer = await services.peers.ask(node, { path: request.segments.slice(2) });
+  if (answer === undefined) throw nodeDown(node);
+  return { status: answer.status, body: Buffer.from(answer.body, 'utf8'), headers: { 'Content-Type': answer.contentType } };
 }
 
 function isSystemDatabase(name: string): boolean {

@@ -57,8 +57,10 @@ export async function allDbs(request: Request, services: Services): Promise<Repl
 }
 
 export async function membership(_request: Request, services: Services): Promise<Reply> {
-  const node = services.nodeName();
-  return json(200, { all_nodes: [node], cluster_nodes: [node] });
+  const nodes = services.peers ? await services.peers.names() : [services.nodeName()];
+  if (!nodes.includes(services.nodeName())) nodes.push(services.nodeName());
+  nodes.sort();
+  return json(200, { all_nodes: nodes, cluster_nodes: nodes });
 }
 
 /** `GET /_active_tasks`: this node's compactions, indexers and replications, in every worker process (server admins). */
