@@ -14,6 +14,7 @@ import type { FindRequest } from './find-request.js';
 import type { Plan } from './planner.js';
 import { storedBounds } from './index-keys.js';
 import { decodeBookmark } from './results.js';
+import { partitionRange } from '../databases/partitions.js';
 
 /** Rows read per storage query at most. */
 const MAX_BATCH = 1000;
@@ -46,10 +47,16 @@ function jsonIndexReader(opened: OpenedDatabase, plan: Plan): Reader {
 
 const NO_KEY = new Uint8Array(0);
 
-function allDocsReader(opened: OpenedDatabase, plan: Plan): Reader {
+function allDocsReader(opened: OpenedDatabase, plan: Plan, partition: string | undefined): Reader {
   const range = plan.ranges.get('_id');
-  const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
-  const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  let low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
+  let high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  if (partition !== undefined) {
+    // A partition is one range of ids: the tighter bound of each end wins.
+    const { start, end } = partitionRange(partition);
+    low = low === undefined || low < start ? start : low;
+    high = high === undefined || high > end ? end : high;
+  }
   return async (after, limit) => {
     // Bounds are inclusive here: the selector, matched on every row, drops an excluded end.
     const start = after?.id ?? (plan.descending ? high : low);
@@ -82,7 +89,7 @@ export async function runCursor(opened: OpenedDatabase, request: FindRequest, pl
   const found: Found[] = [];
   if (plan.keys.empty || request.limit === 0) return { found, stats };
   const special = plan.index.type === 'special';
-  const read = special ? allDocsReader(opened, plan) : jsonIndexReader(opened, plan);
+  const read = special ? allDocsReader(opened, plan, request.partition) : jsonIndexReader(opened, plan);
   let after = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark, plan.index.signature);
   let skipped = 0;
   const batch = Math.min(MAX_BATCH, Math.max(16, request.skip + request.limit));

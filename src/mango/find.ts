@@ -10,9 +10,10 @@ import type { Json, JsonObject } from '../json/json.js';
 import { runCursor, type Found, type ScanStats } from './cursor.js';
 import type { FindRequest } from './find-request.js';
 import { catalog, listIndexes } from './index-catalog.js';
-import { indexJson } from './index-definitions.js';
+import { indexJson, type MangoIndex } from './index-definitions.js';
 import { updateIndex } from './index-updater.js';
 import { plan, type Plan } from './planner.js';
+import { isPartitioned, requirePartitioned } from '../databases/partitions.js';
 import { encodeBookmark, project } from './results.js';
 import { conjunctionJson } from './selector-analysis.js';
 
@@ -43,11 +44,21 @@ function queryableMembers(opened: OpenedDatabase): (member: string) => boolean {
   return (member) => member === '_id' || view.showsAsStored?.(member) === true;
 }
 
+/**
+ * The json indexes a query may use: every one for a global query (Divan's json indexes are
+ * global); none for a partition query, which reads the partition's range of `_all_docs`.
+ */
+function queryIndexes(opened: OpenedDatabase, request: FindRequest, indexes: readonly MangoIndex[]): readonly MangoIndex[] {
+  if (request.partition === undefined) return indexes;
+  requirePartitioned(opened);
+  return [];
+}
+
 /** `POST /{db}/_find`: one page of matching documents; `signal` aborts when the client went away. */
 export async function find(opened: OpenedDatabase, request: FindRequest, signal?: AbortSignal): Promise<JsonObject> {
   const started = performance.now();
   const { seq, indexes } = await catalog(opened);
-  const planned = plan(indexes, request, queryableMembers(opened));
+  const planned = plan(queryIndexes(opened, request, indexes), request, queryableMembers(opened));
   if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
   const maxExamined = opened.context.config.getInteger('mango', 'max_docs_examined');
   const { found, stats } = await runCursor(opened, request, planned, { maxExamined, signal });
@@ -72,7 +83,7 @@ export async function find(opened: OpenedDatabase, request: FindRequest, signal?
 
 /** `POST /{db}/_explain`: the index `_find` would use and how it would read it. */
 export async function explain(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
-  const planned = plan(await listIndexes(opened), request, queryableMembers(opened));
+  const planned = plan(queryIndexes(opened, request, await listIndexes(opened)), request, queryableMembers(opened));
   const fields: Json = request.fields ?? 'all_fields';
   const opts: JsonObject = {
     use_index: request.useIndex,
@@ -81,7 +92,7 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
     skip: request.skip,
     sort: Object.fromEntries(request.sort.map((field) => [field.field, field.direction])),
     fields: request.fields ?? [],
-    partition: '',
+    partition: request.partition ?? '',
     r: request.r,
     conflicts: request.conflicts,
     stale: request.stale,
@@ -93,7 +104,7 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
   return {
     dbname: opened.db,
     index: indexJson(planned.index),
-    partitioned: false,
+    partitioned: isPartitioned(opened.security),
     selector: conjunctionJson(planned.clauses),
     opts,
     limit: request.limit,
@@ -103,7 +114,7 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
       include_docs: true,
       view_type: 'map',
       reduce: false,
-      partition: null,
+      partition: request.partition ?? null,
       start_key: planned.keys.startKey,
       end_key: planned.keys.endKey,
       direction: planned.descending ? 'rev' : 'fwd',

@@ -10,6 +10,7 @@ import { readBulkJson } from '../bulk-body.js';
 import { LoopTurns } from '../../turns/loop-turns.js';
 import { openListing } from '../document-path.js';
 import { compareIdToKey, selectRange } from '../key-range.js';
+import { allDocsPartition, withinPartition } from '../partition-query.js';
 import { booleanParam, checkKeyCount, jsonParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import { listingReply, rangePages, wholeListing, type StreamedListing } from '../listing-pages.js';
@@ -176,6 +177,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
   const withAttachments = includeDocs && booleanParam(query, 'attachments');
   const shown = documentShape(opened, includeDocs, includeDocs && booleanParam(query, 'conflicts'), withAttachments);
   const { descending, limit, skip } = paging(query);
+  const partition = allDocsPartition(opened, query);
 
   if (keys !== undefined) {
     // Each key is one row: only the keys of the page are looked up.
@@ -195,7 +197,8 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
     skip,
     includeDocs,
   };
-  const { first, rest } = await rangePages(opened, designOnly ? designRange(options) : options);
+  const ranged = partition !== undefined ? withinPartition(options, partition) : designOnly ? designRange(options) : options;
+  const { first, rest } = await rangePages(opened, ranged);
   const head: JsonObject = { total_rows: first.totalRows, offset: first.offset };
   if (booleanParam(query, 'update_seq')) {
     const info = await opened.info();

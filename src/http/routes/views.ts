@@ -3,6 +3,7 @@
  * `POST …/_view/{v}/queries`, `POST /{db}/_view_cleanup` and
  * `POST /{db}/_compact/{d}`. Members read views; cleanup and compaction are for database admins.
  */
+import { checkViewPartition } from '../../databases/partitions.js';
 import { badRequest, methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
 import { requireDbAdmin } from '../../identity/authorization.js';
 import type { Json, JsonObject } from '../../json/json.js';
@@ -41,6 +42,7 @@ export async function viewQuery(request: Request, services: Services): Promise<R
     body = read;
   }
   const { opened, group } = await openView(request, services);
+  checkViewPartition(opened, group.doc, request.query.get('partition'));
   const queries = body?.['queries'];
   if (multi || queries !== undefined) {
     if (body?.['keys'] !== undefined) throw badRequest('`keys` and `queries` are mutually exclusive');
