@@ -4,7 +4,7 @@
  * partition's documents are one range of the id index whatever the rest of the database holds.
  */
 import type { Config } from '../config/config.js';
-import { badRequest, illegalDocid, illegalPartition, notImplemented, notPartitioned, partitionOverflow } from '../errors/catalog.js';
+import { badRequest, illegalDocid, illegalPartition, notPartitioned, partitionOverflow } from '../errors/catalog.js';
 import { queryParseError } from '../errors/query-errors.js';
 import { CouchError } from '../errors/couch-error.js';
 import type { JsonObject } from '../json/json.js';
@@ -69,7 +69,7 @@ export function validatePartition(partition: string): void {
 }
 
 /** The partition of `partition:docid`; undefined for `_design/`, `_local/` and ids without a colon. */
-function partitionOf(id: string): string | undefined {
+export function partitionOf(id: string): string | undefined {
   if (id.startsWith('_')) return undefined;
   const colon = id.indexOf(':');
   return colon < 0 ? undefined : id.slice(0, colon);
@@ -125,7 +125,7 @@ export async function overflowRefusals(opened: OpenedDatabase, edits: readonly D
 }
 
 /** A design document's views are partitioned in a partitioned database unless `options.partitioned` is false (couch_mrview_util). */
-function designPartitioned(security: SecurityObject, ddoc: JsonObject): boolean {
+export function designPartitioned(security: SecurityObject, ddoc: JsonObject): boolean {
   const options = ddoc['options'];
   const asked = typeof options === 'object' && options !== null && !Array.isArray(options) ? options['partitioned'] : undefined;
   return isPartitioned(security) && asked !== false;
@@ -142,13 +142,14 @@ export function checkDesignPartitioning(opened: OpenedDatabase, edit: DocumentEd
 
 /**
  * couch_mrview_util's validate_args for `partition`: a partitioned design document's views are
- * queried by partition only, a global one's never by partition. Divan does not yet keep view rows
- * by partition, so a partition query of a view is answered 501 rather than by filtering every row.
+ * queried by partition only, a global one's never by partition. Answers the partition to read.
  */
-export function checkViewPartition(opened: OpenedDatabase, ddoc: JsonObject, partition: string | null): void {
+export function viewPartition(opened: OpenedDatabase, ddoc: JsonObject, partition: string | null): string | undefined {
   if (partition === '') throw queryParseError('Invalid value for `partition`.');
   const partitioned = designPartitioned(opened.security, ddoc);
   if (partitioned && partition === null) throw queryParseError('`partition` parameter is mandatory for queries to this view.');
   if (!partitioned && partition !== null) throw queryParseError('`partition` parameter is not supported in this design doc');
-  if (partition !== null) throw notImplemented();
+  if (partition === null) return undefined;
+  validatePartition(partition);
+  return partition;
 }

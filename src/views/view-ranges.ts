@@ -73,8 +73,34 @@ export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
   return { ...args, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
 }
 
+/** Above every encoded key that starts with a given prefix (every encoded value is self-delimiting, none starts with 0xFF). */
+const PAST_PREFIX = Buffer.from([0xff]);
+
+/**
+ * What a partitioned index puts before each row's encoded key: the partition's UTF-8 bytes (not its
+ * collation weights, which hold some distinct names equal) between a string's type byte and END
+ * (no id holds NUL): prefix-free, so a partition's rows are exactly the keys starting with it.
+ */
+export function partitionKeyPrefix(partition: string): Buffer {
+  return Buffer.concat([Buffer.from([0x05]), Buffer.from(partition, 'utf8'), Buffer.from([0x00])]);
+}
+
+/**
+ * The ranges of a partition query: each bound behind the partition's prefix (indexer.ts), an open
+ * end at the partition's edge, so the scan never leaves the partition's rows.
+ */
+function partitionRanges(args: CheckedArgs, view: number, partition: string): ViewRange[] {
+  const prefix = partitionKeyPrefix(partition);
+  const bound = (key: Json | undefined, high: boolean): Buffer => (key === undefined ? (high ? Buffer.concat([prefix, PAST_PREFIX]) : prefix) : Buffer.concat([prefix, encode(key)]));
+  const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
+  if (args.keys !== undefined) return args.keys.map((key) => ({ ...base, startKey: bound(key, false), endKey: bound(key, false), inclusiveEnd: true }));
+  const startHigh = args.descending;
+  return [{ ...base, startKey: bound(args.startKey, startHigh), endKey: bound(args.endKey, !startHigh), inclusiveEnd: args.endKey === undefined ? true : args.inclusiveEnd }];
+}
+
 /** The ranges to scan, in answer order: one per key of `keys`, else one. */
 export function rangesOf(args: CheckedArgs, view: number): ViewRange[] {
+  if (args.partition !== undefined) return partitionRanges(args, view, args.partition);
   const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
   if (args.keys !== undefined) {
     return args.keys.map((key) => ({ ...base, startKey: encode(key), endKey: encode(key), inclusiveEnd: true }));
