@@ -80,6 +80,15 @@ export function partitionRange(partition: string): { start: string; end: string 
   return { start: `${partition}:`, end: `${partition};` };
 }
 
+/**
+ * What a partitioned view or Mango index puts before each row's encoded key: the partition's UTF-8 bytes (not its
+ * collation weights, which hold some distinct names equal) between a string's type byte and END
+ * (no id holds NUL): prefix-free, so a partition's rows are exactly the keys starting with it.
+ */
+export function partitionKeyPrefix(partition: string): Buffer {
+  return Buffer.concat([Buffer.from([0x05]), Buffer.from(partition, 'utf8'), Buffer.from([0x00])]);
+}
+
 /** couch_partition:validate_docid, after the id passed couch_doc's own checks. */
 export function requirePartitionedId(id: string): void {
   if (id.startsWith('_design/') || id.startsWith('_local/')) return;

@@ -14,6 +14,8 @@ import { indexJson, type MangoIndex } from './index-definitions.js';
 import { updateIndex } from './index-updater.js';
 import { plan, type Plan } from './planner.js';
 import { isPartitioned, requirePartitioned } from '../databases/partitions.js';
+import { isCouchError } from '../errors/couch-error.js';
+import { noScopedIndexForSort } from '../errors/mango-errors.js';
 import { encodeBookmark, project } from './results.js';
 import { conjunctionJson } from './selector-analysis.js';
 
@@ -45,20 +47,29 @@ function queryableMembers(opened: OpenedDatabase): (member: string) => boolean {
 }
 
 /**
- * The json indexes a query may use: every one for a global query (Divan's json indexes are
- * global); none for a partition query, which reads the partition's range of `_all_docs`.
+ * mango_idx's filter_partition_indexes: a partition query may use partitioned indexes (and the
+ * partition's range of `_all_docs`), a global query global ones.
  */
 function queryIndexes(opened: OpenedDatabase, request: FindRequest, indexes: readonly MangoIndex[]): readonly MangoIndex[] {
-  if (request.partition === undefined) return indexes;
-  requirePartitioned(opened);
-  return [];
+  if (request.partition !== undefined) requirePartitioned(opened);
+  return indexes.filter((index) => (index.partitioned === true) === (request.partition !== undefined));
+}
+
+/** The plan, with mango_idx's words for a sort no index serves in a partitioned database. */
+function planOf(opened: OpenedDatabase, request: FindRequest, indexes: readonly MangoIndex[]): Plan {
+  try {
+    return plan(queryIndexes(opened, request, indexes), request, queryableMembers(opened));
+  } catch (error) {
+    if (!isCouchError(error) || error.error !== 'no_usable_index' || !isPartitioned(opened.security)) throw error;
+    throw noScopedIndexForSort(request.partition === undefined ? 'global' : 'partitioned');
+  }
 }
 
 /** `POST /{db}/_find`: one page of matching documents; `signal` aborts when the client went away. */
 export async function find(opened: OpenedDatabase, request: FindRequest, signal?: AbortSignal): Promise<JsonObject> {
   const started = performance.now();
   const { seq, indexes } = await catalog(opened);
-  const planned = plan(queryIndexes(opened, request, indexes), request, queryableMembers(opened));
+  const planned = planOf(opened, request, indexes);
   if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
   const maxExamined = opened.context.config.getInteger('mango', 'max_docs_examined');
   const { found, stats } = await runCursor(opened, request, planned, { maxExamined, signal });
@@ -83,7 +94,7 @@ export async function find(opened: OpenedDatabase, request: FindRequest, signal?
 
 /** `POST /{db}/_explain`: the index `_find` would use and how it would read it. */
 export async function explain(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
-  const planned = plan(queryIndexes(opened, request, await listIndexes(opened)), request, queryableMembers(opened));
+  const planned = planOf(opened, request, await listIndexes(opened));
   const fields: Json = request.fields ?? 'all_fields';
   const opts: JsonObject = {
     use_index: request.useIndex,

@@ -14,8 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
 import type { ActiveTasks, TaskHandle } from '../tasks/active-tasks.js';
 import type { ViewGroup } from './view-group.js';
-import { partitionOf } from '../databases/partitions.js';
-import { partitionKeyPrefix } from './view-ranges.js';
+import { partitionKeyPrefix, partitionOf } from '../databases/partitions.js';
 import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
 
 /** Changes read, mapped and stored per transaction. */

@@ -4,6 +4,7 @@
  */
 import { encode } from '../collation/encode.js';
 import { queryParseError } from '../errors/query-errors.js';
+import { partitionKeyPrefix } from '../databases/partitions.js';
 import type { Json } from '../json/json.js';
 import type { ViewRange } from '../storage/storage.js';
 import type { ViewArgs } from './query-args.js';
@@ -75,15 +76,6 @@ export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
 
 /** Above every encoded key that starts with a given prefix (every encoded value is self-delimiting, none starts with 0xFF). */
 const PAST_PREFIX = Buffer.from([0xff]);
-
-/**
- * What a partitioned index puts before each row's encoded key: the partition's UTF-8 bytes (not its
- * collation weights, which hold some distinct names equal) between a string's type byte and END
- * (no id holds NUL): prefix-free, so a partition's rows are exactly the keys starting with it.
- */
-export function partitionKeyPrefix(partition: string): Buffer {
-  return Buffer.concat([Buffer.from([0x05]), Buffer.from(partition, 'utf8'), Buffer.from([0x00])]);
-}
 
 /**
  * The ranges of a partition query: each bound behind the partition's prefix (indexer.ts), an open
