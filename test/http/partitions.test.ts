@@ -68,6 +68,8 @@ describeOnEachBackend('partitioned databases', (server) => {
     const copy = await admin('/parts/a:doc0', { method: 'COPY', headers: { Destination: 'nocolon' } });
     assert.deepEqual([copy.status, copy.body.error], [400, 'illegal_docid']);
     assert.equal((await admin('/parts/a:doc0', { method: 'COPY', headers: { Destination: 'a:copy' } })).status, 201);
+    const attachment = await admin('/parts/nocolon/note.txt', { method: 'PUT', body: 'hello', headers: { 'Content-Type': 'text/plain' } });
+    assert.deepEqual([attachment.status, attachment.body.reason], [400, 'Doc id must be of form partition:id']);
     assert.equal((await admin('/parts/_design/free', { method: 'PUT', body: { options: { partitioned: false } } })).status, 201);
     assert.equal((await admin('/parts/_local/free', { method: 'PUT', body: {} })).status, 201);
     assert.equal((await admin('/plain/nocolon', { method: 'PUT', body: {} })).status, 201, 'a normal database takes any id');
