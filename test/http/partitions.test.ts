@@ -112,6 +112,8 @@ describeOnEachBackend('partitioned databases', (server) => {
     const docs = await admin('/parts/_partition/a/_all_docs?include_docs=true&limit=1');
     assert.deepEqual(docs.body.rows[0].doc.p, 'a');
     assert.equal(docs.body.total_rows, (await admin('/parts')).body.doc_count, 'total_rows counts the database, as CouchDB');
+    const queries = await admin('/parts/_partition/b/_all_docs/queries', { method: 'POST', body: { queries: [{ limit: 1 }, { descending: true, limit: 1 }] } });
+    assert.deepEqual(queries.body.results.map((result: { rows: { id: string }[] }) => result.rows.map((row) => row.id)), [['b:doc0'], ['b:doc2']]);
     const plain = await admin('/plain/_all_docs?partition=a');
     assert.deepEqual([plain.status, plain.body], [400, { error: 'query_parse_error', reason: '`partition` parameter is not supported on this db' }]);
   });

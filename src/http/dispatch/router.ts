@@ -144,8 +144,9 @@ const partition: Endpoint = async (request, services) => {
   if (part === undefined) throw badRequest('invalid_partition_req');
   if (rest.length === 0) return partitionInfo(request, services);
   const query = await partitionQuery(request, services);
-  const isView = rest.length === 4 && rest[0] === '_design' && rest[2] === '_view';
-  const endpoint = isView ? viewQuery : rest.length === 1 ? PARTITION_ENDPOINTS.get(rest[0]!) : undefined;
+  const isView = rest[0] === '_design' && rest[2] === '_view' && (rest.length === 4 || (rest.length === 5 && rest[4] === 'queries'));
+  const isAllDocsQueries = rest.length === 2 && rest[0] === '_all_docs' && rest[1] === 'queries';
+  const endpoint = isView ? viewQuery : isAllDocsQueries ? allDocsQueries : rest.length === 1 ? PARTITION_ENDPOINTS.get(rest[0]!) : undefined;
   if (endpoint === undefined) throw notFound();
   return endpoint(request.retargeted([db, ...rest], query), services);
 };

@@ -130,6 +130,9 @@ export async function allDocsQueries(request: Request, services: Services): Prom
   for (const entry of queries) {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw badRequest('Each query must be a JSON object.');
     const query = new URLSearchParams(Object.entries(entry).filter(([name]) => name !== 'keys').map(([name, value]): [string, string] => [name, typeof value === 'string' && !KEY_PARAMETERS.has(name) ? value : JSON.stringify(value)]));
+    // `/{db}/_partition/{p}/_all_docs/queries`: every query reads the partition.
+    const partition = request.query.get('partition');
+    if (partition !== null) query.set('partition', partition);
     results.push(await wholeListing(await listDocuments(opened, query, (entry as JsonObject)['keys'])));
   }
   return json(200, { results });
