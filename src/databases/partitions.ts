@@ -4,9 +4,9 @@
  * partition's documents are one range of the id index whatever the rest of the database holds.
  */
 import type { Config } from '../config/config.js';
-import { badRequest, illegalDocid, illegalPartition, notPartitioned, partitionOverflow } from '../errors/catalog.js';
+import { badRequest, illegalDocid, illegalPartition, notPartitioned, partitionedDesignInNormalDatabase, partitionOverflow } from '../errors/catalog.js';
 import { queryParseError } from '../errors/query-errors.js';
-import { CouchError } from '../errors/couch-error.js';
+import type { CouchError } from '../errors/couch-error.js';
 import type { JsonObject } from '../json/json.js';
 import type { DocumentEdit, IdRangeStats, SecurityObject } from '../storage/storage.js';
 import type { OpenedDatabase } from './opened-database.js';
@@ -145,7 +145,7 @@ export function checkDesignPartitioning(opened: OpenedDatabase, edit: DocumentEd
   if (!edit.id.startsWith('_design/') || edit.deleted || isPartitioned(opened.security)) return;
   const options = edit.body['options'];
   if (typeof options === 'object' && options !== null && !Array.isArray(options) && options['partitioned'] === true) {
-    throw new CouchError(400, 'invalid_design_doc', 'partitioned option cannot be true in a non-partitioned database.');
+    throw partitionedDesignInNormalDatabase();
   }
 }
 

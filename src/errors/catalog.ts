@@ -28,6 +28,9 @@ export const illegalPartition = (reason: string): CouchError => new CouchError(4
 /** A write that would grow a partition already at `[couchdb] max_partition_size` (couch_db_updater). */
 export const partitionOverflow = (id: string): CouchError => new CouchError(403, 'partition_overflow', `Partition limit exceeded due to update on '${id}'`);
 export const notPartitioned = (): CouchError => badRequest('database is not partitioned');
+/** couch_mrview's refusal of a design document with `options.partitioned: true` in a normal database. */
+export const partitionedDesignInNormalDatabase = (): CouchError =>
+  new CouchError(400, 'invalid_design_doc', 'partitioned option cannot be true in a non-partitioned database.');
 export const reservedDocumentId = (): CouchError => illegalDocid('Only reserved document ids may start with underscore.');
 /** `/{db}/_xxx` naming no endpoint: the name, so that a client does not read it as a missing database. */
 export const unknownEndpoint = (path: string): CouchError => notFound(`Database endpoint ${path} does not exist.`);
