@@ -18,6 +18,7 @@ export const DEFAULTS = {
     os_process_timeout: 5000,
     max_bulk_get_count: 10000,
     max_keys_count: 100000,
+    max_partition_size: 10737418240,
   },
   attachments: {
     compressible_types: 'text/*, application/javascript, application/json, application/xml',

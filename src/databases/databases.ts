@@ -10,6 +10,7 @@ import { Compactions } from './compactions.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
 import { OpenedDatabase, type LayerContext } from './opened-database.js';
 import { defaultSecurity, validateSecurity } from './security.js';
+import { keepingProps, partitionedSecurity, withoutProps } from './partitions.js';
 import { usersDbName } from './settings.js';
 
 const SERVER_ADMIN: UserCtx = Object.freeze({ name: null, roles: ['_admin'] }) as UserCtx;
@@ -49,10 +50,10 @@ export class Databases {
   }
 
   /** `PUT /{db}` by a server admin, with `[couchdb] default_security`; false when it exists. */
-  async create(db: string, userCtx: UserCtx): Promise<void> {
+  async create(db: string, userCtx: UserCtx, options: { partitioned?: boolean } = {}): Promise<void> {
     requireServerAdmin(userCtx);
     const security = defaultSecurity(this.#context.config.getString('couchdb', 'default_security'));
-    if (!(await this.ensure(db, security))) throw databaseExists();
+    if (!(await this.ensure(db, options.partitioned ? partitionedSecurity(security) : security))) throw databaseExists();
   }
 
   async delete(db: string, userCtx: UserCtx): Promise<void> {
@@ -82,17 +83,18 @@ export class Databases {
     return this.#context.storage.putSecurity(db, security);
   }
 
-  readSecurity(db: string, userCtx: UserCtx): Promise<SecurityObject> {
-    return openAsMember(this.#context.storage, db, userCtx);
+  async readSecurity(db: string, userCtx: UserCtx): Promise<SecurityObject> {
+    return withoutProps(await openAsMember(this.#context.storage, db, userCtx));
   }
 
   /** `PUT /{db}/_security` by a database admin; the users database's only when `users_db_security_editable`. */
   async replaceSecurity(db: string, userCtx: UserCtx, body: () => Promise<unknown>): Promise<void> {
-    requireDbAdmin(userCtx, await securityOf(this.#context.storage, db));
+    const stored = await securityOf(this.#context.storage, db);
+    requireDbAdmin(userCtx, stored);
     if (db === this.usersDbName && this.#context.config.getString('couchdb', 'users_db_security_editable') === 'false') {
       throw forbidden("You can't edit the security object of the user database.");
     }
-    if (!(await this.#context.storage.putSecurity(db, validateSecurity(await body())))) throw databaseMissing();
+    if (!(await this.#context.storage.putSecurity(db, keepingProps(validateSecurity(await body()), stored)))) throw databaseMissing();
   }
 
   /**

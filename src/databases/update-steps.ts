@@ -1,3 +1,4 @@
+import { withoutProps } from './partitions.js';
 import type { DocUpdateStep, DocValidation, UpdateBatch } from '../documents/database-hooks.js';
 import { renderRevision } from '../documents/document-json.js';
 import { conflict } from '../errors/catalog.js';
@@ -31,7 +32,7 @@ export async function updateSteps(opened: OpenedDatabase): Promise<UpdateSteps> 
   const batch: UpdateBatch = {
     db: opened.db,
     caller: opened.caller,
-    secObj: opened.security as unknown as JsonObject,
+    secObj: withoutProps(opened.security) as unknown as JsonObject,
     current: async (id) => {
       const found = await stored(id);
       return found && !found.deleted ? renderRevision(found) : undefined;

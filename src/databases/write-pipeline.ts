@@ -15,6 +15,7 @@ import type { DocumentEdit, EditResult } from '../storage/storage.js';
 import { attachmentsOf, keepStubs, withStubs } from './attachment-writes.js';
 import type { OpenedDatabase } from './opened-database.js';
 import { documentLimits, maxDocumentSize } from './settings.js';
+import { checkDesignPartitioning, isPartitioned, overflowRefusals, requirePartitionedId } from './partitions.js';
 import { requireNamedLeaf, updateSteps, type UpdateSteps } from './update-steps.js';
 import { isValidated, proposedOf } from './validate-edits.js';
 
@@ -75,6 +76,8 @@ async function admitted(opened: OpenedDatabase, steps: UpdateSteps, item: BatchI
   let parsed: ReturnType<typeof toEdit>;
   try {
     parsed = toEdit(item.body, { newEdits: options.newEdits, ...(item.id === undefined ? {} : { id: item.id }), ...(item.rev === undefined ? {} : { rev: item.rev }) });
+    // As CouchDB's validate_docid: an id not of a partition's form fails the request, not a row.
+    if (isPartitioned(opened.security)) requirePartitionedId(parsed.edit.id);
   } catch (error) {
     // A malformed document fails the whole request, except where hooks check documents one by one
     // (the users database): one with an id is refused alone, as their refusals are.
@@ -112,6 +115,7 @@ async function prepared(opened: OpenedDatabase, steps: UpdateSteps, slot: Slot, 
     }
     const designRefused = designRefusal(opened, final.id);
     if (designRefused) throw designRefused;
+    checkDesignPartitioning(opened, final);
     await checkDesign(opened, final);
     return { id: final.id, edit: final, sent };
   } catch (error) {
@@ -132,6 +136,16 @@ async function validated(opened: OpenedDatabase, steps: UpdateSteps, slots: Slot
   });
 }
 
+/** Edits into a partition already at `max_partition_size` become refusals (partitions.ts). */
+async function refuseOverflows(opened: OpenedDatabase, slots: Slot[], newEdits: boolean): Promise<void> {
+  const refusals = await overflowRefusals(opened, slots.flatMap((slot) => ('edit' in slot ? [slot.edit] : [])), newEdits);
+  if (refusals.size === 0) return;
+  slots.forEach((slot, index) => {
+    const refused = 'edit' in slot ? refusals.get(slot.id) : undefined;
+    if (refused) slots[index] = { id: slot.id, refused };
+  });
+}
+
 /** Writes a batch through the pipeline; one outcome per document, in order. */
 export async function writeBatch(opened: OpenedDatabase, items: readonly BatchItem[], options: BatchOptions): Promise<Outcome[]> {
   const steps = await updateSteps(opened);
@@ -147,6 +161,7 @@ export async function writeBatch(opened: OpenedDatabase, items: readonly BatchIt
     slots[index] = await prepared(opened, steps, slots[index]!, options);
   }
   if (steps.validate) await validated(opened, steps, slots);
+  await refuseOverflows(opened, slots, options.newEdits);
   const edits = slots.flatMap((slot) => ('edit' in slot ? [slot.edit] : []));
   const limits = documentLimits(opened.context.config);
   const results = edits.length > 0 ? await opened.storage.writeDocuments(opened.db, edits, { newEdits: options.newEdits, limits }) : [];

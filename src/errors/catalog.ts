@@ -23,6 +23,14 @@ export const userNameRefused = (): CouchError => badRequest(USER_NAME_REFUSAL);
 export const illegalDocid = (reason: string): CouchError => new CouchError(400, 'illegal_docid', reason);
 /** `/{db}/_local`, `/{db}/_local/` and `/{db}/_local%2F`: no document named (chttpd_db's db_req). */
 export const invalidLocalDocumentId = (): CouchError => badRequest('Invalid _local document id.');
+/** couch_partition's refusals of a partition name (400 `illegal_partition`). */
+export const illegalPartition = (reason: string): CouchError => new CouchError(400, 'illegal_partition', reason);
+/** A write that would grow a partition already at `[couchdb] max_partition_size` (couch_db_updater). */
+export const partitionOverflow = (id: string): CouchError => new CouchError(403, 'partition_overflow', `Partition limit exceeded due to update on '${id}'`);
+export const notPartitioned = (): CouchError => badRequest('database is not partitioned');
+/** couch_mrview's refusal of a design document with `options.partitioned: true` in a normal database. */
+export const partitionedDesignInNormalDatabase = (): CouchError =>
+  new CouchError(400, 'invalid_design_doc', 'partitioned option cannot be true in a non-partitioned database.');
 export const reservedDocumentId = (): CouchError => illegalDocid('Only reserved document ids may start with underscore.');
 /** `/{db}/_xxx` naming no endpoint: the name, so that a client does not read it as a missing database. */
 export const unknownEndpoint = (path: string): CouchError => notFound(`Database endpoint ${path} does not exist.`);

@@ -22,6 +22,11 @@ export const invalidSortDirection = (value: unknown): CouchError => mango(400, '
 export const invalidSortField = (value: unknown): CouchError => mango(400, 'invalid_sort_field', `Invalid sort field: ${shown(value)}`);
 export const mixedSort = (): CouchError => mango(400, 'unsupported_mixed_sort', 'Sorts currently only support a single direction for all fields.');
 export const noIndexForSort = (): CouchError => mango(400, 'no_usable_index', 'No index exists for this sort, try indexing by the sort fields.');
+/** The same in a partitioned database: a partition query has only partitioned indexes, a global one only global indexes. */
+export const noScopedIndexForSort = (scope: 'partitioned' | 'global'): CouchError => mango(400, 'no_usable_index', `No ${scope} index exists for this sort, try indexing by the sort fields.`);
+/** `POST _index` with a `partitioned` other than the existing design document's. */
+export const partitionedOptionMismatch = (ddoc: string): CouchError =>
+  mango(400, 'invalid_partitioned_option', `Requested partitioned option does not match existing value on design document ${ddoc}`);
 export const invalidBookmark = (value: unknown): CouchError => mango(400, 'invalid_bookmark', `Invalid bookmark value: ${shown(value)}`);
 export const useIndexUnsuitable = (ddoc: string, name?: string): CouchError =>
   mango(400, 'invalid_index', `_design/${ddoc}${name === undefined ? '' : `, ${name}`} specified by \`use_index\` could not be found or it is not suitable.`);

@@ -2,8 +2,8 @@ import { Sequences } from '../databases/sequences.js';
 import type { DatabaseInfo } from '../databases/types.js';
 import type { JsonObject } from '../json/json.js';
 
-/** `GET /{db}` and each `info` of `/_dbs_info`, in CouchDB's shape. */
-export function databaseInfoBody(info: DatabaseInfo, compactRunning: boolean): JsonObject {
+/** `GET /{db}` and each `info` of `/_dbs_info`, in CouchDB's shape; `props` from `propsOf` (databases/partitions.ts). */
+export function databaseInfoBody(info: DatabaseInfo, compactRunning: boolean, props: JsonObject): JsonObject {
   const sequences = new Sequences(info.instanceStartTime);
   return {
     instance_start_time: info.instanceStartTime,
@@ -12,7 +12,7 @@ export function databaseInfoBody(info: DatabaseInfo, compactRunning: boolean): J
     update_seq: sequences.format(info.updateSeq),
     // `file` also counts the superseded bodies compaction reclaims; the others count leaves.
     sizes: { file: info.dataSize + info.compactableSize, external: info.dataSize, active: info.dataSize },
-    props: {},
+    props,
     doc_del_count: info.deletedDocCount,
     doc_count: info.docCount,
     disk_format_version: 8,

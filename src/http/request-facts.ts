@@ -2,6 +2,7 @@ import type { OpenedDatabase } from '../databases/opened-database.js';
 import type { DatabaseFacts, RequestFacts } from '../design/request-object.js';
 import type { JsonObject } from '../json/json.js';
 import { databaseInfoBody } from './database-info.js';
+import { propsOf, withoutProps } from '../databases/partitions.js';
 import type { Request } from './request.js';
 import type { Services } from './services.js';
 
@@ -26,7 +27,7 @@ export async function databaseFacts(services: Services, opened: OpenedDatabase):
   const info = await opened.info();
   return {
     name: opened.db,
-    info: info ? databaseInfoBody(info, services.databases.compactionRunning(opened.db)) : null,
-    secObj: opened.security as unknown as JsonObject,
+    info: info ? databaseInfoBody(info, services.databases.compactionRunning(opened.db), propsOf(opened.security)) : null,
+    secObj: withoutProps(opened.security) as unknown as JsonObject,
   };
 }

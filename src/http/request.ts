@@ -50,6 +50,16 @@ export class Request implements AuthRequest {
   }
 
   /**
+   * The same request at another path and query (`/{db}/_partition/{p}/_all_docs` answered as
+   * `/{db}/_all_docs?partition=p`): one caller, one body, one connection.
+   */
+  retargeted(segments: string[], query: URLSearchParams): Request {
+    const request = new Request(this.raw, { method: this.method, segments, query, path: this.path, peer: this.peer, secure: this.secure, viaTrustedProxy: this.viaTrustedProxy, id: this.id, limits: this.#limits, ...(this.#response ? { response: this.#response } : {}) });
+    request.auth = this.auth;
+    return request;
+  }
+
+  /**
    * Aborted when the connection closes before the answer was sent (the client went away): long
    * scans check it between slices of work and stop. Listened for only by the endpoints that ask.
    */

@@ -12,8 +12,9 @@ import type { JsonObject } from '../json/json.js';
 import type { IndexPosition } from '../storage/storage.js';
 import type { FindRequest } from './find-request.js';
 import type { Plan } from './planner.js';
-import { storedBounds } from './index-keys.js';
+import { afterPrefix, storedBounds } from './index-keys.js';
 import { decodeBookmark } from './results.js';
+import { partitionKeyPrefix, partitionRange } from '../databases/partitions.js';
 
 /** Rows read per storage query at most. */
 const MAX_BATCH = 1000;
@@ -36,8 +37,16 @@ interface Row {
 
 type Reader = (after: IndexPosition | undefined, limit: number) => Promise<Row[]>;
 
-function jsonIndexReader(opened: OpenedDatabase, plan: Plan): Reader {
-  const { gte, lt } = storedBounds(plan.keys.gte, plan.keys.lt);
+/** A partitioned index's rows of one partition: the planned bounds behind the partition's prefix, open ends at its edges. */
+function partitionBounds(plan: Plan, partition: string | undefined): { gte?: Uint8Array; lt?: Uint8Array } {
+  if (partition === undefined || plan.index.partitioned !== true) return { gte: plan.keys.gte, lt: plan.keys.lt };
+  const prefix = partitionKeyPrefix(partition);
+  return { gte: Buffer.concat([prefix, plan.keys.gte ?? new Uint8Array(0)]), lt: plan.keys.lt === undefined ? afterPrefix(prefix) : Buffer.concat([prefix, plan.keys.lt]) };
+}
+
+function jsonIndexReader(opened: OpenedDatabase, plan: Plan, partition: string | undefined): Reader {
+  const bounds = partitionBounds(plan, partition);
+  const { gte, lt } = storedBounds(bounds.gte, bounds.lt);
   return async (after, limit) => {
     const rows = await opened.storage.indexes.scan(opened.db, plan.index.signature, { gte, lt, after, descending: plan.descending, limit });
     return rows.map((row) => ({ position: { key: row.key, id: row.id }, doc: { _id: row.id, _rev: row.rev, ...row.body } as JsonObject }));
@@ -46,10 +55,16 @@ function jsonIndexReader(opened: OpenedDatabase, plan: Plan): Reader {
 
 const NO_KEY = new Uint8Array(0);
 
-function allDocsReader(opened: OpenedDatabase, plan: Plan): Reader {
+function allDocsReader(opened: OpenedDatabase, plan: Plan, partition: string | undefined): Reader {
   const range = plan.ranges.get('_id');
-  const low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
-  const high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  let low = typeof range?.low?.value === 'string' ? range.low.value : undefined;
+  let high = typeof range?.high?.value === 'string' ? range.high.value : undefined;
+  if (partition !== undefined) {
+    // A partition is one range of ids: the tighter bound of each end wins.
+    const { start, end } = partitionRange(partition);
+    low = low === undefined || low < start ? start : low;
+    high = high === undefined || high > end ? end : high;
+  }
   return async (after, limit) => {
     // Bounds are inclusive here: the selector, matched on every row, drops an excluded end.
     const start = after?.id ?? (plan.descending ? high : low);
@@ -82,7 +97,7 @@ export async function runCursor(opened: OpenedDatabase, request: FindRequest, pl
   const found: Found[] = [];
   if (plan.keys.empty || request.limit === 0) return { found, stats };
   const special = plan.index.type === 'special';
-  const read = special ? allDocsReader(opened, plan) : jsonIndexReader(opened, plan);
+  const read = special ? allDocsReader(opened, plan, request.partition) : jsonIndexReader(opened, plan, request.partition);
   let after = request.bookmark === undefined ? undefined : decodeBookmark(request.bookmark, plan.index.signature);
   let skipped = 0;
   const batch = Math.min(MAX_BATCH, Math.max(16, request.skip + request.limit));

@@ -19,6 +19,7 @@ import {
 } from '../errors/mango-errors.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { parseSort, type SortField } from './sort.js';
+import { validatePartition } from '../databases/partitions.js';
 
 /** CouchDB's default `limit` of `_find`. */
 const DEFAULT_LIMIT = 25;
@@ -39,6 +40,8 @@ export interface FindRequest {
   stale: 'ok' | false;
   executionStats: boolean;
   allowFallback: boolean;
+  /** The partition a query of a partitioned database reads (`partition`, or `/{db}/_partition/{p}/_find`). */
+  partition: string | undefined;
 }
 
 const KEYS = new Set(['selector', 'use_index', 'bookmark', 'limit', 'skip', 'sort', 'fields', 'partition', 'r', 'conflicts', 'stale', 'update', 'stable', 'execution_stats', 'allow_fallback']);
@@ -100,7 +103,8 @@ export function parseFindRequest(body: JsonObject): FindRequest {
   const stale = body['stale'] ?? false;
   if (stale !== 'ok' && stale !== false) throw invalidValue('stale', stale);
   const partition = body['partition'];
-  if (partition !== undefined && partition !== '') throw invalidValue('partition', partition);
+  if (partition !== undefined && typeof partition !== 'string') throw invalidValue('partition', partition);
+  if (partition) validatePartition(partition);
   return {
     selector,
     fields: fieldsOf(body['fields']),
@@ -116,5 +120,6 @@ export function parseFindRequest(body: JsonObject): FindRequest {
     stale,
     executionStats: boolean(body, 'execution_stats', false),
     allowFallback: boolean(body, 'allow_fallback', true),
+    partition: partition ? partition : undefined,
   };
 }

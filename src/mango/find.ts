@@ -10,9 +10,12 @@ import type { Json, JsonObject } from '../json/json.js';
 import { runCursor, type Found, type ScanStats } from './cursor.js';
 import type { FindRequest } from './find-request.js';
 import { catalog, listIndexes } from './index-catalog.js';
-import { indexJson } from './index-definitions.js';
+import { indexJson, type MangoIndex } from './index-definitions.js';
 import { updateIndex } from './index-updater.js';
 import { plan, type Plan } from './planner.js';
+import { isPartitioned, requirePartitioned } from '../databases/partitions.js';
+import { isCouchError } from '../errors/couch-error.js';
+import { noScopedIndexForSort } from '../errors/mango-errors.js';
 import { encodeBookmark, project } from './results.js';
 import { conjunctionJson } from './selector-analysis.js';
 
@@ -43,11 +46,30 @@ function queryableMembers(opened: OpenedDatabase): (member: string) => boolean {
   return (member) => member === '_id' || view.showsAsStored?.(member) === true;
 }
 
+/**
+ * mango_idx's filter_partition_indexes: a partition query may use partitioned indexes (and the
+ * partition's range of `_all_docs`), a global query global ones.
+ */
+function queryIndexes(opened: OpenedDatabase, request: FindRequest, indexes: readonly MangoIndex[]): readonly MangoIndex[] {
+  if (request.partition !== undefined) requirePartitioned(opened);
+  return indexes.filter((index) => (index.partitioned === true) === (request.partition !== undefined));
+}
+
+/** The plan, with mango_idx's words for a sort no index serves in a partitioned database. */
+function planOf(opened: OpenedDatabase, request: FindRequest, indexes: readonly MangoIndex[]): Plan {
+  try {
+    return plan(queryIndexes(opened, request, indexes), request, queryableMembers(opened));
+  } catch (error) {
+    if (!isCouchError(error) || error.error !== 'no_usable_index' || !isPartitioned(opened.security)) throw error;
+    throw noScopedIndexForSort(request.partition === undefined ? 'global' : 'partitioned');
+  }
+}
+
 /** `POST /{db}/_find`: one page of matching documents; `signal` aborts when the client went away. */
 export async function find(opened: OpenedDatabase, request: FindRequest, signal?: AbortSignal): Promise<JsonObject> {
   const started = performance.now();
   const { seq, indexes } = await catalog(opened);
-  const planned = plan(indexes, request, queryableMembers(opened));
+  const planned = planOf(opened, request, indexes);
   if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
   const maxExamined = opened.context.config.getInteger('mango', 'max_docs_examined');
   const { found, stats } = await runCursor(opened, request, planned, { maxExamined, signal });
@@ -72,7 +94,7 @@ export async function find(opened: OpenedDatabase, request: FindRequest, signal?
 
 /** `POST /{db}/_explain`: the index `_find` would use and how it would read it. */
 export async function explain(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
-  const planned = plan(await listIndexes(opened), request, queryableMembers(opened));
+  const planned = planOf(opened, request, await listIndexes(opened));
   const fields: Json = request.fields ?? 'all_fields';
   const opts: JsonObject = {
     use_index: request.useIndex,
@@ -81,7 +103,7 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
     skip: request.skip,
     sort: Object.fromEntries(request.sort.map((field) => [field.field, field.direction])),
     fields: request.fields ?? [],
-    partition: '',
+    partition: request.partition ?? '',
     r: request.r,
     conflicts: request.conflicts,
     stale: request.stale,
@@ -93,7 +115,7 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
   return {
     dbname: opened.db,
     index: indexJson(planned.index),
-    partitioned: false,
+    partitioned: isPartitioned(opened.security),
     selector: conjunctionJson(planned.clauses),
     opts,
     limit: request.limit,
@@ -103,7 +125,7 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
       include_docs: true,
       view_type: 'map',
       reduce: false,
-      partition: null,
+      partition: request.partition ?? null,
       start_key: planned.keys.startKey,
       end_key: planned.keys.endKey,
       direction: planned.descending ? 'rev' : 'fwd',

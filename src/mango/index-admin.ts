@@ -13,6 +13,7 @@ import { notFound } from '../errors/catalog.js';
 import {
   ddocSaveConflict,
   emptyIndexName,
+  invalidBoolean,
   invalidBulkDelete,
   invalidDdocLanguage,
   invalidIndexJson,
@@ -22,11 +23,12 @@ import {
   invalidListParams,
   invalidSortJson,
   missingRequiredKey,
+  partitionedOptionMismatch,
 } from '../errors/mango-errors.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { mangoSelector } from './find-request.js';
 import { listIndexes } from './index-catalog.js';
-import { ALL_DOCS_INDEX, indexJson, indexView, signatureOf, sortIndexes } from './index-definitions.js';
+import { ALL_DOCS_INDEX, indexJson, indexView, sortIndexes } from './index-definitions.js';
 import { conjunctionJson, normalize } from './selector-analysis.js';
 import { parseSort } from './sort.js';
 
@@ -66,12 +68,26 @@ export async function createIndex(opened: OpenedDatabase, body: JsonObject): Pro
   const name = optionalName(body, 'name') ?? generated;
   const view = indexView(fields, partialFilter, definition);
   const stored = await opened.storage.readDocument(opened.db, id);
-  const current: JsonObject = stored === undefined || stored.deleted ? { _id: id, language: 'query', views: {} } : { _id: id, _rev: stored.rev, ...stored.body };
+  const created = stored === undefined || stored.deleted;
+  const current = withPartitionedOption(created ? { _id: id, language: 'query', views: {} } : { _id: id, _rev: stored.rev, ...stored.body }, body['partitioned'], created);
   if (current['language'] !== 'query') throw invalidDdocLanguage(current['language'] ?? null);
   const views = isObject(current['views']) ? current['views'] : {};
   if (JSON.stringify(views[name]) === JSON.stringify(view)) return { result: 'exists', id, name };
   await saveDesign(opened, { ...current, views: { ...views, [name]: view } });
   return { result: 'created', id, name };
+}
+
+/**
+ * mango_idx's set_ddoc_partitioned: `partitioned` (absent: the database's default) is written into
+ * a new design document's `options`, and must agree with an existing one's.
+ */
+function withPartitionedOption(ddoc: JsonObject, asked: Json | undefined, created: boolean): JsonObject {
+  if (asked !== undefined && typeof asked !== 'boolean') throw invalidBoolean(asked);
+  const options = isObject(ddoc['options']) ? ddoc['options'] : undefined;
+  const current = options?.['partitioned'];
+  if (asked === current) return ddoc;
+  if (!created) throw partitionedOptionMismatch(String(ddoc['_id']));
+  return asked === undefined ? ddoc : { ...ddoc, options: { ...options, partitioned: asked } };
 }
 
 async function saveDesign(opened: OpenedDatabase, doc: JsonObject): Promise<void> {
@@ -97,7 +113,7 @@ async function removeIndex(opened: OpenedDatabase, ddoc: string, name: string | 
   await saveDesign(opened, onlyLanguage ? { _id: ddoc, _rev: stored.rev, _deleted: true } : { _id: ddoc, _rev: stored.rev, ...rest });
   const kept = new Set(indexes.filter((index) => !removed.includes(index)).map((index) => index.signature));
   for (const index of removed) {
-    if (!kept.has(index.signature)) await opened.storage.indexes.drop(opened.db, signatureOf(index.fields, index.partialFilter));
+    if (!kept.has(index.signature)) await opened.storage.indexes.drop(opened.db, index.signature);
   }
   return true;
 }

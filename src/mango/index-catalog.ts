@@ -5,6 +5,7 @@
  */
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { indexesOfDesignDoc, type MangoIndex } from './index-definitions.js';
+import { designPartitioned } from '../databases/partitions.js';
 
 /** Databases whose indexes are kept, per storage. */
 const MAX_CACHED_DATABASES = 1000;
@@ -18,7 +19,7 @@ const catalogs = new WeakMap<object, Map<string, Cached>>();
 
 async function readIndexes(opened: OpenedDatabase): Promise<MangoIndex[]> {
   const designs = await opened.listDocuments({ startKey: '_design/', endKey: '_design0', inclusiveEnd: false, includeDocs: true, countOffset: false });
-  return designs.rows.flatMap((row) => (row.body === undefined ? [] : indexesOfDesignDoc(row.id, row.body)));
+  return designs.rows.flatMap((row) => (row.body === undefined ? [] : indexesOfDesignDoc(row.id, row.body, designPartitioned(opened.security, row.body))));
 }
 
 /** The database's json indexes and its update sequence when they were read. */

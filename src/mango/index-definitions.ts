@@ -11,6 +11,7 @@ import { fieldPath, lookup } from '../documents/selector-match.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { encodeKey, KEY_ENCODING_VERSION, storedKey } from './index-keys.js';
 import { sortJson, type SortField } from './sort.js';
+import { partitionKeyPrefix, partitionOf } from '../databases/partitions.js';
 
 export interface MangoIndex {
   /** `_design/…`; null for `_all_docs`. */
@@ -22,6 +23,8 @@ export interface MangoIndex {
   partialFilter: JsonObject | undefined;
   /** Names the index's rows in storage: the same definition anywhere shares one set of rows. */
   signature: string;
+  /** Rows keyed by the document's partition first (partitions.ts): for partition queries only. Absent: global. */
+  partitioned?: boolean;
 }
 
 /** The index over document ids that every database has. */
@@ -35,12 +38,12 @@ export const ALL_DOCS_INDEX: MangoIndex = Object.freeze({
 });
 
 /** The fields, the partial filter and the key encoding: what the rows depend on. */
-export function signatureOf(fields: readonly SortField[], partialFilter: JsonObject | undefined): string {
-  const definition = JSON.stringify([fields.map((field) => field.field), partialFilter ?? {}, KEY_ENCODING_VERSION]);
+export function signatureOf(fields: readonly SortField[], partialFilter: JsonObject | undefined, partitioned = false): string {
+  const definition = JSON.stringify([fields.map((field) => field.field), partialFilter ?? {}, KEY_ENCODING_VERSION, ...(partitioned ? ['partitioned'] : [])]);
   return createHash('sha256').update(definition).digest('hex').slice(0, 32);
 }
 
-function viewIndex(ddoc: string, name: string, view: Json | undefined): MangoIndex | undefined {
+function viewIndex(ddoc: string, name: string, view: Json | undefined, partitioned: boolean): MangoIndex | undefined {
   if (!isObject(view) || !isObject(view['map'])) return undefined;
   const map = view['map'];
   const fieldsObject = map['fields'];
@@ -52,13 +55,13 @@ function viewIndex(ddoc: string, name: string, view: Json | undefined): MangoInd
   if (fields.length === 0) return undefined;
   const partial = map['partial_filter_selector'];
   const partialFilter = isObject(partial) && Object.keys(partial).length > 0 ? partial : undefined;
-  return { ddoc, name, type: 'json', fields, partialFilter, signature: signatureOf(fields, partialFilter) };
+  return { ddoc, name, type: 'json', fields, partialFilter, signature: signatureOf(fields, partialFilter, partitioned), partitioned };
 }
 
-/** The json indexes of one design document (none unless its language is `query`). */
-export function indexesOfDesignDoc(id: string, body: JsonObject): MangoIndex[] {
+/** The json indexes of one design document (none unless its language is `query`); `partitioned`: its indexes are. */
+export function indexesOfDesignDoc(id: string, body: JsonObject, partitioned = false): MangoIndex[] {
   if (body['language'] !== 'query' || !isObject(body['views'])) return [];
-  return Object.entries(body['views']).flatMap(([name, view]) => viewIndex(id, name, view) ?? []);
+  return Object.entries(body['views']).flatMap(([name, view]) => viewIndex(id, name, view, partitioned) ?? []);
 }
 
 /** CouchDB's order of `GET /{db}/_index`: `_all_docs` first, then by design document and name. */
@@ -72,7 +75,7 @@ export function indexJson(index: MangoIndex): JsonObject {
   const def: JsonObject = { fields: sortJson(index.fields) };
   if (index.partialFilter !== undefined) def['partial_filter_selector'] = index.partialFilter;
   if (index.type === 'special') return { ddoc: null, name: index.name, type: 'special', def };
-  return { ddoc: index.ddoc, name: index.name, type: 'json', partitioned: false, def };
+  return { ddoc: index.ddoc, name: index.name, type: 'json', partitioned: index.partitioned === true, def };
 }
 
 /** The view CouchDB writes for a json index. */
@@ -88,8 +91,10 @@ export function indexView(fields: readonly SortField[], partialFilter: JsonObjec
 export class IndexKeyer {
   readonly #paths: string[][];
   readonly #partial: Selector | undefined;
+  readonly #partitioned: boolean;
 
   constructor(index: MangoIndex) {
+    this.#partitioned = index.partitioned === true;
     this.#paths = index.fields.map((field) => fieldPath(field.field));
     this.#partial = index.partialFilter === undefined ? undefined : parseSelector(index.partialFilter);
   }
@@ -102,6 +107,9 @@ export class IndexKeyer {
       values.push(value);
     }
     if (this.#partial !== undefined && !matchesSelector(this.#partial, doc)) return undefined;
-    return storedKey(encodeKey(values));
+    if (!this.#partitioned) return storedKey(encodeKey(values));
+    // Every normal id of a partitioned database has a partition (the write pipeline checks it).
+    const partition = partitionOf(String(doc['_id']));
+    return partition === undefined ? undefined : storedKey(Buffer.concat([partitionKeyPrefix(partition), encodeKey(values)]));
   }
 }

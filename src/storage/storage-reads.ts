@@ -64,6 +64,15 @@ export interface RangeOptions {
   /** Ids starting with `_local/` are never listed; `_design/` ones are. */
 }
 
+/** The documents of one id range (a partition: `p:` up to `p;`), as `GET /{db}/_partition/{p}` shows them. */
+export interface IdRangeStats {
+  /** Documents whose winning revision is not deleted. */
+  docCount: number;
+  deletedDocCount: number;
+  /** Bytes of the leaf revisions' JSON bodies. */
+  dataSize: number;
+}
+
 export interface RangeResult {
   totalRows: number;
   offset: number;

@@ -98,8 +98,8 @@ export interface WriteOptions {
  */
 export const DEFAULT_DOCUMENT_LIMITS: DocumentLimits = { maxLeaves: DEFAULTS.couchdb.max_document_leaves, maxRevisions: DEFAULTS.couchdb.max_document_revisions };
 
-export type { StoredRevision, RevisionInfo, ReadOptions, DocumentSummary, RangeOptions, RangeResult, ChangeRow, ChangesOptions, RevisionQuery, OpenedRevision, LocalDocument } from './storage-reads.js';
-import type { StoredRevision, ReadOptions, DocumentSummary, RangeOptions, RangeResult, ChangeRow, ChangesOptions, RevisionQuery, OpenedRevision, LocalDocument } from './storage-reads.js';
+export type { StoredRevision, RevisionInfo, ReadOptions, DocumentSummary, RangeOptions, RangeResult, IdRangeStats, ChangeRow, ChangesOptions, RevisionQuery, OpenedRevision, LocalDocument } from './storage-reads.js';
+import type { StoredRevision, ReadOptions, DocumentSummary, RangeOptions, RangeResult, IdRangeStats, ChangeRow, ChangesOptions, RevisionQuery, OpenedRevision, LocalDocument } from './storage-reads.js';
 
 export interface Storage {
   /** `sqlite` or `postgres`: for logs and `GET /_up`. */
@@ -150,6 +150,8 @@ export interface Storage {
   readDocument(db: string, id: string, options?: ReadOptions): Promise<StoredRevision | undefined>;
   /** `_all_docs` over document ids in byte order; `keys` variant below. */
   listDocuments(db: string, options: RangeOptions): Promise<RangeResult>;
+  /** Counts and sizes of the documents with ids from `startKey` (included) to `endKey` (excluded); rejects (404) for a missing database. */
+  idRangeStats(db: string, startKey: string, endKey: string): Promise<IdRangeStats>;
   /** Summaries for the given ids, in the given order; undefined for unknown ids. */
   lookupDocuments(
     db: string,

@@ -14,6 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
 import type { ActiveTasks, TaskHandle } from '../tasks/active-tasks.js';
 import type { ViewGroup } from './view-group.js';
+import { partitionKeyPrefix, partitionOf } from '../databases/partitions.js';
 import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
 
 /** Changes read, mapped and stored per transaction. */
@@ -28,13 +29,18 @@ interface IndexerContext {
   log: Logger;
 }
 
-function encodedRow(view: number, key: Json, value: Json): EncodedRow {
-  return { view, key: encode(key), keyJson: JSON.stringify(key), valueJson: JSON.stringify(value), num: typeof value === 'number' ? value : null };
+/** `prefix`: the encoded partition a partitioned index keys its rows by (view-ranges.ts reads it back as a range). */
+function encodedRow(view: number, key: Json, value: Json, prefix: Buffer | undefined): EncodedRow {
+  return { view, key: prefix ? Buffer.concat([prefix, encode(key)]) : encode(key), keyJson: JSON.stringify(key), valueJson: JSON.stringify(value), num: typeof value === 'number' ? value : null };
 }
 
 /** Rows of one document from each map function's outcome; a failed map adds none. */
 function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGroup, docId: string, log: Logger): EncodedRow[] {
   const rows: EncodedRow[] = [];
+  const partition = group.partitioned ? partitionOf(docId) : undefined;
+  // Every normal id of a partitioned database has a partition (the write pipeline checks it).
+  if (group.partitioned && partition === undefined) return rows;
+  const prefix = partition === undefined ? undefined : partitionKeyPrefix(partition);
   outcomes.forEach((outcome, view) => {
     if (!outcome.ok) {
       log.warning(`view ${db}/${group.id}/${group.maps[view]!.view}: map function failed (${outcome.kind}) on document ${JSON.stringify(docId)}: ${JSON.stringify(outcome.error)}`);
@@ -42,7 +48,7 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
     }
     const pairs = Array.isArray(outcome.value) ? outcome.value : [];
     const emitted: { row: EncodedRow; value: Json }[] = [];
-    for (const pair of pairs) if (Array.isArray(pair)) emitted.push({ row: encodedRow(view, pair[0] ?? null, pair[1] ?? null), value: pair[1] ?? null });
+    for (const pair of pairs) if (Array.isArray(pair)) emitted.push({ row: encodedRow(view, pair[0] ?? null, pair[1] ?? null, prefix), value: pair[1] ?? null });
     // Rows of one document under one key come in Erlang's order of their values, as CouchDB's
     // updater sorts a document's emits before it stores them (`couch_mrview_updater:insert_results`).
     emitted.sort((a, b) => Buffer.compare(a.row.key, b.row.key) || compareRaw(a.value, b.value));

@@ -7,6 +7,8 @@ import { queryParseError } from '../errors/query-errors.js';
 import type { Json } from '../json/json.js';
 
 export interface ViewArgs {
+  /** The partition a partitioned view is read in (`partition`, checked by the route). */
+  partition?: string;
   keys?: Json[];
   startKey?: Json;
   endKey?: Json;

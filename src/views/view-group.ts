@@ -27,6 +27,11 @@ export interface ViewGroup {
   views: Map<string, ViewDefinition>;
   /** The design document as stored, for the sandbox. */
   doc: JsonObject;
+  /**
+   * Rows keyed by the document's partition first (a partitioned database's design document
+   * without `options.partitioned: false`), so that a partition is one key range of the index.
+   */
+  partitioned: boolean;
 }
 
 /** Object members in name order, so the signature does not depend on the members' order. */
@@ -38,7 +43,7 @@ function canonical(value: Json | undefined): Json | null {
 }
 
 /** The views of a design document; views whose `map` is not a string are left out (as CouchDB). */
-export function viewGroupOf(doc: JsonObject): ViewGroup {
+export function viewGroupOf(doc: JsonObject, partitioned = false): ViewGroup {
   const views = isObject(doc['views']) ? doc['views'] : {};
   const language = typeof doc['language'] === 'string' ? doc['language'] : 'javascript';
   const maps: { source: string; view: string; options: string }[] = [];
@@ -58,5 +63,5 @@ export function viewGroupOf(doc: JsonObject): ViewGroup {
   const signature = createHash('md5')
     .update(JSON.stringify([language, canonical(doc['options']), signed, lib]))
     .digest('hex');
-  return { id: String(doc['_id']), signature, language, maps: maps.map(({ source, view }) => ({ source, view })), views: definitions, doc };
+  return { id: String(doc['_id']), signature, language, maps: maps.map(({ source, view }) => ({ source, view })), views: definitions, doc, partitioned };
 }

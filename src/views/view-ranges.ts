@@ -4,6 +4,7 @@
  */
 import { encode } from '../collation/encode.js';
 import { queryParseError } from '../errors/query-errors.js';
+import { partitionKeyPrefix } from '../databases/partitions.js';
 import type { Json } from '../json/json.js';
 import type { ViewRange } from '../storage/storage.js';
 import type { ViewArgs } from './query-args.js';
@@ -73,8 +74,25 @@ export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
   return { ...args, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
 }
 
+/** Above every encoded key that starts with a given prefix (every encoded value is self-delimiting, none starts with 0xFF). */
+const PAST_PREFIX = Buffer.from([0xff]);
+
+/**
+ * The ranges of a partition query: each bound behind the partition's prefix (indexer.ts), an open
+ * end at the partition's edge, so the scan never leaves the partition's rows.
+ */
+function partitionRanges(args: CheckedArgs, view: number, partition: string): ViewRange[] {
+  const prefix = partitionKeyPrefix(partition);
+  const bound = (key: Json | undefined, high: boolean): Buffer => (key === undefined ? (high ? Buffer.concat([prefix, PAST_PREFIX]) : prefix) : Buffer.concat([prefix, encode(key)]));
+  const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
+  if (args.keys !== undefined) return args.keys.map((key) => ({ ...base, startKey: bound(key, false), endKey: bound(key, false), inclusiveEnd: true }));
+  const startHigh = args.descending;
+  return [{ ...base, startKey: bound(args.startKey, startHigh), endKey: bound(args.endKey, !startHigh), inclusiveEnd: args.endKey === undefined ? true : args.inclusiveEnd }];
+}
+
 /** The ranges to scan, in answer order: one per key of `keys`, else one. */
 export function rangesOf(args: CheckedArgs, view: number): ViewRange[] {
+  if (args.partition !== undefined) return partitionRanges(args, view, args.partition);
   const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
   if (args.keys !== undefined) {
     return args.keys.map((key) => ({ ...base, startKey: encode(key), endKey: encode(key), inclusiveEnd: true }));

@@ -107,7 +107,8 @@ function builtinValue(builtin: string, totals: ViewAggregate): Json {
  * the grouping (deeper than the stored prefix levels) need the rows.
  */
 async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: string | undefined): Promise<JsonObject[] | undefined> {
-  if (builtin === undefined) return undefined;
+  // The stored partials group a partitioned index's keys across partitions: a partition reduces its own rows.
+  if (builtin === undefined || args.partition !== undefined) return undefined;
   const whole = args.level === 0;
   const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
   const groups: ViewAggregate[] = [];

@@ -3,6 +3,7 @@
  * to date as `update` asks (`true` before answering, `lazy` after, `false` never), then answers
  * from the index. Also `_info`'s `view_index`, `_view_cleanup` and the `_view` filter of `_changes`.
  */
+import { queryParseError } from '../errors/query-errors.js';
 import { sequencesOf } from '../databases/sequences.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { isObject } from '../documents/document-json.js';
@@ -16,6 +17,7 @@ import { updateIndex } from './indexer.js';
 import type { ViewArgs } from './query-args.js';
 import { checkArgs } from './view-ranges.js';
 import { viewGroupOf, type ViewGroup } from './view-group.js';
+import { designPartitioned } from '../databases/partitions.js';
 import { mapQuery, type DocumentRef } from './view-query.js';
 import { reduceQuery } from './view-reduce.js';
 import type { ViewFunctionsOf } from './view-functions.js';
@@ -40,7 +42,7 @@ export class Views {
   /** The view group of `_design/{name}`: 404 `missing`/`deleted` as for the document itself. */
   async group(opened: OpenedDatabase, name: string): Promise<ViewGroup> {
     const { doc } = await opened.readDocument(`_design/${name}`, undefined, {});
-    return viewGroupOf(doc);
+    return viewGroupOf(doc, designPartitioned(opened.security, doc));
   }
 
   /** Brings the group's index up to date; answers the sequence it reached. */
@@ -57,6 +59,8 @@ export class Views {
     if (args.update === 'true') seq = await this.refresh(opened, group);
     else seq = await opened.storage.views.open(opened.db, group.signature);
     const turns = LoopTurns.until(signal);
+    if (group.partitioned && checked.partition === undefined) throw queryParseError('`partition` parameter is mandatory for queries to this view.');
+    if (!group.partitioned && checked.partition !== undefined) throw queryParseError('`partition` parameter is not supported in this design doc');
     const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns };
     const body = checked.reducing
       ? await reduceQuery(index, checked, { source: view.reduce!, ddoc: group.doc, view: viewName, functions: this.#settings.functions(opened.db), log: this.#settings.log })

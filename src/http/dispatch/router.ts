@@ -25,6 +25,7 @@ import { reshard } from '../routes/reshard.js';
 import { session } from '../routes/session.js';
 import { utils } from '../routes/utils.js';
 import { viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
+import { partitionInfo, partitionQuery } from '../routes/partitions.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
 const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
@@ -111,6 +112,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
     }
   }
   if (second === undefined) return database;
+  if (second === '_partition') return partition;
   // `_index` has sub-paths (`_bulk_delete`, `{ddoc}/json/{name}`).
   if (second === '_index') return mangoIndex;
   const designEndpoint = second === '_design' && request.segments.length > 3 ? DESIGN_ENDPOINTS.get(request.segments[3]!) : undefined;
@@ -129,6 +131,26 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   if (endpoint || (second.startsWith('_') && second !== '_design' && second !== '_local')) return unknownDatabaseEndpoint;
   return document;
 }
+
+/** What `/{db}/_partition/{p}/…` may query: as `/{db}/…?partition=p` (chttpd_db's handle_partition_req). */
+const PARTITION_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
+  ['_all_docs', allDocs],
+  ['_find', find],
+  ['_explain', explain],
+]);
+
+/** `/{db}/_partition/{p}[/…]`: the partition's info, or a query of the partition. */
+const partition: Endpoint = async (request, services) => {
+  const [db, , part, ...rest] = request.segments as [string, string, string | undefined, ...string[]];
+  if (part === undefined) throw badRequest('invalid_partition_req');
+  if (rest.length === 0) return partitionInfo(request, services);
+  const query = await partitionQuery(request, services);
+  const isView = rest[0] === '_design' && rest[2] === '_view' && (rest.length === 4 || (rest.length === 5 && rest[4] === 'queries'));
+  const isAllDocsQueries = rest.length === 2 && rest[0] === '_all_docs' && rest[1] === 'queries';
+  const endpoint = isView ? viewQuery : isAllDocsQueries ? allDocsQueries : rest.length === 1 ? PARTITION_ENDPOINTS.get(rest[0]!) : undefined;
+  if (endpoint === undefined) throw notFound();
+  return endpoint(request.retargeted([db, ...rest], query), services);
+};
 
 /** `/{db}/{endpoint}/{part}`. */
 const DATABASE_SUB_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([['_all_docs/queries', allDocsQueries]]);

@@ -2,6 +2,7 @@ import { requireServerAdmin } from '../../identity/authorization.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { badRequest, databaseMissing, methodNotAllowed } from '../../errors/catalog.js';
 import { databaseInfoBody } from '../database-info.js';
+import { partitionedOption, propsOf } from '../../databases/partitions.js';
 import { databaseName } from '../document-path.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
@@ -13,7 +14,8 @@ export async function database(request: Request, services: Services): Promise<Re
   const db = databaseName(request);
   switch (request.method) {
     case 'PUT':
-      await services.databases.create(db, request.userCtx);
+      requireServerAdmin(request.userCtx);
+      await services.databases.create(db, request.userCtx, { partitioned: partitionedOption(db, request.query.get('partitioned'), services.config.getString('couchdb', 'users_db_suffix')) });
       return json(201, { ok: true }, { Location: absoluteUrl(request, `/${couchUrlEncode(db)}`) });
     case 'DELETE':
       requireServerAdmin(request.userCtx);
@@ -24,9 +26,10 @@ export async function database(request: Request, services: Services): Promise<Re
       return json(200, { ok: true });
     case 'GET':
     case 'HEAD': {
-      const info = await (await services.databases.open(db, request.userCtx)).info();
+      const opened = await services.databases.open(db, request.userCtx);
+      const info = await opened.info();
       if (!info) throw databaseMissing();
-      return json(200, databaseInfoBody(info, services.databases.compactionRunning(db)));
+      return json(200, databaseInfoBody(info, services.databases.compactionRunning(db), propsOf(opened.security)));
     }
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'POST', 'PUT']);

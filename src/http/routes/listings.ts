@@ -10,6 +10,7 @@ import { readBulkJson } from '../bulk-body.js';
 import { LoopTurns } from '../../turns/loop-turns.js';
 import { openListing } from '../document-path.js';
 import { compareIdToKey, selectRange } from '../key-range.js';
+import { allDocsPartition, withinPartition } from '../partition-query.js';
 import { booleanParam, checkKeyCount, jsonParam, nonNegativeIntegerParam } from '../query.js';
 import { json, type Reply } from '../reply.js';
 import { listingReply, rangePages, wholeListing, type StreamedListing } from '../listing-pages.js';
@@ -129,6 +130,9 @@ export async function allDocsQueries(request: Request, services: Services): Prom
   for (const entry of queries) {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw badRequest('Each query must be a JSON object.');
     const query = new URLSearchParams(Object.entries(entry).filter(([name]) => name !== 'keys').map(([name, value]): [string, string] => [name, typeof value === 'string' && !KEY_PARAMETERS.has(name) ? value : JSON.stringify(value)]));
+    // `/{db}/_partition/{p}/_all_docs/queries`: every query reads the partition.
+    const partition = request.query.get('partition');
+    if (partition !== null) query.set('partition', partition);
     results.push(await wholeListing(await listDocuments(opened, query, (entry as JsonObject)['keys'])));
   }
   return json(200, { results });
@@ -176,6 +180,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
   const withAttachments = includeDocs && booleanParam(query, 'attachments');
   const shown = documentShape(opened, includeDocs, includeDocs && booleanParam(query, 'conflicts'), withAttachments);
   const { descending, limit, skip } = paging(query);
+  const partition = allDocsPartition(opened, query);
 
   if (keys !== undefined) {
     // Each key is one row: only the keys of the page are looked up.
@@ -195,7 +200,8 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
     skip,
     includeDocs,
   };
-  const { first, rest } = await rangePages(opened, designOnly ? designRange(options) : options);
+  const ranged = partition !== undefined ? withinPartition(options, partition) : designOnly ? designRange(options) : options;
+  const { first, rest } = await rangePages(opened, ranged);
   const head: JsonObject = { total_rows: first.totalRows, offset: first.offset };
   if (booleanParam(query, 'update_seq')) {
     const info = await opened.info();

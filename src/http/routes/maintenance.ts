@@ -10,6 +10,7 @@ import { requireServerAdmin } from '../../identity/authorization.js';
 import type { JsonObject } from '../../json/json.js';
 import { readBulkJson } from '../bulk-body.js';
 import { databaseInfoBody } from '../database-info.js';
+import { propsOf } from '../../databases/partitions.js';
 import { databaseName } from '../document-path.js';
 import { selectRange } from '../key-range.js';
 import { booleanParam, jsonParam, nonNegativeIntegerParam } from '../query.js';
@@ -79,8 +80,9 @@ export async function purgedInfos(request: Request, services: Services): Promise
 async function databaseEntry(db: unknown, request: Request, services: Services): Promise<JsonObject> {
   if (typeof db !== 'string') return { key: db as null, error: 'not_found' };
   try {
-    const info = await (await services.databases.open(db, request.userCtx)).info();
-    if (info) return { key: db, info: databaseInfoBody(info, services.databases.compactionRunning(db)) };
+    const opened = await services.databases.open(db, request.userCtx);
+    const info = await opened.info();
+    if (info) return { key: db, info: databaseInfoBody(info, services.databases.compactionRunning(db), propsOf(opened.security)) };
   } catch (error) {
     if (!isCouchError(error)) throw error;
     if (error.status !== 404) return { key: db, error: error.error };

@@ -4,7 +4,7 @@
  * members, as `_all_docs`; creating and deleting an index writes a design document, so it is for
  * database admins. The work is in src/mango/.
  */
-import { requestBodyNotObject, methodNotAllowed, notFound } from '../../errors/catalog.js';
+import { badRequest, requestBodyNotObject, methodNotAllowed, notFound } from '../../errors/catalog.js';
 import { invalidListParams } from '../../errors/mango-errors.js';
 import { isObject } from '../../documents/document-json.js';
 import type { JsonObject } from '../../json/json.js';
@@ -31,14 +31,22 @@ function requireMethod(request: Request, method: string): void {
 export async function find(request: Request, services: Services): Promise<Reply> {
   requireMethod(request, 'POST');
   const opened = await openListing(request, services);
-  return json(200, await runFind(opened, parseFindRequest(await objectBody(request, services)), request.signal));
+  return json(200, await runFind(opened, parseFindRequest(withPartition(request, await objectBody(request, services))), request.signal));
 }
 
 /** `POST /{db}/_explain`. */
 export async function explain(request: Request, services: Services): Promise<Reply> {
   requireMethod(request, 'POST');
   const opened = await openListing(request, services);
-  return json(200, await explainFind(opened, parseFindRequest(await objectBody(request, services))));
+  return json(200, await explainFind(opened, parseFindRequest(withPartition(request, await objectBody(request, services)))));
+}
+
+/** mango_httpd's maybe_set_partition: the query's `partition` (from `/_partition/{p}/`) goes into the body. */
+function withPartition(request: Request, body: JsonObject): JsonObject {
+  const partition = request.query.get('partition');
+  if (partition === null || body['partition'] === partition) return body;
+  if (body['partition'] !== undefined) throw badRequest('Conflicting value for `partition` in query string');
+  return { ...body, partition };
 }
 
 function integerParam(request: Request, name: string): number | undefined {

@@ -3,6 +3,7 @@
  * `POST …/_view/{v}/queries`, `POST /{db}/_view_cleanup` and
  * `POST /{db}/_compact/{d}`. Members read views; cleanup and compaction are for database admins.
  */
+import { viewPartition } from '../../databases/partitions.js';
 import { badRequest, methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
 import { requireDbAdmin } from '../../identity/authorization.js';
 import type { Json, JsonObject } from '../../json/json.js';
@@ -41,13 +42,15 @@ export async function viewQuery(request: Request, services: Services): Promise<R
     body = read;
   }
   const { opened, group } = await openView(request, services);
+  const partition = viewPartition(opened, group.doc, request.query.get('partition'));
+  const inPartition = (args: ViewArgs): ViewArgs => (partition === undefined ? args : { ...args, partition });
   const queries = body?.['queries'];
   if (multi || queries !== undefined) {
     if (body?.['keys'] !== undefined) throw badRequest('`keys` and `queries` are mutually exclusive');
     if (!Array.isArray(queries)) throw badRequest('`queries` member must be an array.');
     const argsList = queries.map((query) => {
       if (!bodyObject(query)) throw badRequest('Each query must be a JSON object.');
-      return applyParams(applyParams(defaultArgs(), queryParams(request), decode), bodyParams(query), decode);
+      return inPartition(applyParams(applyParams(defaultArgs(), queryParams(request), decode), bodyParams(query), decode));
     });
     checkKeyCount(argsList.reduce((sum, args) => sum + (args.keys?.length ?? 0), 0), services.config);
     const results: JsonObject[] = [];
@@ -59,7 +62,7 @@ export async function viewQuery(request: Request, services: Services): Promise<R
     if (body['keys'] === undefined) throw badRequest('POST body must contain `keys` or `queries` field');
     args = applyParams(args, bodyParams(body), decode);
   }
-  args = applyParams(args, queryParams(request), decode);
+  args = inPartition(applyParams(args, queryParams(request), decode));
   checkKeyCount(args.keys?.length ?? 0, services.config);
   return rowsReply(await services.views.query(opened, group, viewName!, args, request.signal));
 }

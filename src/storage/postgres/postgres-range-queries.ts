@@ -3,7 +3,7 @@
  * each that starts from the database row, so "no row at all" means the database does not exist.
  */
 import { databaseMissing } from '../../errors/catalog.js';
-import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
+import type { ChangeRow, ChangesOptions, IdRangeStats, RangeOptions, RangeResult } from '../storage.js';
 import { changeRow, documentSummary } from '../kit/stored-rows.js';
 import type { Queryable } from './postgres-queries.js';
 
@@ -47,6 +47,20 @@ function countBelow(dbId: string, key: string, op: '<' | '<='): string {
  * Live documents in id byte order. With `descending` the start key is the upper bound, as in
  * CouchDB; `offset` counts the rows before the first one returned.
  */
+/** Counts and leaf sizes of the documents with ids in [start, end): an index range, whatever the rest of the database holds. */
+export async function idRangeStats(db: Queryable, name: string, start: string, end: string): Promise<IdRangeStats> {
+  const { rows } = await db.query<{ live: string; dead: string; size: string }>(
+    `SELECT (SELECT count(*) FILTER (WHERE NOT d.deleted) FROM documents d WHERE d.db_id = t.db_id AND d.id >= $2 AND d.id < $3) AS live,
+       (SELECT count(*) FILTER (WHERE d.deleted) FROM documents d WHERE d.db_id = t.db_id AND d.id >= $2 AND d.id < $3) AS dead,
+       (SELECT coalesce(sum(octet_length(b.body)), 0) FROM documents d JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.leaf
+         WHERE d.db_id = t.db_id AND d.id >= $2 AND d.id < $3) AS size
+     FROM databases t WHERE t.name = $1`,
+    [name, start, end],
+  );
+  if (rows.length === 0) throw databaseMissing();
+  return { docCount: Number(rows[0]!.live), deletedDocCount: Number(rows[0]!.dead), dataSize: Number(rows[0]!.size) };
+}
+
 export async function listDocuments(db: Queryable, name: string, options: RangeOptions): Promise<RangeResult> {
   const descending = options.descending === true;
   const direction = descending ? 'DESC' : 'ASC';

@@ -18,7 +18,7 @@ import { purgedInfos } from './postgres-purge.js';
 import type pg from 'pg';
 import type {
   ChangeRow, CompactOptions, ChangesOptions, DatabaseInfo, DatabaseLimit, PurgeRequest, DocumentEdit,
-  DocumentSummary, EditResult, JsonObject, LocalDocument, OpenedRevision, RangeOptions, RangeResult, ReadOptions,
+  DocumentSummary, EditResult, IdRangeStats, JsonObject, LocalDocument, OpenedRevision, RangeOptions, RangeResult, ReadOptions,
   RevisionQuery, RevisionTree, SecurityObject, Storage, StoredRevision, WriteOptions,
 } from '../storage.js';
 import { PostgresAttachments, sweepUnreferenced } from './postgres-attachments.js';
@@ -160,6 +160,11 @@ export class PostgresStorage implements Storage {
   async listDocuments(db: string, options: RangeOptions): Promise<RangeResult> {
     this.#checkOpen();
     return rangeQueries.listDocuments(this.#pool, db, options);
+  }
+
+  async idRangeStats(db: string, startKey: string, endKey: string): Promise<IdRangeStats> {
+    this.#checkOpen();
+    return rangeQueries.idRangeStats(this.#pool, db, startKey, endKey);
   }
 
   async lookupDocuments(

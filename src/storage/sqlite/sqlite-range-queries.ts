@@ -1,4 +1,4 @@
-import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
+import type { ChangeRow, ChangesOptions, IdRangeStats, RangeOptions, RangeResult } from '../storage.js';
 import { changeRow, documentSummary } from '../kit/stored-rows.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 
@@ -27,6 +27,16 @@ export class RangeQueries {
     return this.#statement(sql, true).get(...params, most) as number;
   }
 
+
+  /** Counts and leaf sizes of the documents with ids in [start, end): an index range, whatever the rest of the database holds. */
+  idRangeStats(dbId: number, start: string, end: string): IdRangeStats {
+    const sql = `SELECT coalesce(sum(d.deleted = 0), 0) AS live, coalesce(sum(d.deleted), 0) AS dead,
+        coalesce((SELECT sum(length(CAST(b.body AS BLOB))) FROM revision_bodies b
+          JOIN documents e ON b.doc_pk = e.doc_pk AND b.leaf = 1 WHERE e.db_id = ? AND e.id >= ? AND e.id < ?), 0) AS size
+      FROM documents d WHERE d.db_id = ? AND d.id >= ? AND d.id < ?`;
+    const row = this.#statement(sql).get(dbId, start, end, dbId, start, end) as { live: number; dead: number; size: number };
+    return { docCount: row.live, deletedDocCount: row.dead, dataSize: row.size };
+  }
 
   /**
    * Live documents in id byte order (SQLite's BINARY collation). With `descending` the start key

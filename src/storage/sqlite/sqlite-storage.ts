@@ -8,8 +8,8 @@
 import { databaseMissing } from '../../errors/catalog.js';
 import type {
   ChangeRow, CompactOptions, ChangesOptions, DatabaseInfo, DatabaseLimit, DocumentEdit, DocumentSummary, EditResult,
-  JsonObject, LocalDocument, OpenedRevision, RangeOptions, RangeResult, ReadOptions, RevisionQuery, RevisionTree,
-  SecurityObject, Storage, StoredRevision, WriteOptions,
+  IdRangeStats, JsonObject, LocalDocument, OpenedRevision, RangeOptions, RangeResult, ReadOptions, RevisionQuery,
+  RevisionTree, SecurityObject, Storage, StoredRevision, WriteOptions,
 } from '../storage.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
 import { COMPACTION_SLICE, compactInSlices } from '../kit/compaction-slices.js';
@@ -176,6 +176,9 @@ export class SqliteStorage implements Storage {
     });
   }
 
+  async idRangeStats(db: string, startKey: string, endKey: string): Promise<IdRangeStats> {
+    return this.#read(() => this.#ranges.idRangeStats(this.#databaseId(db), startKey, endKey));
+  }
   async lookupDocuments(
     db: string,
     ids: readonly string[],
