@@ -24,7 +24,7 @@ import type {
 } from '../storage/storage.js';
 import { listConflicts } from '../revisions/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
-import { withoutEncodingInfo, decoded } from '../attachments/encoding.js';
+import { withoutEncodingInfo } from '../attachments/encoding.js';
 import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';
 
 /** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
@@ -164,10 +164,15 @@ export class OpenedDatabase {
     return { rev: stored.rev, text };
   }
 
-  /** A shown revision whose attachments newer than `atts_since` are `follows: true` parts (multipart answers). */
+  /**
+   * A shown revision whose attachments newer than `atts_since` are `follows: true` parts (multipart
+   * answers): always with the stubs' encoding, as CouchDB's multipart answers, since compressed parts
+   * travel as stored.
+   */
   shownWithFollows(stored: StoredRevision, render: RenderOptions, since: readonly string[] | undefined): { doc: JsonObject; parts: FollowingPart[] } {
     const { doc, parts } = withFollows(this.shown(stored, { ...render, attEncodingInfo: true }), sinceGeneration(stored, since));
-    return { doc: render.attEncodingInfo ? doc : withoutEncodingInfo(doc), parts };
+    // Nothing follows: the answer is plain JSON, shown as any other.
+    return { doc: parts.length > 0 || render.attEncodingInfo ? doc : withoutEncodingInfo(doc), parts };
   }
 
   /** A shown revision with its attachments' data inlined (those newer than `atts_since`). */
@@ -182,11 +187,11 @@ export class OpenedDatabase {
     return render.attEncodingInfo ? doc : withoutEncodingInfo(doc);
   }
 
-  /** The bytes of an attachment this database holds (after a read showed its digest). */
-  async attachmentData(digest: string, encoding?: string): Promise<AsyncIterable<Buffer>> {
+  /** The bytes of an attachment this database holds, as stored (after a read showed its digest). */
+  async attachmentData(digest: string): Promise<AsyncIterable<Buffer>> {
     const data = await this.storage.attachments.read(this.db, digest);
     if (data === undefined) throw new Error(`attachment data ${digest} went missing`);
-    return decoded(data, encoding);
+    return data;
   }
 
   /** Listing rows (`_all_docs`, `_changes` with `include_docs`): each row's `doc` with its attachments' data inline. */

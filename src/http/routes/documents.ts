@@ -69,7 +69,7 @@ export async function document(request: Request, services: Services): Promise<Re
       );
       const etag = `"${rev}"`;
       if (matchesIfNoneMatch(request.header('if-none-match'), etag)) return notModified(etag);
-      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (part) => opened.attachmentData(part.digest, part.encoding), { ETag: etag });
+      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (part) => opened.attachmentData(part.digest), { ETag: etag });
       return json(200, doc, { ETag: etag });
     }
     case 'PUT': {
