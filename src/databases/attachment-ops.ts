@@ -3,7 +3,7 @@
  * `afterDocRead` view as the document that holds it; a write or delete is a new revision of that
  * document written through `writeDocument`, so every hook (and the design-document rule) applies.
  */
-import { storedStubs, validateAttachmentName, type StoredStub } from '../attachments/incoming.js';
+import { storedStubs, validateAttachmentName, type FollowsSource, type StoredStub } from '../attachments/incoming.js';
 import { parseRev } from '../documents/document-json.js';
 import { attachmentMissing, namedRevisionMissing } from '../errors/attachment-errors.js';
 import { conflict, documentDeleted, documentMissing } from '../errors/catalog.js';
@@ -102,4 +102,24 @@ export async function deleteAttachment(opened: OpenedDatabase, id: string, name:
     delete atts[name];
   });
   return writeDocument(opened, doc, { id, newEdits: true });
+}
+
+/**
+ * A document read from this database, ready to be written under another id (`COPY`): its stubs
+ * become `follows` entries whose bytes stream from the stored data, as stored (gzip ones keep their
+ * encoding and digest), since a stub is only ever resolved against a revision of its own document.
+ */
+export function copiedAttachments(opened: OpenedDatabase, doc: JsonObject): { body: JsonObject; follows: FollowsSource } {
+  const stubs = storedStubs(doc);
+  const body: JsonObject = { ...doc };
+  if (Object.keys(stubs).length > 0) {
+    body['_attachments'] = Object.fromEntries(
+      Object.entries(stubs).map(([name, { stub: _stub, revpos: _revpos, ...kept }]) => [name, { ...kept, follows: true }]),
+    ) as unknown as JsonObject;
+  }
+  const follows: FollowsSource = async (name) => {
+    const stub = stubs[name];
+    return stub === undefined ? undefined : opened.attachmentData(stub.digest);
+  };
+  return { body, follows };
 }

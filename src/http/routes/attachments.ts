@@ -7,6 +7,7 @@ import { methodNotAllowed, notFound } from '../../errors/catalog.js';
 import { attachmentSafetyHeaders } from '../attachment-policy.js';
 import { attachmentPathOf, databaseName } from '../document-path.js';
 import { revisionFrom } from '../query.js';
+import { matchesIfNoneMatch } from '../static.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -41,7 +42,8 @@ function readReply(request: Request, attachment: OpenedAttachment, safety: Recor
   // A type stored before content types were checked may not be sendable; it goes out as bytes.
   const contentType = isHeaderSafe(stub.content_type) ? stub.content_type : 'application/octet-stream';
   const headers: Record<string, string> = { 'Content-Type': contentType, ETag: etag, 'Accept-Ranges': gzip ? 'none' : 'bytes', ...safety };
-  if (request.header('if-none-match') === etag) return { status: 304, headers };
+  // A list of ETags, or the weak form, matches as on the document path.
+  if (matchesIfNoneMatch(request.header('if-none-match'), etag)) return { status: 304, headers };
   // As CouchDB: a gzip-stored attachment is sent whole (Range ignored), encoded when the client takes gzip.
   const encoded = gzip && acceptsGzip(request.header('accept-encoding'));
   if (encoded) headers['Content-Encoding'] = 'gzip';
