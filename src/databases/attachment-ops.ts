@@ -6,7 +6,7 @@
 import { storedStubs, validateAttachmentName, type FollowsSource, type StoredStub } from '../attachments/incoming.js';
 import { parseRev } from '../documents/document-json.js';
 import { attachmentMissing, namedRevisionMissing } from '../errors/attachment-errors.js';
-import { conflict, documentDeleted, documentMissing } from '../errors/catalog.js';
+import { badRequest, conflict, documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import type { ByteRange, StoredRevision } from '../storage/storage.js';
 import { writeDocument } from './document-writes.js';
@@ -122,4 +122,56 @@ export function copiedAttachments(opened: OpenedDatabase, doc: JsonObject): { bo
     return stub === undefined ? undefined : opened.attachmentData(stub.digest);
   };
   return { body, follows };
+}
+
+/** A file of a form upload, already saved in the attachment store as sent. */
+export interface UploadedFile {
+  name: string;
+  contentType: string;
+  digest: string;
+  length: number;
+}
+
+/**
+ * The document a form upload writes (CouchDB's form POST): the revision named by the `_rev` field
+ * (or the `_doc` field's JSON) with each uploaded file as an attachment of its file name, replacing
+ * one of that name; the bytes are taken from the store, where they were saved as they arrived.
+ */
+export async function formUploadDocument(
+  opened: OpenedDatabase,
+  id: string,
+  fields: ReadonlyMap<string, string>,
+  files: readonly UploadedFile[],
+): Promise<{ body: JsonObject; follows: FollowsSource }> {
+  let body: JsonObject;
+  const docField = fields.get('_doc');
+  const rev = fields.get('_rev');
+  if (docField !== undefined) {
+    const parsed: unknown = parsedJson(docField);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('Document must be a JSON object');
+    body = parsed as JsonObject;
+  } else if (rev !== undefined) {
+    body = (await opened.readDocument(id, rev, {})).doc;
+  } else {
+    throw badRequest('A form upload needs a _rev or a _doc field.');
+  }
+  const atts: Record<string, JsonObject> = { ...(storedStubs(body) as unknown as Record<string, JsonObject>) };
+  for (const file of files) {
+    atts[validateAttachmentName(file.name)] = { content_type: file.contentType, digest: file.digest, length: file.length, follows: true };
+  }
+  const byName = new Map(files.map((file) => [file.name, file.digest]));
+  const follows: FollowsSource = async (name) => {
+    const digest = byName.get(name);
+    return digest === undefined ? undefined : opened.attachmentData(digest);
+  };
+  const { _attachments: _old, ...rest } = body;
+  return { body: { ...rest, ...(Object.keys(atts).length > 0 ? { _attachments: atts } : {}) }, follows };
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest('invalid UTF-8 JSON');
+  }
 }
