@@ -198,13 +198,16 @@ export class OpenedDatabase {
   async inlineListedDocs(rows: readonly (JsonObject | undefined)[]): Promise<void> {
     for (const row of rows) {
       const doc = row?.['doc'];
-      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = withoutEncodingInfo(await inlineAttachments(this.storage.attachments, this.db, doc, 0));
+      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = await inlineAttachments(this.storage.attachments, this.db, doc, 0);
     }
   }
 
-  /** The read view of listed documents: with the stubs' encoding when their data is to be inlined (`inlineListedDocs`). */
-  listedView(inlined: boolean): ReadFilter {
-    return inlined ? this.encodedView : this.view;
+  /**
+   * The read view of listed documents: with the stubs' encoding when asked (`att_encoding_info=true`,
+   * as CouchDB's listings take it) or when their data is to be inlined (`inlineListedDocs` decodes).
+   */
+  listedView(inlined: boolean, encodingInfo = false): ReadFilter {
+    return inlined || encodingInfo ? this.encodedView : this.view;
   }
 
   /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */

@@ -69,6 +69,18 @@ describeOnEachBackend('attachments stored gzip-compressed', (server) => {
     assert.equal(listed.encoding, undefined, 'listings show no encoding without att_encoding_info');
   });
 
+  test('att_encoding_info=true shows the encoding in _all_docs, _changes and view rows with include_docs, as CouchDB', async () => {
+    const info = (await server().admin('/gz/doc?att_encoding_info=true')).body._attachments['a.txt'];
+    await server().admin('/gz/_design/v', { method: 'PUT', body: { views: { all: { map: 'function (doc) { if (doc._attachments) emit(doc._id, null); }' } } } });
+    const all = (await server().admin('/gz/_all_docs?include_docs=true&att_encoding_info=true&key="doc"')).body.rows[0].doc;
+    const changes = (await server().admin('/gz/_changes?include_docs=true&att_encoding_info=true')).body.results.find((row: { id: string }) => row.id === 'doc').doc;
+    const view = (await server().admin('/gz/_design/v/_view/all?include_docs=true&att_encoding_info=true&key="doc"')).body.rows[0].doc;
+    for (const [where, doc] of [['_all_docs', all], ['_changes', changes], ['view', view]] as const) assert.deepEqual(doc._attachments['a.txt'], info, where);
+    const plainView = (await server().admin('/gz/_design/v/_view/all?include_docs=true&key="doc"')).body.rows[0].doc;
+    assert.equal(plainView._attachments['a.txt'].encoding, undefined);
+    await server().admin(`/gz/_design/v?rev=${(await server().admin('/gz/_design/v')).body._rev}`, { method: 'DELETE' });
+  });
+
   test('served gzip to a client that accepts it, decoded (streamed) to one that does not; Range ignored', async () => {
     const gz = await rawGet(server(), '/gz/doc/a.txt', { 'Accept-Encoding': 'gzip, deflate' });
     assert.equal(gz.status, 200);
