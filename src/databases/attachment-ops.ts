@@ -5,7 +5,7 @@
  */
 import { storedStubs, validateAttachmentName, type FollowsSource, type StoredStub } from '../attachments/incoming.js';
 import { parseRev } from '../documents/document-json.js';
-import { attachmentMissing, namedRevisionMissing } from '../errors/attachment-errors.js';
+import { attachmentMissing, formWithoutDocument, namedRevisionMissing } from '../errors/attachment-errors.js';
 import { badRequest, conflict, documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import type { ByteRange, StoredRevision } from '../storage/storage.js';
@@ -153,7 +153,7 @@ export async function formUploadDocument(
   } else if (rev !== undefined) {
     body = (await opened.readDocument(id, rev, {})).doc;
   } else {
-    throw badRequest('A form upload needs a _rev or a _doc field.');
+    throw formWithoutDocument();
   }
   const atts: Record<string, JsonObject> = { ...(storedStubs(body) as unknown as Record<string, JsonObject>) };
   for (const file of files) {

@@ -11,8 +11,8 @@ import { formUploadDocument, type UploadedFile } from '../databases/attachment-o
 import { writeDocument } from '../databases/document-writes.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { maxAttachmentSize, maxDocumentSize } from '../databases/settings.js';
-import { attachmentTooLarge } from '../errors/attachment-errors.js';
-import { badContentType, badRequest, documentTooLarge } from '../errors/catalog.js';
+import { attachmentTooLarge, formDataRequired, originMismatch, refererMismatch, refererRequired } from '../errors/attachment-errors.js';
+import { badRequest, documentTooLarge } from '../errors/catalog.js';
 import { json, type Reply } from './reply.js';
 import type { Request } from './request.js';
 import type { Services } from './services.js';
@@ -25,12 +25,12 @@ import { requestHost } from './urls.js';
  */
 function requireSameHost(request: Request): void {
   const referer = request.header('referer');
-  if (referer === undefined) throw badRequest('Referer header required.');
+  if (referer === undefined) throw refererRequired();
   const host = requestHost(request);
   const hostOf = (url: string): string | undefined => URL.canParse(url) ? new URL(url).host : undefined;
-  if (hostOf(referer) !== host) throw badRequest('Referer header must match host.');
+  if (hostOf(referer) !== host) throw refererMismatch();
   const origin = request.header('origin');
-  if (origin !== undefined && hostOf(origin) !== host) throw badRequest('Origin header must match host.');
+  if (origin !== undefined && hostOf(origin) !== host) throw originMismatch();
 }
 
 interface ParsedForm {
@@ -38,10 +38,19 @@ interface ParsedForm {
   files: UploadedFile[];
 }
 
+/** busboy for this request; a Content-Type it cannot read (no boundary) is the client's error. */
+function formParser(request: Request, maxField: number, maxFile: number): busboy.Busboy {
+  try {
+    return busboy({ headers: request.raw.headers, limits: { fieldSize: maxField, fileSize: maxFile, fields: 100, files: 1000, parts: 1100 } });
+  } catch (error) {
+    throw badRequest(`Invalid multipart/form-data body: ${(error as Error).message}`);
+  }
+}
+
 /** Reads the form, each `_attachments` file saved as it streams in (other files are drained). */
 function parseForm(request: Request, opened: OpenedDatabase, services: Services): Promise<ParsedForm> {
   const maxFile = maxAttachmentSize(services.config);
-  const parser = busboy({ headers: request.raw.headers, limits: { fieldSize: maxDocumentSize(services.config), fileSize: maxFile, fields: 100, files: 1000, parts: 1100 } });
+  const parser = formParser(request, maxDocumentSize(services.config), maxFile);
   const fields = new Map<string, string>();
   const saves: Promise<UploadedFile>[] = [];
   return new Promise<ParsedForm>((resolve, reject) => {
@@ -72,7 +81,7 @@ function parseForm(request: Request, opened: OpenedDatabase, services: Services)
 
 export async function formUpload(request: Request, services: Services, opened: OpenedDatabase, id: string): Promise<Reply> {
   requireSameHost(request);
-  if (request.contentType().toLowerCase() !== 'multipart/form-data') throw badContentType('Content-Type must be multipart/form-data');
+  if (request.contentType().toLowerCase() !== 'multipart/form-data') throw formDataRequired();
   const form = await parseForm(request, opened, services);
   const { body, follows } = await formUploadDocument(opened, id, form.fields, form.files);
   const result = await writeDocument(opened, body, { id, newEdits: true, follows });

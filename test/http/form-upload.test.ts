@@ -59,6 +59,8 @@ describeOnEachBackend('multipart/form-data uploads', (server) => {
     const answer = await fetch(`${server().url}/forms/doc`, { method: 'POST', body: '{}', headers: { Authorization: AUTH, 'Content-Type': 'application/json', Referer: `${server().url}/` } });
     assert.equal(answer.status, 415);
     assert.deepEqual(await answer.json(), { error: 'bad_content_type', reason: 'Content-Type must be multipart/form-data' });
+    const noBoundary = await fetch(`${server().url}/forms/doc`, { method: 'POST', body: 'x', headers: { Authorization: AUTH, 'Content-Type': 'multipart/form-data', Referer: `${server().url}/` } });
+    assert.equal(noBoundary.status, 400);
   });
 
   test('without a Referer of this host (a form on another site) nothing is written', async () => {
