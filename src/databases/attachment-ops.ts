@@ -65,7 +65,7 @@ function editedDocument(id: string, rev: string | undefined, base: StoredRevisio
 /** `PUT /{db}/{doc}/{name}`: the body becomes the attachment, streamed into storage. */
 export async function putAttachment(
   opened: OpenedDatabase,
-  target: { id: string; name: string; rev: string | undefined },
+  target: { id: string; name: string; rev: string | undefined; encoding?: 'gzip' },
   contentType: string,
   source: AsyncIterable<Buffer>,
 ): Promise<{ id: string; rev: string }> {
@@ -73,7 +73,7 @@ export async function putAttachment(
   validateAttachmentName(name);
   const base = await editedRevision(opened, id, rev);
   const doc = editedDocument(id, rev, base, (atts) => {
-    atts[name] = { content_type: contentType, follows: true };
+    atts[name] = { content_type: contentType, follows: true, ...(target.encoding ? { encoding: target.encoding } : {}) };
   });
   let used = false;
   const follows = async (asked: string): Promise<AsyncIterable<Buffer> | undefined> => {

@@ -68,6 +68,19 @@ for (const level of [0, 8]) {
         assert.equal(wrong.status, 400, wrong.text);
       });
 
+      test('a standalone PUT sent Content-Encoding: gzip is stored as sent, as CouchDB; another coding is 415', async () => {
+        const put = await fetch(`${server().url}/rep/standalone/a.txt`, { method: 'PUT', body: FOREIGN_GZIP, headers: { Authorization: AUTH, 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' } });
+        assert.equal(put.status, 201);
+        const info = (await server().admin('/rep/standalone?att_encoding_info=true')).body._attachments['a.txt'];
+        // CouchDB keeps the encoded length as both lengths when the upload names no other.
+        assert.deepEqual(info, { content_type: 'text/plain', revpos: 1, digest: md5(FOREIGN_GZIP), length: FOREIGN_GZIP.length, stub: true, encoding: 'gzip', encoded_length: FOREIGN_GZIP.length });
+        const read = await fetch(`${server().url}/rep/standalone/a.txt`, { headers: { Authorization: AUTH, 'Accept-Encoding': 'identity' } });
+        assert.ok(Buffer.from(await read.arrayBuffer()).equals(TEXT));
+        const deflate = await fetch(`${server().url}/rep/deflated/a.txt`, { method: 'PUT', body: 'x', headers: { Authorization: AUTH, 'Content-Type': 'text/plain', 'Content-Encoding': 'deflate' } });
+        assert.equal(deflate.status, 415);
+        assert.deepEqual(await deflate.json(), { error: 'bad_content_type', reason: 'Only gzip and identity content-encodings are supported' });
+      });
+
       test('replicating to another database keeps each attachment digest and encoding', async () => {
         await server().admin('/rep-src', { method: 'PUT' });
         await server().admin('/rep-src/doc', { method: 'PUT', body: { _attachments: { 'n.txt': { content_type: 'text/plain', data: TEXT.toString('base64') } } } });
