@@ -5,6 +5,7 @@
  * `digest` is the MD5 of the stored bytes, as in CouchDB). Reads decode on the fly unless the client
  * takes gzip itself.
  */
+import { createHash } from 'node:crypto';
 import { Readable, pipeline } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import { isObject } from '../documents/document-json.js';
@@ -32,18 +33,31 @@ export function isCompressible(settings: CompressionSettings, contentType: strin
   return settings.types.some((pattern) => pattern.test(type));
 }
 
-/** `source` gzip-compressed, streamed; `identityLength()` is the count of bytes read so far. */
-export function gzipped(source: AsyncIterable<Buffer>, level: number, maxBytes: number, tooLarge: () => Error): { data: AsyncIterable<Buffer>; identityLength: () => number } {
+/**
+ * `source` gzip-compressed, streamed; `identityLength()` and `identityDigest()` are of the bytes read
+ * (the digest once the source is read to its end), so a digest the sender names can be checked as
+ * CouchDB checks it (against the data before compression).
+ */
+export function gzipped(
+  source: AsyncIterable<Buffer>,
+  level: number,
+  maxBytes: number,
+  tooLarge: () => Error,
+): { data: AsyncIterable<Buffer>; identityLength: () => number; identityDigest: () => string } {
   let length = 0;
+  const md5 = createHash('md5');
+  let digest = '';
   async function* counted(): AsyncIterable<Buffer> {
     for await (const piece of source) {
       length += piece.length;
       if (length > maxBytes) throw tooLarge();
+      md5.update(piece);
       yield piece;
     }
+    digest = `md5-${md5.digest('base64')}`;
   }
   const data = pipeline(Readable.from(counted()), createGzip({ level }), () => undefined);
-  return { data, identityLength: () => length };
+  return { data, identityLength: () => length, identityDigest: () => digest };
 }
 
 /** Stored bytes as the client reads them: gunzipped when stored with `encoding: "gzip"`. */

@@ -85,16 +85,31 @@ function oneChunk(bytes: Buffer): AsyncIterable<Buffer> {
   })();
 }
 
-async function saved(context: IncomingContext, name: string, source: AsyncIterable<Buffer>, contentType: string, revpos: number): Promise<StoredStub> {
+/** A stub as saved, with the digest of the data as it arrived (to check a digest the sender names). */
+type Saved = StoredStub & { arrivedDigest: string };
+
+async function saved(context: IncomingContext, name: string, source: AsyncIterable<Buffer>, contentType: string, revpos: number): Promise<Saved> {
   const tooLarge = (): Error => attachmentTooLarge(name);
   if (!isCompressible(context.compression, contentType)) {
     const { digest, length } = await context.storage.attachments.save(context.db, source, context.maxAttachmentSize, tooLarge);
-    return { content_type: contentType, revpos, digest, length, stub: true };
+    return { content_type: contentType, revpos, digest, length, stub: true, arrivedDigest: digest };
   }
   // The limit is on the bytes sent; gzip may make incompressible data a little larger.
   const gzip = gzipped(source, context.compression.level, context.maxAttachmentSize, tooLarge);
   const { digest, length } = await context.storage.attachments.save(context.db, gzip.data, Number.MAX_SAFE_INTEGER, tooLarge);
-  return { content_type: contentType, revpos, digest, length: gzip.identityLength(), stub: true, encoding: 'gzip', encoded_length: length };
+  const stub: StoredStub = { content_type: contentType, revpos, digest, length: gzip.identityLength(), stub: true, encoding: 'gzip', encoded_length: length };
+  return { ...stub, arrivedDigest: gzip.identityDigest() };
+}
+
+/**
+ * A `follows` part sent gzip-encoded (CouchDB sends what it stores compressed as stored): kept as
+ * sent, as CouchDB keeps it, so its digest (the MD5 of these bytes) is the sender's and a
+ * replication back finds the same attachment. `length` is the decoded length the stub names.
+ */
+async function savedEncoded(context: IncomingContext, name: string, source: AsyncIterable<Buffer>, contentType: string, revpos: number, claimedLength: unknown): Promise<Saved> {
+  const { digest, length } = await context.storage.attachments.save(context.db, source, context.maxAttachmentSize, () => attachmentTooLarge(name));
+  const decodedLength = Number.isSafeInteger(claimedLength) && (claimedLength as number) >= 0 ? (claimedLength as number) : length;
+  return { content_type: contentType, revpos, digest, length: decodedLength, stub: true, encoding: 'gzip', encoded_length: length, arrivedDigest: digest };
 }
 
 /**
@@ -124,13 +139,14 @@ export async function resolveAttachments(context: IncomingContext, edit: Documen
   let parts: Promise<unknown> = Promise.resolve();
   // A replicated revision keeps each attachment's `revpos` (the generation that added it), as CouchDB.
   const posOf = (given: unknown): number => (edit.revPath !== undefined && Number.isInteger(given) && (given as number) >= 1 && (given as number) <= revpos ? (given as number) : revpos);
-  const pending = entries.map(({ name, contentType, kind, encoding, revpos: given, digest }): [string, Promise<StoredStub>] => {
+  const pending = entries.map(({ name, contentType, kind, encoding, revpos: given, digest, length }): [string, Promise<StoredStub>] => {
     if (kind === 'stub') return [name, fromStub(name)];
-    if (kind !== 'follows') return [name, saved(context, name, oneChunk(kind), contentType, posOf(given))];
+    if (kind !== 'follows') return [name, saved(context, name, oneChunk(kind), contentType, posOf(given)).then(withoutArrived)];
     const part = parts.then(async () => {
       const body = await context.follows?.(name);
       if (body === undefined) throw followsWithoutParts();
-      return verified(name, await saved(context, name, decoded(body, encoding), contentType, posOf(given)), encoding === undefined ? digest : undefined);
+      const stub = encoding === 'gzip' ? await savedEncoded(context, name, body, contentType, posOf(given), length) : await saved(context, name, decoded(body, encoding), contentType, posOf(given));
+      return verified(name, stub, digest);
     });
     parts = part.catch(() => undefined);
     return [name, part];
@@ -146,10 +162,15 @@ export async function resolveAttachments(context: IncomingContext, edit: Documen
 /**
  * A `follows` part must be the data its stub names: parts are paired with attachments by order, and
  * a wrong pairing (or damage on the way) must fail the write rather than store one attachment's bytes
- * under another's name. Checked when the part came as identity data and was stored so.
+ * under another's name. As CouchDB's `check_md5`, the digest named is compared with the MD5 of the
+ * bytes as they arrived (the gzip bytes of an encoded part, the data before Divan compresses it).
  */
-function verified(name: string, stub: StoredStub, claimed: unknown): StoredStub {
-  if (typeof claimed === 'string' && claimed.startsWith('md5-') && stub.encoding === undefined && claimed !== stub.digest) throw followsDigestMismatch(name);
+function verified(name: string, saved: Saved, claimed: unknown): StoredStub {
+  if (typeof claimed === 'string' && claimed.startsWith('md5-') && claimed !== saved.arrivedDigest) throw followsDigestMismatch(name);
+  return withoutArrived(saved);
+}
+
+function withoutArrived({ arrivedDigest: _arrived, ...stub }: Saved): StoredStub {
   return stub;
 }
 
@@ -162,7 +183,7 @@ export function isHeaderSafe(value: string): boolean {
 }
 
 /** One `_attachments` entry, checked: a stub, a `follows` part, or decoded inline data. */
-function checkedEntry(name: string, value: unknown): { name: string; contentType: string; kind: 'stub' | 'follows' | Buffer; encoding?: unknown; revpos?: unknown; digest?: unknown } {
+function checkedEntry(name: string, value: unknown): { name: string; contentType: string; kind: 'stub' | 'follows' | Buffer; encoding?: unknown; revpos?: unknown; digest?: unknown; length?: unknown } {
   validateAttachmentName(name);
   if (!isObject(value)) throw attachmentNotObject();
   const contentType = typeof value['content_type'] === 'string' ? value['content_type'] : 'application/octet-stream';
@@ -175,7 +196,7 @@ function checkedEntry(name: string, value: unknown): { name: string; contentType
   }
   if (value['follows'] !== true) throw invalidAttachmentData(name);
   // CouchDB's replicator sends an attachment CouchDB stores gzipped as it is stored (`encoding`).
-  return { name, contentType, kind: 'follows', encoding: value['encoding'], revpos: value['revpos'], digest: value['digest'] };
+  return { name, contentType, kind: 'follows', encoding: value['encoding'], revpos: value['revpos'], digest: value['digest'], length: value['length'] };
 }
 
 /** The stubs a stored body names (`{}` when none). */

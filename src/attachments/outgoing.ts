@@ -53,16 +53,18 @@ export interface FollowingPart {
   name: string;
   contentType: string;
   digest: string;
-  /** The length sent (decoded). */
+  /** The length of the part: the stored (encoded) length. */
   length: number;
-  /** `gzip` when stored compressed: the part is decoded on its way out. */
+  /** `gzip` when stored compressed: the part is the stored bytes, sent with `Content-Encoding: gzip`, as CouchDB. */
   encoding?: string;
 }
 
 /**
  * The document for a `multipart/related` answer: attachments newer than `since` become
- * `{content_type, revpos, digest, length, follows: true}` and are listed, in order, as the parts
- * that follow; the others stay stubs.
+ * `{content_type, revpos, digest, length, follows: true}` (plus `encoding` and `encoded_length`
+ * when stored gzip-compressed) and are listed, in order, as the parts that follow; the others stay
+ * stubs. As CouchDB (`SendEncodedAtts`), a compressed attachment travels as stored, so its digest
+ * (the MD5 of the stored bytes) stays true of the bytes sent and a receiver keeps both.
  */
 export function withFollows(doc: JsonObject, since: number): { doc: JsonObject; parts: FollowingPart[] } {
   const atts = doc['_attachments'];
@@ -76,8 +78,11 @@ export function withFollows(doc: JsonObject, since: number): { doc: JsonObject; 
     }
     const contentType = typeof stub['content_type'] === 'string' ? stub['content_type'] : 'application/octet-stream';
     const length = Number(stub['length'] ?? 0);
-    parts.push({ name, contentType, digest: stub['digest'], length, ...(typeof stub['encoding'] === 'string' ? { encoding: stub['encoding'] } : {}) });
-    marked[name] = { content_type: contentType, revpos: stub['revpos'] ?? 0, digest: stub['digest'], length, follows: true };
+    const encoding = typeof stub['encoding'] === 'string' ? stub['encoding'] : undefined;
+    const encodedLength = Number(stub['encoded_length'] ?? length);
+    parts.push({ name, contentType, digest: stub['digest'], ...(encoding === undefined ? { length } : { length: encodedLength, encoding }) });
+    const follows = { content_type: contentType, revpos: stub['revpos'] ?? 0, digest: stub['digest'], length, follows: true };
+    marked[name] = encoding === undefined ? follows : { ...follows, encoding, encoded_length: encodedLength };
   }
   return { doc: { ...doc, _attachments: marked }, parts };
 }

@@ -29,6 +29,8 @@ export interface FeedArgs {
   includeDocs: boolean;
   /** With `include_docs`: the attachments' data inline (`attachments=true`). */
   attachments: boolean;
+  /** With `include_docs`: stubs keep `encoding` and `encoded_length` (`att_encoding_info=true`). */
+  attEncodingInfo?: boolean;
   conflicts: boolean;
   descending: boolean;
   limit?: number;

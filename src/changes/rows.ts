@@ -5,7 +5,7 @@ import type { FeedArgs } from './feed.js';
 export function render(change: ChangeRow, revs: readonly string[], args: FeedArgs): JsonObject {
   const entry: JsonObject = { seq: args.sequences.format(change.seq), id: change.id, changes: revs.map((rev) => ({ rev })) };
   if (change.deleted) entry['deleted'] = true;
-  if (args.includeDocs) entry['doc'] = change.body ? args.opened.listedView(args.attachments).listed(fullDocument(change)) : null;
+  if (args.includeDocs) entry['doc'] = change.body ? args.opened.listedView(args.attachments, args.attEncodingInfo === true).listed(fullDocument(change)) : null;
   return entry;
 }
 

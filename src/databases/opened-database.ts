@@ -24,7 +24,7 @@ import type {
 } from '../storage/storage.js';
 import { listConflicts } from '../revisions/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
-import { withoutEncodingInfo, decoded } from '../attachments/encoding.js';
+import { withoutEncodingInfo } from '../attachments/encoding.js';
 import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';
 
 /** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
@@ -164,10 +164,15 @@ export class OpenedDatabase {
     return { rev: stored.rev, text };
   }
 
-  /** A shown revision whose attachments newer than `atts_since` are `follows: true` parts (multipart answers). */
+  /**
+   * A shown revision whose attachments newer than `atts_since` are `follows: true` parts (multipart
+   * answers): always with the stubs' encoding, as CouchDB's multipart answers, since compressed parts
+   * travel as stored.
+   */
   shownWithFollows(stored: StoredRevision, render: RenderOptions, since: readonly string[] | undefined): { doc: JsonObject; parts: FollowingPart[] } {
     const { doc, parts } = withFollows(this.shown(stored, { ...render, attEncodingInfo: true }), sinceGeneration(stored, since));
-    return { doc: render.attEncodingInfo ? doc : withoutEncodingInfo(doc), parts };
+    // Nothing follows: the answer is plain JSON, shown as any other.
+    return { doc: parts.length > 0 || render.attEncodingInfo ? doc : withoutEncodingInfo(doc), parts };
   }
 
   /** A shown revision with its attachments' data inlined (those newer than `atts_since`). */
@@ -182,24 +187,27 @@ export class OpenedDatabase {
     return render.attEncodingInfo ? doc : withoutEncodingInfo(doc);
   }
 
-  /** The bytes of an attachment this database holds (after a read showed its digest). */
-  async attachmentData(digest: string, encoding?: string): Promise<AsyncIterable<Buffer>> {
+  /** The bytes of an attachment this database holds, as stored (after a read showed its digest). */
+  async attachmentData(digest: string): Promise<AsyncIterable<Buffer>> {
     const data = await this.storage.attachments.read(this.db, digest);
     if (data === undefined) throw new Error(`attachment data ${digest} went missing`);
-    return decoded(data, encoding);
+    return data;
   }
 
   /** Listing rows (`_all_docs`, `_changes` with `include_docs`): each row's `doc` with its attachments' data inline. */
   async inlineListedDocs(rows: readonly (JsonObject | undefined)[]): Promise<void> {
     for (const row of rows) {
       const doc = row?.['doc'];
-      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = withoutEncodingInfo(await inlineAttachments(this.storage.attachments, this.db, doc, 0));
+      if (row && doc && typeof doc === 'object' && !Array.isArray(doc)) row['doc'] = await inlineAttachments(this.storage.attachments, this.db, doc, 0);
     }
   }
 
-  /** The read view of listed documents: with the stubs' encoding when their data is to be inlined (`inlineListedDocs`). */
-  listedView(inlined: boolean): ReadFilter {
-    return inlined ? this.encodedView : this.view;
+  /**
+   * The read view of listed documents: with the stubs' encoding when asked (`att_encoding_info=true`,
+   * as CouchDB's listings take it) or when their data is to be inlined (`inlineListedDocs` decodes).
+   */
+  listedView(inlined: boolean, encodingInfo = false): ReadFilter {
+    return inlined || encodingInfo ? this.encodedView : this.view;
   }
 
   /** A stored revision as the caller may see it; 404 `missing` when it may not see it at all. */

@@ -21,3 +21,11 @@ export const followsWithoutParts = (): CouchError => new CouchError(400, 'bad_re
 export const localDocumentAttachments = (): CouchError => new CouchError(400, 'bad_request', '_local documents do not accept attachments.');
 /** chttpd's answer when a standalone attachment write names a revision that is not stored. */
 export const namedRevisionMissing = (): CouchError => new CouchError(409, 'not_found', 'missing_rev');
+/** A form upload (`POST /{db}/{docid}`, multipart/form-data) from a page of another host, or of none: CouchDB's `validate_referer`. */
+export const refererRequired = (): CouchError => new CouchError(400, 'bad_request', 'Referer header required.');
+export const refererMismatch = (): CouchError => new CouchError(400, 'bad_request', 'Referer header must match host.');
+/** Divan only: an `Origin` a browser sends with a cross-site form post. */
+export const originMismatch = (): CouchError => new CouchError(400, 'bad_request', 'Origin header must match host.');
+export const formDataRequired = (): CouchError => new CouchError(415, 'bad_content_type', 'Content-Type must be multipart/form-data');
+/** Divan only (CouchDB fails with a 500): a form upload with neither `_rev` nor `_doc`. */
+export const formWithoutDocument = (): CouchError => new CouchError(400, 'bad_request', 'A form upload needs a _rev or a _doc field.');

@@ -50,6 +50,11 @@ const BODY_EXEMPTIONS: readonly Exemption[] = [
     matches: (segments, type) => type === 'multipart/related' && segments.length >= 2 && !segments[0]!.startsWith('_'),
     why: "a document with its attachments as CouchDB's replicator sends it; a form cannot send PUT",
   },
+  {
+    method: 'POST',
+    matches: (segments) => segments.length >= 2 && !segments[0]!.startsWith('_') && (segments[1] === '_design' ? segments.length === 3 : segments.length === 2 && !segments[1]!.startsWith('_')),
+    why: "a document's attachments uploaded by an HTML form (CouchDB's form POST): the endpoint takes only multipart/form-data, and only with a Referer of this host, as CouchDB's validate_referer, so a form on another site cannot use a visitor's cookie",
+  },
   ...['POST', 'PUT'].map((method) => ({
     method,
     matches: (segments: readonly string[]) => segments[1] === '_design' && (segments[3] === '_update' || segments[3] === '_show'),

@@ -22,7 +22,7 @@ async function writeRelated(out: ReplyStream, boundary: string, doc: JsonObject,
   await out.write(`--${boundary}\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(doc)}`);
   for (const part of parts) {
     const name = part.name.replace(/["\\\r\n]/g, (c) => encodeURIComponent(c));
-    await out.write(`\r\n--${boundary}\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Type: ${part.contentType}\r\nContent-Length: ${part.length}\r\n\r\n`);
+    await out.write(`\r\n--${boundary}\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Type: ${part.contentType}\r\nContent-Length: ${part.length}${part.encoding === undefined ? '' : `\r\nContent-Encoding: ${part.encoding}`}\r\n\r\n`);
     for await (const chunk of await data(part)) {
       if (out.signal.aborted) return false;
       await out.write(chunk);

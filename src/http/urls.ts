@@ -24,6 +24,11 @@ function safeHost(value: string | undefined): string | undefined {
   return /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host) ? host : undefined;
 }
 
+/** The host (and port) of this server as the client addressed it: what a same-site `Referer` names. */
+export function requestHost(request: Request): string {
+  return new URL(origin(request)).host;
+}
+
 export function absoluteUrl(request: Request, path: string): string {
   return `${origin(request)}${path}`;
 }

@@ -25,6 +25,8 @@ export interface ViewArgs {
   conflicts?: boolean;
   /** With `include_docs`: the documents' attachments with their data inline. */
   attachments?: boolean;
+  /** `att_encoding_info`: included documents' stubs keep `encoding` and `encoded_length`. */
+  attEncodingInfo?: boolean;
   update: 'true' | 'false' | 'lazy';
   stable: boolean;
   updateSeq: boolean;
@@ -96,7 +98,7 @@ const SETTERS: Record<string, Setter> = {
   conflicts: (args, value) => (args.conflicts = boolean(value)),
   sorted: (args, value) => (args.sorted = boolean(value)),
   attachments: (args, value) => (args.attachments = boolean(value)),
-  att_encoding_info: (_args, value) => void boolean(value),
+  att_encoding_info: (args, value) => (args.attEncodingInfo = boolean(value)),
 };
 SETTERS['start_key'] = SETTERS['startkey']!;
 SETTERS['end_key'] = SETTERS['endkey']!;

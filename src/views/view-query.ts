@@ -16,7 +16,7 @@ export interface DocumentRef {
 }
 
 /** Reads documents as the caller may see them (attachments inline when asked); null for a missing or deleted one. */
-type DocumentReader = (refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }) => Promise<(JsonObject | null)[]>;
+type DocumentReader = (refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean; attEncodingInfo: boolean }) => Promise<(JsonObject | null)[]>;
 
 export interface IndexAt {
   storage: Storage;
@@ -115,7 +115,7 @@ export async function mapQuery(index: IndexAt, args: CheckedArgs, read: Document
   if (args.descending) result.rows = ascendingDuplicates(result.rows);
   const rows: JsonObject[] = result.rows.map((row) => ({ id: row.id, key: row.key, value: row.value }));
   if (args.includeDocs) {
-    const docs = await read(result.rows.map((row) => refOf(row.id, row.value)), { conflicts: args.conflicts === true, attachments: args.attachments === true });
+    const docs = await read(result.rows.map((row) => refOf(row.id, row.value)), { conflicts: args.conflicts === true, attachments: args.attachments === true, attEncodingInfo: args.attEncodingInfo === true });
     rows.forEach((row, i) => (row['doc'] = docs[i] ?? null));
   }
   return { total_rows: result.totalRows, offset: result.offset, rows };

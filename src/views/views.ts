@@ -73,7 +73,7 @@ export class Views {
   }
 
   /** Documents for `include_docs` as the caller may see them; null for missing or deleted ones. */
-  async #documents(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }, turns: LoopTurns): Promise<(JsonObject | null)[]> {
+  async #documents(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean; attEncodingInfo: boolean }, turns: LoopTurns): Promise<(JsonObject | null)[]> {
     const docs: (JsonObject | null)[] = [];
     for (let start = 0; start < refs.length; start += DOCS_PER_SLICE) {
       await turns.maybeYield();
@@ -82,11 +82,11 @@ export class Views {
     return docs;
   }
 
-  async #documentSlice(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean }): Promise<(JsonObject | null)[]> {
+  async #documentSlice(opened: OpenedDatabase, refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean; attEncodingInfo: boolean }): Promise<(JsonObject | null)[]> {
     return Promise.all(
       refs.map(async (ref) => {
         try {
-          const { doc } = await opened.readDocument(ref.id, ref.rev, { conflicts: options.conflicts }, options.attachments ? { attachments: {} } : {});
+          const { doc } = await opened.readDocument(ref.id, ref.rev, { conflicts: options.conflicts, attEncodingInfo: options.attEncodingInfo }, options.attachments ? { attachments: {} } : {});
           return doc['_deleted'] === true ? null : doc;
         } catch (error) {
           if (error instanceof Error && 'status' in error && error.status === 404) return null;

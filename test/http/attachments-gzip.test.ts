@@ -69,6 +69,18 @@ describeOnEachBackend('attachments stored gzip-compressed', (server) => {
     assert.equal(listed.encoding, undefined, 'listings show no encoding without att_encoding_info');
   });
 
+  test('att_encoding_info=true shows the encoding in _all_docs, _changes and view rows with include_docs, as CouchDB', async () => {
+    const info = (await server().admin('/gz/doc?att_encoding_info=true')).body._attachments['a.txt'];
+    await server().admin('/gz/_design/v', { method: 'PUT', body: { views: { all: { map: 'function (doc) { if (doc._attachments) emit(doc._id, null); }' } } } });
+    const all = (await server().admin('/gz/_all_docs?include_docs=true&att_encoding_info=true&key="doc"')).body.rows[0].doc;
+    const changes = (await server().admin('/gz/_changes?include_docs=true&att_encoding_info=true')).body.results.find((row: { id: string }) => row.id === 'doc').doc;
+    const view = (await server().admin('/gz/_design/v/_view/all?include_docs=true&att_encoding_info=true&key="doc"')).body.rows[0].doc;
+    for (const [where, doc] of [['_all_docs', all], ['_changes', changes], ['view', view]] as const) assert.deepEqual(doc._attachments['a.txt'], info, where);
+    const plainView = (await server().admin('/gz/_design/v/_view/all?include_docs=true&key="doc"')).body.rows[0].doc;
+    assert.equal(plainView._attachments['a.txt'].encoding, undefined);
+    await server().admin(`/gz/_design/v?rev=${(await server().admin('/gz/_design/v')).body._rev}`, { method: 'DELETE' });
+  });
+
   test('served gzip to a client that accepts it, decoded (streamed) to one that does not; Range ignored', async () => {
     const gz = await rawGet(server(), '/gz/doc/a.txt', { 'Accept-Encoding': 'gzip, deflate' });
     assert.equal(gz.status, 200);
@@ -90,7 +102,7 @@ describeOnEachBackend('attachments stored gzip-compressed', (server) => {
     assert.ok(ranged.body.equals(TEXT));
   });
 
-  test('attachments=true inline data, multipart/related parts and atts_since stubs are the identity bytes', async () => {
+  test('attachments=true inline data and atts_since stubs are the identity bytes; multipart/related parts travel as stored, as CouchDB', async () => {
     const doc = (await server().admin('/gz/doc?attachments=true')).body;
     assert.ok(Buffer.from(doc._attachments['a.txt'].data, 'base64').equals(TEXT));
     assert.equal(doc._attachments['a.txt'].encoding, undefined);
@@ -100,8 +112,13 @@ describeOnEachBackend('attachments stored gzip-compressed', (server) => {
     assert.ok(Buffer.from(changes._attachments['a.txt'].data, 'base64').equals(TEXT));
     const related = await rawGet(server(), '/gz/doc?attachments=true', { Accept: 'multipart/related' });
     const text = related.body.toString('latin1');
-    assert.match(text, new RegExp(`Content-Length: ${TEXT.length}\\r\\n`));
-    assert.ok(related.body.includes(TEXT), 'the part carries the identity bytes');
+    const info = (await server().admin('/gz/doc?att_encoding_info=true')).body._attachments['a.txt'];
+    const json = JSON.parse(/\{.*\}/.exec(text)![0]);
+    assert.deepEqual(json._attachments['a.txt'], { content_type: 'text/plain; charset=utf-8', revpos: 1, digest: info.digest, length: TEXT.length, follows: true, encoding: 'gzip', encoded_length: info.encoded_length });
+    assert.match(text, new RegExp(`Content-Length: ${info.encoded_length}\\r\\nContent-Encoding: gzip\\r\\n\\r\\n`));
+    const stored = (await rawGet(server(), '/gz/doc/a.txt', { 'Accept-Encoding': 'gzip' })).body;
+    assert.ok(related.body.includes(stored), 'the part carries the stored gzip bytes, whose MD5 is the digest');
+    assert.ok(!related.body.includes(TEXT));
     const since = (await server().admin(`/gz/doc?atts_since=${encodeURIComponent(JSON.stringify([doc._rev]))}`)).body;
     assert.deepEqual(Object.keys(since._attachments['a.txt']), ['content_type', 'revpos', 'digest', 'length', 'stub']);
   });

@@ -184,7 +184,7 @@ describe('attachments', () => {
     }
   });
 
-  test('a replicated follows part CouchDB sends gzip-compressed (encoding in its stub) is stored decoded, with its revpos', async () => {
+  test('a replicated follows part CouchDB sends gzip-compressed (encoding in its stub) is stored as sent, with its digest and revpos, and read decoded', async () => {
     const text = Buffer.from('compressible text\n'.repeat(500));
     const gz = gzipSync(text);
     const doc = {
@@ -204,6 +204,8 @@ describe('attachments', () => {
     const stub = (await server.admin('/att/gz-follows')).body._attachments['a.txt'];
     assert.equal(stub.length, text.length);
     assert.equal(stub.revpos, 2, 'the revpos it was sent with, not the revision generation');
+    const info = (await server.admin('/att/gz-follows?att_encoding_info=true')).body._attachments['a.txt'];
+    assert.deepEqual(info, { content_type: 'text/plain', revpos: 2, digest: md5(gz), length: text.length, stub: true, encoding: 'gzip', encoded_length: gz.length });
   });
 
   test('_all_docs and _changes with include_docs&attachments=true carry the data', async () => {

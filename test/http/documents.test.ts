@@ -206,7 +206,7 @@ describe('documents', () => {
   test('PATCH on a document is 405 with Allow', async () => {
     const res = await server.admin('/docs/first', { method: 'PATCH', body: {} });
     assert.equal(res.status, 405);
-    assert.equal(res.headers['allow'], 'DELETE,GET,HEAD,PUT');
+    assert.equal(res.headers['allow'], 'DELETE,GET,HEAD,POST,PUT');
   });
 });
 

@@ -141,6 +141,7 @@ export function parseArgs(
     allLeaves: style === 'all_docs',
     includeDocs: booleanParam(query, 'include_docs'),
     attachments: booleanParam(query, 'attachments'),
+    attEncodingInfo: booleanParam(query, 'att_encoding_info'),
     conflicts: booleanParam(query, 'conflicts'),
     descending: feed === 'normal' && descending,
     limit: nonNegativeIntegerParam(query, 'limit'),

@@ -3,10 +3,11 @@ import { acceptsGzip, decoded } from '../../attachments/encoding.js';
 import { isHeaderSafe } from '../../attachments/incoming.js';
 import { validateDocumentId } from '../../documents/document-json.js';
 import { rangeNotSatisfiable } from '../../errors/attachment-errors.js';
-import { methodNotAllowed, notFound } from '../../errors/catalog.js';
+import { badContentType, methodNotAllowed, notFound } from '../../errors/catalog.js';
 import { attachmentSafetyHeaders } from '../attachment-policy.js';
 import { attachmentPathOf, databaseName } from '../document-path.js';
 import { revisionFrom } from '../query.js';
+import { matchesIfNoneMatch } from '../static.js';
 import { json, type Reply } from '../reply.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
@@ -33,6 +34,14 @@ function parseRange(header: string | undefined, length: number): { start: number
   return { start, end };
 }
 
+/** As CouchDB: a body sent `Content-Encoding: gzip` is stored as sent, encoded; no other coding is taken. */
+function uploadEncoding(header: string | undefined): 'gzip' | undefined {
+  const coding = (header ?? 'identity').trim().toLowerCase();
+  if (coding === 'identity') return undefined;
+  if (coding === 'gzip') return 'gzip';
+  throw badContentType('Only gzip and identity content-encodings are supported');
+}
+
 function readReply(request: Request, attachment: OpenedAttachment, safety: Record<string, string>): Reply {
   const { stub } = attachment;
   const etag = `"${stub.digest.replace(/^md5-/, '')}"`;
@@ -41,13 +50,16 @@ function readReply(request: Request, attachment: OpenedAttachment, safety: Recor
   // A type stored before content types were checked may not be sendable; it goes out as bytes.
   const contentType = isHeaderSafe(stub.content_type) ? stub.content_type : 'application/octet-stream';
   const headers: Record<string, string> = { 'Content-Type': contentType, ETag: etag, 'Accept-Ranges': gzip ? 'none' : 'bytes', ...safety };
-  if (request.header('if-none-match') === etag) return { status: 304, headers };
+  // A list of ETags, or the weak form, matches as on the document path.
+  if (matchesIfNoneMatch(request.header('if-none-match'), etag)) return { status: 304, headers };
   // As CouchDB: a gzip-stored attachment is sent whole (Range ignored), encoded when the client takes gzip.
   const encoded = gzip && acceptsGzip(request.header('accept-encoding'));
   if (encoded) headers['Content-Encoding'] = 'gzip';
   const range = request.method === 'GET' && !gzip ? parseRange(request.header('range'), stub.length) : undefined;
   if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${stub.length}`;
-  headers['Content-Length'] = String(range ? range.end - range.start + 1 : encoded ? (stub.encoded_length ?? stub.length) : stub.length);
+  // A gzip upload stored as sent names no decoded length (both lengths are the encoded one): decoded, it goes chunked, as CouchDB's.
+  const unknownLength = gzip && !encoded && stub.length === stub.encoded_length;
+  if (!unknownLength) headers['Content-Length'] = String(range ? range.end - range.start + 1 : encoded ? (stub.encoded_length ?? stub.length) : stub.length);
   return {
     status: range ? 206 : 200,
     headers,
@@ -77,7 +89,8 @@ export async function attachment(request: Request, services: Services): Promise<
     }
     case 'PUT': {
       const contentType = request.header('content-type') ?? 'application/octet-stream';
-      const result = await putAttachment(opened, { id, name: path.name, rev }, contentType, request.stream());
+      const encoding = uploadEncoding(request.header('content-encoding'));
+      const result = await putAttachment(opened, { id, name: path.name, rev, ...(encoding ? { encoding } : {}) }, contentType, request.stream());
       return written(request, db, result, path.name, 201);
     }
     case 'DELETE':

@@ -1,3 +1,4 @@
+import { copiedAttachments } from '../../databases/attachment-ops.js';
 import { writeDocument } from '../../databases/document-writes.js';
 import { badRequest } from '../../errors/catalog.js';
 import type { JsonObject } from '../../json/json.js';
@@ -37,9 +38,9 @@ export async function copyDocument(request: Request, services: Services): Promis
   const sourceId = documentIdOf(request);
   const target = destination(request);
   const source = await services.databases.openForDocument(db, request.userCtx, sourceId);
-  const { doc } = await source.readDocument(sourceId, revisionFrom(request), {});
-  const body: JsonObject = Object.fromEntries(Object.entries(doc).filter(([name]) => name !== '_id' && name !== '_rev'));
+  const { doc } = await source.readDocument(sourceId, revisionFrom(request), { attEncodingInfo: true });
+  const copied = copiedAttachments(source, Object.fromEntries(Object.entries(doc).filter(([name]) => name !== '_id' && name !== '_rev')) as JsonObject);
   const opened = await services.databases.openForDocument(db, request.userCtx, target.id);
-  const result = await writeDocument(opened, body, { id: target.id, rev: target.rev, newEdits: true });
+  const result = await writeDocument(opened, copied.body, { id: target.id, rev: target.rev, newEdits: true, follows: copied.follows });
   return json(201, { ok: true, id: result.id, rev: result.rev }, { ETag: `"${result.rev}"`, Location: absoluteUrl(request, documentPath(db, result.id)) });
 }

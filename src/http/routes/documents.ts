@@ -20,6 +20,7 @@ import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { absoluteUrl, documentPath } from '../urls.js';
 import { matchesIfNoneMatch } from '../static.js';
+import { formUpload } from '../form-upload.js';
 import { acceptedRows, allOrNothingRows, isBatchWrite, writeStatus } from '../write-answers.js';
 
 function written(request: Request, db: string, id: string, rev: string, status: number = writeStatus(request)): Reply {
@@ -69,7 +70,7 @@ export async function document(request: Request, services: Services): Promise<Re
       );
       const etag = `"${rev}"`;
       if (matchesIfNoneMatch(request.header('if-none-match'), etag)) return notModified(etag);
-      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (part) => opened.attachmentData(part.digest, part.encoding), { ETag: etag });
+      if (parts !== undefined && parts.length > 0) return relatedReply(doc, parts, (part) => opened.attachmentData(part.digest), { ETag: etag });
       return json(200, doc, { ETag: etag });
     }
     case 'PUT': {
@@ -86,8 +87,10 @@ export async function document(request: Request, services: Services): Promise<Re
       const result = await deleteDocument(opened, id, revisionFrom(request)).catch((error: unknown) => missingInsteadOfConflict(opened, id, error));
       return written(request, db, id, result.rev, writeStatus(request) === 202 ? 202 : 200);
     }
+    case 'POST':
+      return formUpload(request, services, opened, id);
     default:
-      throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'PUT']);
+      throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'POST', 'PUT']);
   }
 }
 

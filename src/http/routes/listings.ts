@@ -29,11 +29,11 @@ function row(summary: DocumentSummary, includeDocs: boolean, reader: ReadFilter,
 }
 
 /** Renders listed documents as rows (an absent one stays absent), with `_conflicts` when asked. */
-function documentShape(opened: OpenedDatabase, includeDocs: boolean, conflicts: boolean, withAttachments = false) {
+function documentShape(opened: OpenedDatabase, includeDocs: boolean, conflicts: boolean, withAttachments = false, encodingInfo = false) {
   return async (summaries: readonly (DocumentSummary | undefined)[]): Promise<(JsonObject | undefined)[]> => {
     const shownIds = summaries.flatMap((summary) => (summary?.body && !summary.deleted ? [summary.id] : []));
     const conflictsById = conflicts && shownIds.length > 0 ? await opened.conflicts(shownIds) : new Map<string, string[]>();
-    return summaries.map((summary) => summary && row(summary, includeDocs, opened.listedView(withAttachments), conflictsById.get(summary.id)));
+    return summaries.map((summary) => summary && row(summary, includeDocs, opened.listedView(withAttachments, encodingInfo), conflictsById.get(summary.id)));
   };
 }
 
@@ -178,7 +178,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
   }
   const includeDocs = booleanParam(query, 'include_docs');
   const withAttachments = includeDocs && booleanParam(query, 'attachments');
-  const shown = documentShape(opened, includeDocs, includeDocs && booleanParam(query, 'conflicts'), withAttachments);
+  const shown = documentShape(opened, includeDocs, includeDocs && booleanParam(query, 'conflicts'), withAttachments, booleanParam(query, 'att_encoding_info'));
   const { descending, limit, skip } = paging(query);
   const partition = allDocsPartition(opened, query);
 

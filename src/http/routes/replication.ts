@@ -225,6 +225,6 @@ export async function openRevs(request: Request, services: Services): Promise<Re
       items.push({ json: { missing: result.ok.rev }, error: true });
     }
   }
-  if (multipart) return mixedReply(items, (part) => opened.attachmentData(part.digest, part.encoding));
+  if (multipart) return mixedReply(items, (part) => opened.attachmentData(part.digest));
   return json(200, items.map((item) => ('json' in item ? (item.error ? item.json : { ok: item.json }) : { ok: item.doc })));
 }
