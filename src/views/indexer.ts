@@ -65,13 +65,27 @@ async function indexBatch(context: IndexerContext, db: string, group: ViewGroup,
   return changes.map((change) => ({ id: change.id, rows: rowsById.get(change.id) ?? [] }));
 }
 
+/**
+ * A purge that removed a document entirely leaves no change to read, so the rows of the purged
+ * documents that no longer exist (of the purges the database remembers) are dropped; a document
+ * only partly purged got a new sequence and is mapped again as any change.
+ */
+async function dropPurged(storage: Storage, db: string, group: ViewGroup, seq: number): Promise<void> {
+  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
+  const trees = await storage.revisionTrees(db, ids);
+  const gone = ids.filter((_, i) => trees[i] === undefined);
+  if (gone.length > 0) await storage.views.update(db, group.signature, gone.map((id) => ({ id, rows: [] })), seq);
+}
+
 /** Updates the index of `group` to the database's current sequence; answers the sequence reached. */
 export async function updateIndex(context: IndexerContext, db: string, group: ViewGroup): Promise<number> {
   const { storage } = context;
   return storage.views.exclusive(db, group.signature, async () => {
     let seq = await storage.views.open(db, group.signature);
-    const target = (await storage.databaseInfo(db))?.updateSeq ?? 0;
+    const info = await storage.databaseInfo(db);
+    const target = info?.updateSeq ?? 0;
     if (seq >= target) return seq;
+    if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, group, seq);
     const total = target - seq;
     let task: TaskHandle | undefined;
     if (total > TASK_THRESHOLD) {

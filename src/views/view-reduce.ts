@@ -11,7 +11,7 @@ import type { LoopTurns } from '../turns/loop-turns.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ViewAggregate, ViewRow } from '../storage/storage.js';
-import { builtinOf, builtinReduce } from './builtin-reduces.js';
+import { builtinOf, builtinReduce, fromPartialReductions } from './builtin-reduces.js';
 import type { CheckedArgs } from './view-ranges.js';
 import { rangesOf } from './view-ranges.js';
 import { scan, type IndexAt } from './view-query.js';
@@ -106,8 +106,8 @@ function builtinValue(builtin: string, totals: ViewAggregate): Json {
  * for groups a range cuts); undefined when the values (`_sum`/`_stats` of anything but numbers) or
  * the grouping (deeper than the stored prefix levels) need the rows.
  */
-async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: string | undefined): Promise<JsonObject[] | undefined> {
-  if (builtin === undefined) return undefined;
+async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: ReturnType<typeof builtinOf>): Promise<JsonObject[] | undefined> {
+  if (builtin === undefined || !fromPartialReductions(builtin)) return undefined;
   const whole = args.level === 0;
   const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
   const groups: ViewAggregate[] = [];
@@ -125,11 +125,11 @@ async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: string |
 }
 
 /** Each group reduced by a built-in, with event-loop turns between groups. */
-async function builtinValues(builtin: NonNullable<ReturnType<typeof builtinOf>>, groups: readonly Group[], turns: LoopTurns): Promise<Json[]> {
+async function builtinValues(source: string, groups: readonly Group[], turns: LoopTurns): Promise<Json[]> {
   const values: Json[] = [];
   for (const group of groups) {
     await turns.maybeYield();
-    values.push(builtinReduce(builtin, group.rows.map((row) => row.encoded), group.rows.map((row) => row.value)));
+    values.push(builtinReduce(source, group.rows));
   }
   return values;
 }
@@ -145,6 +145,6 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   const groups: Group[] = [];
   for (const query of queries) groups.push(...(await groupsOf((await scan(index, query, false)).rows, args, index.turns)));
   const selected = groups.slice(args.skip, args.skip + limit);
-  const values = builtin !== undefined ? await builtinValues(builtin, selected, index.turns) : await reduceWithJs(reducer, selected);
+  const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected);
   return { rows: selected.map((group, i) => ({ key: group.key, value: values[i]! })) };
 }
