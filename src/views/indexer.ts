@@ -1,7 +1,7 @@
 /**
  * Brings a view index up to its database's update sequence: reads the changes since the sequence
  * the index reached, runs every map function of the group on the changed documents (not design
- * documents; a deleted document just loses its rows) and stores each document's new rows in place
+ * documents unless its `options.include_design`; a deleted document just loses its rows) and stores each document's new rows in place
  * of its old ones, one batch per transaction, so an interrupted build resumes where it stopped. One
  * updater per index at a time (`ViewStore.exclusive`: on PostgreSQL across nodes; whoever waited
  * finds the index already up to date). A map function that throws skips that document (logged).
@@ -9,6 +9,7 @@
 import { withoutEncodingInfo } from '../attachments/encoding.js';
 import { encode } from '../collation/encode.js';
 import { compareRaw } from '../documents/selector-collation.js';
+import { isObject } from '../documents/document-json.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
@@ -52,10 +53,16 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
 }
 
 async function indexBatch(context: IndexerContext, db: string, group: ViewGroup, changes: readonly ChangeRow[]): Promise<MappedDocument[]> {
-  const mapped = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
+  // The design document's `options` (CouchDB's `design_opts`): `include_design` maps design
+  // documents too, `local_seq` gives each document its sequence as `_local_seq`.
+  const options = group.doc['options'];
+  const includeDesign = isObject(options) && options['include_design'] === true;
+  const localSeq = isObject(options) && options['local_seq'] === true;
+  const mapped = changes.filter((change) => !change.deleted && change.body !== undefined && (includeDesign || !change.id.startsWith('_design/')));
   // As CouchDB's: `_conflicts` when the document has any; stubs without `encoding`/`encoded_length`.
   const docs: JsonObject[] = mapped.map((change) => {
     const doc: JsonObject = { _id: change.id, _rev: change.changes[0]!, ...change.body };
+    if (localSeq) doc['_local_seq'] = change.seq;
     if (change.conflicts !== undefined && change.conflicts.length > 0) doc['_conflicts'] = change.conflicts;
     return withoutEncodingInfo(doc);
   });

@@ -140,6 +140,22 @@ describeOnEachBackend('view details as CouchDB 3.5 answers them', (server) => {
     ]);
   });
 
+  test('options.include_design maps design documents; options.local_seq gives _local_seq', async () => {
+    const ddoc = {
+      options: { include_design: true, local_seq: true },
+      views: { ids: { map: 'function (doc) { emit(doc._id, doc._local_seq); }' } },
+    };
+    assert.equal((await server().admin('/det/_design/withdesign', { method: 'PUT', body: ddoc })).status, 201);
+    const rows = (await bodyOf('/det/_design/withdesign/_view/ids')).rows as { id: string; value: number }[];
+    const ids = rows.map((row) => row.id);
+    assert.ok(ids.includes('_design/app') && ids.includes('_design/withdesign') && ids.includes('a'), JSON.stringify(ids));
+    const changes = (await bodyOf('/det/_changes')).results as { id: string; seq: string }[];
+    for (const row of rows) {
+      const change = changes.find((entry) => entry.id === row.id)!;
+      assert.equal(row.value, Number.parseInt(change.seq, 10), row.id);
+    }
+  });
+
   test('a purged document leaves the views', async () => {
     const doc = await bodyOf('/det/purged', { method: 'PUT', body: { k: ['p'], v: 1 } });
     assert.deepEqual((await bodyOf('/det/_design/app/_view/plain?key=["p"]')).rows.map((row: { id: string }) => row.id), ['purged']);
