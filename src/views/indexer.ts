@@ -10,6 +10,7 @@ import { withoutEncodingInfo } from '../attachments/encoding.js';
 import { encode } from '../collation/encode.js';
 import { compareRaw } from '../documents/selector-collation.js';
 import { isObject } from '../documents/document-json.js';
+import { osProcessError } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
@@ -37,6 +38,9 @@ function encodedRow(view: number, key: Json, value: Json): EncodedRow {
 function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGroup, docId: string, log: Logger): EncodedRow[] {
   const rows: EncodedRow[] = [];
   outcomes.forEach((outcome, view) => {
+    // A map that runs past `os_process_timeout` on its own fails the update, as CouchDB's updater
+    // fails on its query server's `{os_process_error, "OS process timed out."}`.
+    if (!outcome.ok && outcome.kind === 'timeout') throw osProcessError('OS process timed out.');
     if (!outcome.ok) {
       log.warning(`view ${db}/${group.id}/${group.maps[view]!.view}: map function failed (${outcome.kind}) on document ${JSON.stringify(docId)}: ${JSON.stringify(outcome.error)}`);
       return;

@@ -164,3 +164,22 @@ describeOnEachBackend('view details as CouchDB 3.5 answers them', (server) => {
     assert.deepEqual((await bodyOf('/det/_design/app/_view/first?group=true&key=["p"]')).rows, []);
   });
 });
+
+describeOnEachBackend(
+  'a map function that never ends',
+  (server) => {
+    test('answers 500 os_process_error "OS process timed out." as CouchDB, and the server keeps answering', async () => {
+      assert.equal((await server().admin('/loop', { method: 'PUT' })).status, 201);
+      assert.equal((await server().admin('/loop/one', { method: 'PUT', body: { n: 1 } })).status, 201);
+      const ddoc = { views: { v: { map: 'function (doc) { while (true) {} }' }, ok: { map: 'function (doc) { emit(doc.n, null); }' } } };
+      assert.equal((await server().admin('/loop/_design/spin', { method: 'PUT', body: ddoc })).status, 201);
+      const res = await server().admin('/loop/_design/spin/_view/v');
+      assert.deepEqual([res.status, res.body], [500, { error: 'os_process_error', reason: 'OS process timed out.' }]);
+      assert.equal((await server().admin('/loop/_design/spin/_view/ok')).status, 500, 'the index of the design document fails as a whole');
+      const fixed = { _rev: (await server().admin('/loop/_design/spin')).body._rev, views: { ok: ddoc.views.ok } };
+      assert.equal((await server().admin('/loop/_design/spin', { method: 'PUT', body: fixed })).status, 201);
+      assert.deepEqual((await server().admin('/loop/_design/spin/_view/ok')).body.rows, [{ id: 'one', key: 1, value: null }]);
+    });
+  },
+  '[couchdb]\nos_process_timeout = 300\n',
+);
