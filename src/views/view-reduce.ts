@@ -71,8 +71,26 @@ async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<Json[]>
   });
 }
 
+/** CouchDB's `[query_server_config] reduce_limit_threshold` and `reduce_limit_ratio` defaults (`reduce_limit` = true). */
+const REDUCE_LIMIT_THRESHOLD = 5000;
+const REDUCE_LIMIT_RATIO = 2;
+
+/** A JavaScript reduction whose output did not shrink: CouchDB's `reduce_overflow_error`. */
+class Overflow {
+  constructor(readonly reason: string) {}
+}
+
+/** couchjs's check: the output's JSON past the threshold and more than half its input's. */
+function checked(argList: Json[], value: Json): Json | Overflow {
+  const output = JSON.stringify([value]).length;
+  if (output <= REDUCE_LIMIT_THRESHOLD) return value;
+  const input = JSON.stringify(argList).length;
+  if (output * REDUCE_LIMIT_RATIO <= input) return value;
+  return new Overflow(`Reduce output must shrink more rapidly: input size: ${input} output size: ${output} context: `);
+}
+
 /** Reduces every group with a JavaScript function: chunks first, then a rereduce per chunked group. */
-async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise<Json[]> {
+async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise<(Json | Overflow)[]> {
   const calls: Json[][] = [];
   const owners: number[] = [];
   groups.forEach((group, g) => {
@@ -83,16 +101,21 @@ async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise
     }
   });
   const partial = calls.length === 0 ? [] : await callReduce(reducer, calls);
-  const perGroup: Json[][] = groups.map(() => []);
-  partial.forEach((value, i) => perGroup[owners[i]!]!.push(value));
-  const rereduced = perGroup.map((values, g) => ({ values, g })).filter(({ values }) => values.length > 1);
-  const finals = perGroup.map((values) => values[0] ?? null);
+  const perGroup: (Json | Overflow)[][] = groups.map(() => []);
+  partial.forEach((value, i) => perGroup[owners[i]!]!.push(checked(calls[i]!, value)));
+  // As CouchDB's `os_rereduce`: a group with an overflowed part is that overflow, not rereduced.
+  const finals = perGroup.map((values) => values.find((value) => value instanceof Overflow) ?? values[0] ?? null);
+  const rereduced = perGroup.flatMap((values, g) => (values.length > 1 && !(finals[g] instanceof Overflow) ? [{ argList: [null, values as Json[], true], g }] : []));
   if (rereduced.length > 0) {
-    const values = await callReduce(reducer, rereduced.map(({ values: parts }) => [null, parts, true]));
-    rereduced.forEach(({ g }, i) => (finals[g] = values[i]!));
+    const values = await callReduce(reducer, rereduced.map(({ argList }) => argList));
+    rereduced.forEach(({ argList, g }, i) => (finals[g] = checked(argList, values[i]!)));
   }
   return finals;
 }
+
+/** A reduced row; an overflow as CouchDB's `fabric_view_row` shows it. */
+const reducedRow = (key: Json, value: Json | Overflow): JsonObject =>
+  value instanceof Overflow ? { key: null, id: 'error', value: 'reduce_overflow_error', reason: value.reason } : { key, value };
 
 function builtinValue(builtin: string, totals: ViewAggregate): Json {
   if (builtin === '_count') return totals.count;
@@ -146,5 +169,5 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   for (const query of queries) groups.push(...(await groupsOf((await scan(index, query, false)).rows, args, index.turns)));
   const selected = groups.slice(args.skip, args.skip + limit);
   const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected);
-  return { rows: selected.map((group, i) => ({ key: group.key, value: values[i]! })) };
+  return { rows: selected.map((group, i) => reducedRow(group.key, values[i]!)) };
 }

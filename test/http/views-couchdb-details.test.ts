@@ -183,3 +183,26 @@ describeOnEachBackend(
   },
   '[couchdb]\nos_process_timeout = 300\n',
 );
+
+describeOnEachBackend('a JavaScript reduce whose output does not shrink', (server) => {
+  test('gives CouchDB`s reduce_overflow_error row; small groups still reduce', async () => {
+    assert.equal((await server().admin('/grow', { method: 'PUT' })).status, 201);
+    const docs = Array.from({ length: 100 }, (_, i) => ({ _id: `d${String(i).padStart(3, '0')}`, k: i % 2, text: 'x'.repeat(100) }));
+    assert.equal((await server().admin('/grow/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+    const reduce = 'function (keys, values, rereduce) { return rereduce ? [].concat.apply([], values) : values; }';
+    const ddoc = { views: { all: { map: 'function (doc) { emit(doc.k, doc.text); }', reduce } } };
+    assert.equal((await server().admin('/grow/_design/g', { method: 'PUT', body: ddoc })).status, 201);
+    const whole = await server().admin('/grow/_design/g/_view/all');
+    assert.equal(whole.status, 200);
+    assert.equal(whole.body.rows.length, 1);
+    const [row] = whole.body.rows;
+    assert.deepEqual([row.key, row.id, row.value], [null, 'error', 'reduce_overflow_error']);
+    assert.match(row.reason, /^Reduce output must shrink more rapidly: input size: \d+ output size: \d+ context: /);
+    const small = await server().admin('/grow/_design/g/_view/all?startkey=0&endkey=0&startkey_docid=d000&endkey_docid=d002');
+    assert.deepEqual(small.body.rows, [{ key: null, value: ['x'.repeat(100), 'x'.repeat(100)] }], 'under the threshold');
+    const few = await server().admin('/grow/_design/g/_view/all?reduce=false&limit=3');
+    assert.equal(few.body.rows.length, 3);
+    const pair = await server().admin('/grow/_design/g/_view/all?group=true', { method: 'POST', body: { keys: [0] } });
+    assert.equal(pair.body.rows[0].value, 'reduce_overflow_error', '50 rows of 100 characters still overflow');
+  });
+});
