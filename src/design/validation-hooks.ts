@@ -1,10 +1,11 @@
 import type { DatabaseHooks, DocValidation, Proposed, UpdateBatch } from '../documents/database-hooks.js';
-import { compilationError } from '../errors/catalog.js';
+import { compilationError, invalidDesignDoc } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
 import type { DesignDoc, JsSandbox } from '../js/sandbox.js';
 import { functionsOf, unsaved } from './design-check.js';
 import type { DesignDocCache } from './design-docs.js';
 import { validateDocUpdate } from './function-types/validate-doc-update.js';
+import { builtinReduceProblem } from './builtin-reduce-names.js';
 
 /** `_design/_auth` of a users database is CouchDB's own, which Divan runs natively (users/). */
 const NATIVE_VALIDATION = '_design/_auth';
@@ -57,6 +58,9 @@ export function validationHooks(deps: ValidationDeps): DatabaseHooks {
       const errors = await deps.sandbox.check(unsaved(doc), functions.map((each) => each.path));
       const failed = errors.findIndex((error) => error !== undefined);
       if (failed >= 0) throw compilationError(functions[failed]!.prefix + errors[failed]!);
+      const language = doc['language'] ?? 'javascript';
+      const unsupported = language === 'javascript' || language === 'query' ? builtinReduceProblem(doc) : undefined;
+      if (unsupported !== undefined) throw invalidDesignDoc(unsupported);
     },
     afterWrite(written) {
       if (written.ids !== 'all' && !written.ids.some((id) => id.startsWith('_design/'))) return;

@@ -112,5 +112,7 @@ export const passwordHashingBusy = (): CouchError =>
 export const replicationError = (status: number, error: string, reason: string): CouchError => new CouchError(status, error, reason);
 /** Design-document JavaScript (src/js/): a function that does not compile, one that failed to run. */
 export const compilationError = (reason: string): CouchError => new CouchError(400, 'compilation_error', reason);
+export const gone = (reason: string): CouchError => new CouchError(410, 'gone', reason);
+export const invalidDesignDoc = (reason: string): CouchError => new CouchError(400, 'invalid_design_doc', reason);
 export const osProcessError = (reason: string): CouchError => new CouchError(500, 'os_process_error', reason);
 export const javascriptError = (error: string, reason: string): CouchError => new CouchError(500, error, reason);

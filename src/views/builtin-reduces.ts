@@ -2,18 +2,26 @@
  * CouchDB's built-in reduce functions (`couch_query_servers.erl`), computed natively over the rows
  * of a group: `_count`, `_sum` (numbers, arrays of numbers, objects of those), `_stats` and
  * `_approx_count_distinct` (exact here: distinct encoded keys, which CouchDB estimates with a
- * HyperLogLog). Reduces are computed at query time over the whole group, so no rereduce is needed.
+ * HyperLogLog), and CouchDB 3.5's `_top_N`, `_bottom_N`, `_first` and `_last` (ranked-reduces.ts).
+ * Reduces are computed at query time over the whole group, so no rereduce is needed.
  */
 import { CouchError } from '../errors/couch-error.js';
 import type { Json, JsonObject } from '../json/json.js';
 import { isObject } from '../documents/document-json.js';
+import type { ViewRow } from '../storage/storage.js';
+import { BUILTIN_REDUCES } from '../design/builtin-reduce-names.js';
+import { rankedReduce } from './ranked-reduces.js';
 
-const BUILTIN_REDUCES = ['_count', '_sum', '_stats', '_approx_count_distinct'] as const;
+type Builtin = (typeof BUILTIN_REDUCES)[number];
 
-/** CouchDB matches built-ins by prefix (`_sum` also names `_sumfoo`). */
-export function builtinOf(source: string): (typeof BUILTIN_REDUCES)[number] | undefined {
+/** CouchDB matches built-ins by prefix, in its order (`_sum` also names `_sumfoo`). */
+export function builtinOf(source: string): Builtin | undefined {
   return BUILTIN_REDUCES.find((name) => source.startsWith(name));
 }
+
+/** The built-ins the stored partial reductions answer (the ranking ones read the rows). */
+export const fromPartialReductions = (builtin: Builtin): boolean =>
+  builtin === '_count' || builtin === '_sum' || builtin === '_stats' || builtin === '_approx_count_distinct';
 
 const SUM_ERROR =
   'The _sum function requires that map values be numbers, arrays of numbers, or objects. Objects cannot be mixed with other data structures. Objects can be arbitrarily nested, provided that the values for all fields are themselves numbers, arrays of numbers, or objects.';
@@ -119,16 +127,19 @@ export function builtinStats(values: readonly Json[]): Json {
   return pack(acc);
 }
 
-/** The reduction of one group by a built-in; `keys` are the rows' encoded keys. */
-export function builtinReduce(name: (typeof BUILTIN_REDUCES)[number], keys: readonly Buffer[], values: readonly Json[]): Json {
-  switch (name) {
+/** The reduction of one group's rows (ascending) by the built-in `source` names. */
+export function builtinReduce(source: string, rows: readonly ViewRow[]): Json {
+  const values = (): Json[] => rows.map((row) => row.value);
+  switch (builtinOf(source)) {
     case '_count':
-      return values.length;
+      return rows.length;
     case '_sum':
-      return builtinSum(values);
+      return builtinSum(values());
     case '_stats':
-      return builtinStats(values);
+      return builtinStats(values());
     case '_approx_count_distinct':
-      return new Set(keys.map((key) => key.toString('latin1'))).size;
+      return new Set(rows.map((row) => row.encoded.toString('latin1'))).size;
+    default:
+      return rankedReduce(source, rows);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Brings a view index up to its database's update sequence: reads the changes since the sequence
  * the index reached, runs every map function of the group on the changed documents (not design
- * documents; a deleted document just loses its rows) and stores each document's new rows in place
+ * documents unless its `options.include_design`; a deleted document just loses its rows) and stores each document's new rows in place
  * of its old ones, one batch per transaction, so an interrupted build resumes where it stopped. One
  * updater per index at a time (`ViewStore.exclusive`: on PostgreSQL across nodes; whoever waited
  * finds the index already up to date). A map function that throws skips that document (logged).
@@ -9,6 +9,8 @@
 import { withoutEncodingInfo } from '../attachments/encoding.js';
 import { encode } from '../collation/encode.js';
 import { compareRaw } from '../documents/selector-collation.js';
+import { isObject } from '../documents/document-json.js';
+import { osProcessError } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ChangeRow, EncodedRow, MappedDocument, Storage } from '../storage/storage.js';
@@ -42,6 +44,9 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
   if (group.partitioned && partition === undefined) return rows;
   const prefix = partition === undefined ? undefined : partitionKeyPrefix(partition);
   outcomes.forEach((outcome, view) => {
+    // A map that runs past `os_process_timeout` on its own fails the update, as CouchDB's updater
+    // fails on its query server's `{os_process_error, "OS process timed out."}`.
+    if (!outcome.ok && outcome.kind === 'timeout') throw osProcessError('OS process timed out.');
     if (!outcome.ok) {
       log.warning(`view ${db}/${group.id}/${group.maps[view]!.view}: map function failed (${outcome.kind}) on document ${JSON.stringify(docId)}: ${JSON.stringify(outcome.error)}`);
       return;
@@ -58,10 +63,16 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
 }
 
 async function indexBatch(context: IndexerContext, db: string, group: ViewGroup, changes: readonly ChangeRow[]): Promise<MappedDocument[]> {
-  const mapped = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
+  // The design document's `options` (CouchDB's `design_opts`): `include_design` maps design
+  // documents too, `local_seq` gives each document its sequence as `_local_seq`.
+  const options = group.doc['options'];
+  const includeDesign = isObject(options) && options['include_design'] === true;
+  const localSeq = isObject(options) && options['local_seq'] === true;
+  const mapped = changes.filter((change) => !change.deleted && change.body !== undefined && (includeDesign || !change.id.startsWith('_design/')));
   // As CouchDB's: `_conflicts` when the document has any; stubs without `encoding`/`encoded_length`.
   const docs: JsonObject[] = mapped.map((change) => {
     const doc: JsonObject = { _id: change.id, _rev: change.changes[0]!, ...change.body };
+    if (localSeq) doc['_local_seq'] = change.seq;
     if (change.conflicts !== undefined && change.conflicts.length > 0) doc['_conflicts'] = change.conflicts;
     return withoutEncodingInfo(doc);
   });
@@ -71,13 +82,27 @@ async function indexBatch(context: IndexerContext, db: string, group: ViewGroup,
   return changes.map((change) => ({ id: change.id, rows: rowsById.get(change.id) ?? [] }));
 }
 
+/**
+ * A purge that removed a document entirely leaves no change to read, so the rows of the purged
+ * documents that no longer exist (of the purges the database remembers) are dropped; a document
+ * only partly purged got a new sequence and is mapped again as any change.
+ */
+async function dropPurged(storage: Storage, db: string, group: ViewGroup, seq: number): Promise<void> {
+  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
+  const trees = await storage.revisionTrees(db, ids);
+  const gone = ids.filter((_, i) => trees[i] === undefined);
+  if (gone.length > 0) await storage.views.update(db, group.signature, gone.map((id) => ({ id, rows: [] })), seq);
+}
+
 /** Updates the index of `group` to the database's current sequence; answers the sequence reached. */
 export async function updateIndex(context: IndexerContext, db: string, group: ViewGroup): Promise<number> {
   const { storage } = context;
   return storage.views.exclusive(db, group.signature, async () => {
     let seq = await storage.views.open(db, group.signature);
-    const target = (await storage.databaseInfo(db))?.updateSeq ?? 0;
+    const info = await storage.databaseInfo(db);
+    const target = info?.updateSeq ?? 0;
     if (seq >= target) return seq;
+    if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, group, seq);
     const total = target - seq;
     let task: TaskHandle | undefined;
     if (total > TASK_THRESHOLD) {

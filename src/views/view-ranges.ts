@@ -71,7 +71,9 @@ export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
   if (reducing && args.includeDocs) throw queryParseError('`include_docs` is invalid for reduce');
   if (reducing && args.conflicts !== undefined) throw queryParseError('`conflicts` is invalid for reduce views.');
   checkRange(args);
-  return { ...args, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
+  // A descending map query answers `keys` last first, as CouchDB's `fabric_view_map` reverses them.
+  const keys = !reducing && args.descending && args.keys !== undefined ? [...args.keys].reverse() : args.keys;
+  return { ...args, keys, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
 }
 
 /** Above every encoded key that starts with a given prefix (every encoded value is self-delimiting, none starts with 0xFF). */

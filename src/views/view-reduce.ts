@@ -11,7 +11,7 @@ import type { LoopTurns } from '../turns/loop-turns.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ViewAggregate, ViewRow } from '../storage/storage.js';
-import { builtinOf, builtinReduce } from './builtin-reduces.js';
+import { builtinOf, builtinReduce, fromPartialReductions } from './builtin-reduces.js';
 import type { CheckedArgs } from './view-ranges.js';
 import { rangesOf } from './view-ranges.js';
 import { scan, type IndexAt } from './view-query.js';
@@ -71,8 +71,26 @@ async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<Json[]>
   });
 }
 
+/** CouchDB's `[query_server_config] reduce_limit_threshold` and `reduce_limit_ratio` defaults (`reduce_limit` = true). */
+const REDUCE_LIMIT_THRESHOLD = 5000;
+const REDUCE_LIMIT_RATIO = 2;
+
+/** A JavaScript reduction whose output did not shrink: CouchDB's `reduce_overflow_error`. */
+class Overflow {
+  constructor(readonly reason: string) {}
+}
+
+/** couchjs's check: the output's JSON past the threshold and more than half its input's. */
+function checked(argList: Json[], value: Json): Json | Overflow {
+  const output = JSON.stringify([value]).length;
+  if (output <= REDUCE_LIMIT_THRESHOLD) return value;
+  const input = JSON.stringify(argList).length;
+  if (output * REDUCE_LIMIT_RATIO <= input) return value;
+  return new Overflow(`Reduce output must shrink more rapidly: input size: ${input} output size: ${output} context: `);
+}
+
 /** Reduces every group with a JavaScript function: chunks first, then a rereduce per chunked group. */
-async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise<Json[]> {
+async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise<(Json | Overflow)[]> {
   const calls: Json[][] = [];
   const owners: number[] = [];
   groups.forEach((group, g) => {
@@ -83,16 +101,21 @@ async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise
     }
   });
   const partial = calls.length === 0 ? [] : await callReduce(reducer, calls);
-  const perGroup: Json[][] = groups.map(() => []);
-  partial.forEach((value, i) => perGroup[owners[i]!]!.push(value));
-  const rereduced = perGroup.map((values, g) => ({ values, g })).filter(({ values }) => values.length > 1);
-  const finals = perGroup.map((values) => values[0] ?? null);
+  const perGroup: (Json | Overflow)[][] = groups.map(() => []);
+  partial.forEach((value, i) => perGroup[owners[i]!]!.push(checked(calls[i]!, value)));
+  // As CouchDB's `os_rereduce`: a group with an overflowed part is that overflow, not rereduced.
+  const finals = perGroup.map((values) => values.find((value) => value instanceof Overflow) ?? values[0] ?? null);
+  const rereduced = perGroup.flatMap((values, g) => (values.length > 1 && !(finals[g] instanceof Overflow) ? [{ argList: [null, values as Json[], true], g }] : []));
   if (rereduced.length > 0) {
-    const values = await callReduce(reducer, rereduced.map(({ values: parts }) => [null, parts, true]));
-    rereduced.forEach(({ g }, i) => (finals[g] = values[i]!));
+    const values = await callReduce(reducer, rereduced.map(({ argList }) => argList));
+    rereduced.forEach(({ argList, g }, i) => (finals[g] = checked(argList, values[i]!)));
   }
   return finals;
 }
+
+/** A reduced row; an overflow as CouchDB's `fabric_view_row` shows it. */
+const reducedRow = (key: Json, value: Json | Overflow): JsonObject =>
+  value instanceof Overflow ? { key: null, id: 'error', value: 'reduce_overflow_error', reason: value.reason } : { key, value };
 
 function builtinValue(builtin: string, totals: ViewAggregate): Json {
   if (builtin === '_count') return totals.count;
@@ -106,9 +129,9 @@ function builtinValue(builtin: string, totals: ViewAggregate): Json {
  * for groups a range cuts); undefined when the values (`_sum`/`_stats` of anything but numbers) or
  * the grouping (deeper than the stored prefix levels) need the rows.
  */
-async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: string | undefined): Promise<JsonObject[] | undefined> {
+async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: ReturnType<typeof builtinOf>): Promise<JsonObject[] | undefined> {
   // The stored partials group a partitioned index's keys across partitions: a partition reduces its own rows.
-  if (builtin === undefined || args.partition !== undefined) return undefined;
+  if (builtin === undefined || args.partition !== undefined || !fromPartialReductions(builtin)) return undefined;
   const whole = args.level === 0;
   const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
   const groups: ViewAggregate[] = [];
@@ -126,11 +149,11 @@ async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: string |
 }
 
 /** Each group reduced by a built-in, with event-loop turns between groups. */
-async function builtinValues(builtin: NonNullable<ReturnType<typeof builtinOf>>, groups: readonly Group[], turns: LoopTurns): Promise<Json[]> {
+async function builtinValues(source: string, groups: readonly Group[], turns: LoopTurns): Promise<Json[]> {
   const values: Json[] = [];
   for (const group of groups) {
     await turns.maybeYield();
-    values.push(builtinReduce(builtin, group.rows.map((row) => row.encoded), group.rows.map((row) => row.value)));
+    values.push(builtinReduce(source, group.rows));
   }
   return values;
 }
@@ -146,6 +169,6 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   const groups: Group[] = [];
   for (const query of queries) groups.push(...(await groupsOf((await scan(index, query, false)).rows, args, index.turns)));
   const selected = groups.slice(args.skip, args.skip + limit);
-  const values = builtin !== undefined ? await builtinValues(builtin, selected, index.turns) : await reduceWithJs(reducer, selected);
-  return { rows: selected.map((group, i) => ({ key: group.key, value: values[i]! })) };
+  const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected);
+  return { rows: selected.map((group, i) => reducedRow(group.key, values[i]!)) };
 }

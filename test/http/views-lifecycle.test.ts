@@ -53,10 +53,10 @@ for (const backend of BACKEND_SERVERS) {
       }
       const missing = await server.admin('/l/_design/none/_view/x');
       assert.deepEqual([missing.status, missing.body], [404, { error: 'not_found', reason: 'missing' }]);
-      const noKeys = await server.admin('/l/_design/app/_view/plain', { method: 'POST', body: { foo: 1 } });
-      assert.deepEqual([noKeys.status, noKeys.body.reason], [400, 'POST body must contain `keys` or `queries` field']);
       const both = await server.admin('/l/_design/app/_view/plain', { method: 'POST', body: { keys: [], queries: [] } });
-      assert.deepEqual([both.status, both.body.reason], [400, '`keys` and `queries` are mutually exclusive']);
+      assert.deepEqual([both.status, both.body.reason], [400, 'The `queries` parameter is no longer supported at this endpoint']);
+      const bothMulti = await server.admin('/l/_design/app/_view/plain/queries', { method: 'POST', body: { keys: [], queries: [] } });
+      assert.deepEqual([bothMulti.status, bothMulti.body.reason], [400, '`keys` and `queries` are mutually exclusive']);
       assert.equal((await server.admin('/l/_design/app/_view/plain', { method: 'PUT', body: {} })).status, 405);
     });
 

@@ -24,7 +24,7 @@ import { replicate, scheduler } from '../routes/replicate.js';
 import { reshard } from '../routes/reshard.js';
 import { session } from '../routes/session.js';
 import { utils } from '../routes/utils.js';
-import { viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
+import { tempView, viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
 import { partitionInfo, partitionQuery } from '../routes/partitions.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
@@ -78,6 +78,7 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_purged_infos_limit', purgedInfosLimit],
   ['_purged_infos', only(['GET'], purgedInfos)],
   ['_view_cleanup', viewCleanup],
+  ['_temp_view', tempView],
 ]);
 
 /** Endpoints below a design document, by fourth path segment. */

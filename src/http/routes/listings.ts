@@ -75,17 +75,30 @@ function orderedKeys(keys: Json, descending: boolean, config: Config): Json[] {
   return descending ? [...keys].reverse() : keys;
 }
 
-/** `keys` of a listing: the query's, or a POST body's `keys` member. */
-async function askedKeys(request: Request, services: Services): Promise<Json | undefined> {
+/**
+ * `keys` and the options of a listing: the query string's, and a POST body's members, applied
+ * before the query string's as CouchDB's `parse_body_and_query` does (so `limit` and `skip` in a
+ * body page its `keys`).
+ */
+async function askedListing(request: Request, services: Services): Promise<{ keys: Json | undefined; query: URLSearchParams }> {
   const keys = jsonParam(request.query, 'keys');
   if (keys !== undefined && !Array.isArray(keys)) throw badRequest('`keys` parameter must be an array.');
-  if (request.method !== 'POST') return keys;
+  if (request.method !== 'POST') return { keys, query: request.query };
   const body = await readBulkJson(request, services.config);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
-  if (!('keys' in body)) return keys;
+  // `get` reads a name's first value: the query string's, where both give one.
+  const query = new URLSearchParams([...request.query, ...asQuery(body as JsonObject)]);
+  if (!('keys' in body)) return { keys, query };
   const bodyKeys = (body as JsonObject)['keys'];
   if (!Array.isArray(bodyKeys)) throw badRequest('`keys` body member must be an array.');
-  return bodyKeys;
+  return { keys: bodyKeys, query };
+}
+
+/** A JSON object of query options as query-string pairs (`keys` apart). */
+function asQuery(entry: JsonObject): [string, string][] {
+  return Object.entries(entry)
+    .filter(([name]) => name !== 'keys')
+    .map(([name, value]): [string, string] => [name, typeof value === 'string' && !KEY_PARAMETERS.has(name) ? value : JSON.stringify(value)]);
 }
 
 const DESIGN_FIRST = '_design/';
@@ -102,16 +115,24 @@ function designRange(options: RangeOptions): RangeOptions {
   return { ...options, startKey: startKey === undefined || startKey > DESIGN_AFTER ? DESIGN_AFTER : startKey, endKey: endKey === undefined || endKey < DESIGN_FIRST ? DESIGN_FIRST : endKey };
 }
 
+/** The design documents of a database: the ids before `_design0` less those before `_design/`, two counted reads. */
+async function designDocCount(opened: OpenedDatabase): Promise<number> {
+  const before = async (id: string): Promise<number> => (await opened.listDocuments({ startKey: id, inclusiveEnd: true, descending: false, limit: 0, skip: 0, includeDocs: false })).offset;
+  return (await before(DESIGN_AFTER)) - (await before(DESIGN_FIRST));
+}
+
 /** `GET/POST /{db}/_all_docs` (POST may carry `keys`). */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  return listingReply(await listDocuments(opened, request.query, await askedKeys(request, services)));
+  const { keys, query } = await askedListing(request, services);
+  return listingReply(await listDocuments(opened, query, keys));
 }
 
 /** `GET/POST /{db}/_design_docs`: `_all_docs` of the design documents only, with the same options. */
 export async function designDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  return listingReply(await listDocuments(opened, request.query, await askedKeys(request, services), true));
+  const { keys, query } = await askedListing(request, services);
+  return listingReply(await listDocuments(opened, query, keys, true));
 }
 
 /**
@@ -129,7 +150,7 @@ export async function allDocsQueries(request: Request, services: Services): Prom
   const results: JsonObject[] = [];
   for (const entry of queries) {
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw badRequest('Each query must be a JSON object.');
-    const query = new URLSearchParams(Object.entries(entry).filter(([name]) => name !== 'keys').map(([name, value]): [string, string] => [name, typeof value === 'string' && !KEY_PARAMETERS.has(name) ? value : JSON.stringify(value)]));
+    const query = new URLSearchParams(asQuery(entry as JsonObject));
     // `/{db}/_partition/{p}/_all_docs/queries`: every query reads the partition.
     const partition = request.query.get('partition');
     if (partition !== null) query.set('partition', partition);
@@ -186,8 +207,8 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
     // Each key is one row: only the keys of the page are looked up.
     const ordered = orderedKeys(keys, descending, opened.context.config).slice(skip, limit === undefined ? undefined : skip + limit);
     const batches = (signal?: AbortSignal) => keyRows(opened, ordered, { designOnly, includeDocs, withAttachments, shown, signal });
-    const info = await opened.info();
-    return { head: { total_rows: info?.docCount ?? 0, offset: null }, batches };
+    const total = designOnly ? await designDocCount(opened) : ((await opened.info())?.docCount ?? 0);
+    return { head: { total_rows: total, offset: null }, batches };
   }
 
   const bounds = stringBounds({ startKey, endKey, descending });
@@ -202,7 +223,9 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
   };
   const ranged = partition !== undefined ? withinPartition(options, partition) : designOnly ? designRange(options) : options;
   const { first, rest } = await rangePages(opened, ranged);
-  const head: JsonObject = { total_rows: first.totalRows, offset: first.offset };
+  // `_design_docs` counts the design documents, as CouchDB's `get_total_rows` for its namespace.
+  const total = designOnly ? await designDocCount(opened) : first.totalRows;
+  const head: JsonObject = { total_rows: total, offset: Math.min(total, first.offset) };
   if (booleanParam(query, 'update_seq')) {
     const info = await opened.info();
     head['update_seq'] = sequencesOf(info).format(info?.updateSeq ?? 0);
@@ -227,8 +250,7 @@ async function listDocuments(opened: OpenedDatabase, query: URLSearchParams, key
  */
 export async function localDocs(request: Request, services: Services): Promise<Reply> {
   const opened = await openListing(request, services);
-  const keys = await askedKeys(request, services);
-  const query = request.query;
+  const { keys, query } = await askedListing(request, services);
   const includeDocs = booleanParam(query, 'include_docs');
   const locals = new Map((await opened.listLocal()).map((local) => [local.id, local]));
   const localRow = (id: string): JsonObject => {

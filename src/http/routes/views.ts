@@ -1,10 +1,10 @@
 /**
  * Map/reduce view endpoints (docs/views.md): `GET`/`POST /{db}/_design/{d}/_view/{v}`,
- * `POST …/_view/{v}/queries`, `POST /{db}/_view_cleanup` and
+ * `POST …/_view/{v}/queries`, `/{db}/_temp_view` (410), `POST /{db}/_view_cleanup` and
  * `POST /{db}/_compact/{d}`. Members read views; cleanup and compaction are for database admins.
  */
 import { viewPartition } from '../../databases/partitions.js';
-import { badRequest, methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
+import { badRequest, gone, methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
 import { requireDbAdmin } from '../../identity/authorization.js';
 import type { Json, JsonObject } from '../../json/json.js';
 import { applyParams, defaultArgs, type Param, type ViewArgs } from '../../views/query-args.js';
@@ -45,7 +45,8 @@ export async function viewQuery(request: Request, services: Services): Promise<R
   const partition = viewPartition(opened, group.doc, request.query.get('partition'));
   const inPartition = (args: ViewArgs): ViewArgs => (partition === undefined ? args : { ...args, partition });
   const queries = body?.['queries'];
-  if (multi || queries !== undefined) {
+  if (!multi && queries !== undefined) throw badRequest('The `queries` parameter is no longer supported at this endpoint');
+  if (multi) {
     if (body?.['keys'] !== undefined) throw badRequest('`keys` and `queries` are mutually exclusive');
     if (!Array.isArray(queries)) throw badRequest('`queries` member must be an array.');
     const argsList = queries.map((query) => {
@@ -57,14 +58,19 @@ export async function viewQuery(request: Request, services: Services): Promise<R
     for (const args of argsList) results.push(await services.views.query(opened, group, viewName!, args, request.signal));
     return json(200, { results });
   }
+  // As CouchDB's, a POST body holds any query options (`{}` too), applied before the query string's.
   let args: ViewArgs = defaultArgs();
-  if (body !== undefined) {
-    if (body['keys'] === undefined) throw badRequest('POST body must contain `keys` or `queries` field');
-    args = applyParams(args, bodyParams(body), decode);
-  }
+  if (body !== undefined) args = applyParams(args, bodyParams(body), decode);
   args = inPartition(applyParams(args, queryParams(request), decode));
   checkKeyCount(args.keys?.length ?? 0, services.config);
   return rowsReply(await services.views.query(opened, group, viewName!, args, request.signal));
+}
+
+/** `/{db}/_temp_view`: gone since CouchDB 2, answered 410 after the database's membership check, as CouchDB 3. */
+export async function tempView(request: Request, services: Services): Promise<Reply> {
+  await services.databases.open(databaseName(request), request.userCtx);
+  await request.discardBody();
+  throw gone('Temporary views are not supported in CouchDB');
 }
 
 /** `POST /{db}/_view_cleanup`: drops the indexes no design document uses (202, as CouchDB). */
