@@ -59,7 +59,8 @@ describeOnEachBackend('views of a partitioned database', (server) => {
     assert.deepEqual(queries.body.results.map((result: { rows: unknown[] }) => result.rows), [[{ key: null, value: 8 }], [{ key: 0, value: 1 }]]);
     assert.equal((await admin('/pviews/_partition/b/_design/p/_info')).status, 404, 'only views under _partition');
     const multi = await admin('/pviews/_design/p/_view/count?partition=b', { method: 'POST', body: { queries: [{}, { group: true, limit: 1 }] } });
-    assert.deepEqual(multi.body.results.map((result: { rows: unknown[] }) => result.rows), [[{ key: null, value: 8 }], [{ key: 0, value: 1 }]]);
+    // CouchDB 3.5 answers `queries` only at `…/queries`, partition or not.
+    assert.deepEqual([multi.status, multi.body.reason], [400, 'The `queries` parameter is no longer supported at this endpoint']);
   });
 
   test('an edit moves its rows; a deletion drops them from its partition', async () => {
