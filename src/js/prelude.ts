@@ -14,7 +14,7 @@
  * it is deleted when the call ends (implicit globals still work within the call); required modules,
  * and functions whose source is more than one function expression (an IIFE's closure could hold
  * state), are built anew for every batch (one request's calls; a module's compiled source is kept,
- * its body runs again); map functions' \`require\` sees \`views.lib\` only, as CouchDB's; a plain function expression is
+ * its body runs again); map functions' `require` sees `views.lib` only, as CouchDB's; a plain function expression is
  * compiled once and frozen, as nothing of a call can stay in it. A call that leaves the global object in a state this cannot undo (a
  * non-configurable property, a non-extensible global) makes `__divan_run`'s answer start with `!`:
  * the worker then throws the whole context away.
