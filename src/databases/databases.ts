@@ -12,6 +12,7 @@ import { OpenedDatabase, type LayerContext } from './opened-database.js';
 import { defaultSecurity, validateSecurity } from './security.js';
 import { keepingProps, partitionedSecurity, withoutProps } from './partitions.js';
 import { usersDbName } from './settings.js';
+import { ensureAuthDesignDoc } from './auth-design-doc-writer.js';
 
 const SERVER_ADMIN: UserCtx = Object.freeze({ name: null, roles: ['_admin'] }) as UserCtx;
 
@@ -61,10 +62,14 @@ export class Databases {
     if (!(await this.remove(db))) throw databaseMissing();
   }
 
-  /** Creates `db` for the server itself (startup, per-user databases); false when it exists. */
+  /**
+   * Creates `db` for the server itself (startup, per-user databases); false when it exists. The
+   * authentication database gets CouchDB's `_design/_auth` (created, or at start when missing).
+   */
   async ensure(db: string, security: SecurityObject): Promise<boolean> {
     const created = await this.#context.storage.createDatabase(db, security);
     if (created) await this.#context.hooks.afterWrite({ db, ids: 'all' });
+    if (db === this.usersDbName) await ensureAuthDesignDoc(await this.openAsServer(db));
     return created;
   }
 

@@ -6,9 +6,8 @@ import { functionsOf, unsaved } from './design-check.js';
 import type { DesignDocCache } from './design-docs.js';
 import { validateDocUpdate } from './function-types/validate-doc-update.js';
 import { builtinReduceProblem } from './builtin-reduce-names.js';
+import { AUTH_DDOC_ID, hasNativeValidation } from '../users/auth-design-doc.js';
 
-/** `_design/_auth` of a users database is CouchDB's own, which Divan runs natively (users/). */
-const NATIVE_VALIDATION = '_design/_auth';
 
 interface ValidationDeps {
   readonly sandbox: JsSandbox;
@@ -49,7 +48,8 @@ export function validationHooks(deps: ValidationDeps): DatabaseHooks {
     async validateUpdates(batch) {
       const usersDb = deps.isUsersDb(batch.db);
       const ddocs = (await deps.designDocs.holding(batch.db, validateDocUpdate.member)).filter(
-        (ddoc) => !(usersDb && ddoc._id === NATIVE_VALIDATION) && typeof ddoc['validate_doc_update'] === 'string',
+        // A users database's `_design/_auth` holding CouchDB's own function is run natively (users/); edited, its code runs.
+        (ddoc) => !(usersDb && ddoc._id === AUTH_DDOC_ID && hasNativeValidation(ddoc)) && typeof ddoc['validate_doc_update'] === 'string',
       );
       return ddocs.length === 0 ? undefined : validation(deps, ddocs, batch);
     },

@@ -13,7 +13,8 @@
  * does not): the global object's own properties are fixed after set-up and whatever a call adds to
  * it is deleted when the call ends (implicit globals still work within the call); required modules,
  * and functions whose source is more than one function expression (an IIFE's closure could hold
- * state), are built anew for every batch (one request's calls); a plain function expression is
+ * state), are built anew for every batch (one request's calls; a module's compiled source is kept,
+ * its body runs again); map functions' `require` sees `views.lib` only, as CouchDB's; a plain function expression is
  * compiled once and frozen, as nothing of a call can stay in it. A call that leaves the global object in a state this cannot undo (a
  * non-configurable property, a non-extensible global) makes `__divan_run`'s answer start with `!`:
  * the worker then throws the whole context away.
@@ -30,7 +31,8 @@ export const PRELUDE = String.raw`
   var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
   var sourceOf = Function.prototype.call.bind(Function.prototype.toString);
   var getPrototypeOf = Object.getPrototypeOf, setPrototypeOf = Object.setPrototypeOf, isExtensible = Object.isExtensible;
-  var logs = [], emitted = null, compiled = {}, lasting = {}, modules = {}, batch = [], shared = [], ddoc = null;
+  var logs = [], emitted = null, compiled = {}, lasting = {}, modules = {}, factories = {}, batch = [], shared = [], ddoc = null;
+  var requireRoot = null, viewsRoot = null;
   var emitLimits = { rows: 0, chars: 0 }, emittedChars = 0, emitOverflow = null;
 
   function errorToJson(e) {
@@ -79,15 +81,24 @@ export const PRELUDE = String.raw`
     }
     return resolveModule(names, { current: mod.current[n], parent: mod, id: mod.id ? mod.id + '/' + n : n });
   }
+  /**
+   * A module's source compiled once per instance (one design-document revision) and frozen; its
+   * body still runs anew for every request, so what its closure keeps lives for that request only.
+   * Ids name the same source whichever root resolved them (views.lib sits at the same path in both).
+   */
+  function factoryOf(module) {
+    if (hasOwn(factories, module.id)) return factories[module.id];
+    var factory = indirectEval('(function (module, exports, require) { ' + module.current + '\n })');
+    factories[module.id] = deepFreeze(factory);
+    return factory;
+  }
   function requireFrom(parent) {
     return function require(name) {
-      var module = resolveModule(String(name).split('/'), parent ? parent.parent : { current: ddoc }, ddoc);
+      var module = resolveModule(String(name).split('/'), parent ? parent.parent : { current: requireRoot }, requireRoot);
       if (hasOwn(modules, module.id)) return modules[module.id];
       modules[module.id] = {};
-      var factory;
       try {
-        factory = indirectEval('(function (module, exports, require) { ' + module.current + '\n })');
-        factory.call(global, module, module.exports, requireFrom(module));
+        factoryOf(module).call(global, module, module.exports, requireFrom(module));
       } catch (e) {
         delete modules[module.id];
         throw ['error', 'compilation_error', "Module require('" + name + "') raised error " + String(e)];
@@ -222,11 +233,19 @@ export const PRELUDE = String.raw`
   function check(pathJson) {
     try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); } finally { compiled = {}; clearGlobals(null); }
   }
-  function load(ddocJson) { ddoc = deepFreeze(parse(ddocJson)); }
+  function load(ddocJson) {
+    ddoc = deepFreeze(parse(ddocJson));
+    // As CouchDB's map functions: require sees views.lib only (couch_query_servers sends no more).
+    var views = ddoc !== null && typeof ddoc === 'object' ? ddoc.views : undefined;
+    var lib = views !== null && typeof views === 'object' && views.lib !== undefined ? views.lib : null;
+    viewsRoot = deepFreeze({ views: { lib: lib } });
+    requireRoot = ddoc;
+  }
   function setBatch(json, pathJson, mode, sharedJson, maxRows, maxChars) {
     batch = parse(json);
     shared = deepFreeze(parse(sharedJson));
     currentMode = mode;
+    requireRoot = mode === 'map' ? viewsRoot : ddoc;
     emitLimits = { rows: maxRows, chars: maxChars };
     // A new caller: closures of the previous batch's functions and modules are not reachable from here.
     compiled = {}; modules = {};
