@@ -139,7 +139,7 @@ describe('validate_doc_update runs on every write', () => {
     assert.equal((await server.request('/open/o3', { method: 'PUT', body: { v: 2 }, ...member })).status, 201);
   });
 
-  test('a custom validate_doc_update in _users runs; _design/_auth is the native one', async () => {
+  test("a custom validate_doc_update in _users runs; CouchDB's own _design/_auth is the native one, an edited one runs", async () => {
     const opened = await server.admin('/_users/_security', { method: 'PUT', body: { admins: { names: [], roles: [] }, members: { names: [], roles: [] } } });
     assert.equal(opened.status, 200);
     assert.equal((await server.request(userPath('newbie'), { method: 'PUT', body: userBody('newbie', 'pw') })).status, 201);
@@ -148,8 +148,12 @@ describe('validate_doc_update runs on every write', () => {
     const refused = await server.request(userPath('other'), { method: 'PUT', body: userBody('other', 'pw') });
     assert.deepEqual([refused.status, refused.body], [403, { error: 'forbidden', reason: 'no others' }]);
     await server.admin(`/_users/_design/extra?rev=${custom.body.rev}`, { method: 'DELETE' });
-    const auth = await server.admin('/_users/_design/_auth', { method: 'PUT', body: { _id: '_design/_auth', validate_doc_update: 'function () { throw({forbidden: "never"}); }' } });
-    assert.equal(auth.status, 201);
+    const own = await server.admin('/_users/_design/_auth');
+    assert.equal(own.status, 200, 'the users database has CouchDB\'s _design/_auth');
     assert.equal((await server.request(userPath('third'), { method: 'PUT', body: userBody('third', 'pw') })).status, 201);
+    const auth = await server.admin('/_users/_design/_auth', { method: 'PUT', body: { _id: '_design/_auth', _rev: own.body._rev, validate_doc_update: 'function () { throw({forbidden: "never"}); }' } });
+    assert.equal(auth.status, 201);
+    const refused2 = await server.request(userPath('fourth'), { method: 'PUT', body: userBody('fourth', 'pw') });
+    assert.deepEqual([refused2.status, refused2.body], [403, { error: 'forbidden', reason: 'never' }]);
   });
 });
