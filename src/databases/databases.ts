@@ -10,6 +10,7 @@ import { Compactions } from './compactions.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
 import { OpenedDatabase, type LayerContext } from './opened-database.js';
 import { defaultSecurity, validateSecurity } from './security.js';
+import { keepingAccessFlag, refuseUnscoped, withAccessFlag } from './document-access.js';
 import { usersDbName } from './settings.js';
 
 const SERVER_ADMIN: UserCtx = Object.freeze({ name: null, roles: ['_admin'] }) as UserCtx;
@@ -48,10 +49,10 @@ export class Databases {
     return this.#context.storage.listDatabases();
   }
 
-  /** `PUT /{db}` by a server admin, with `[couchdb] default_security`; false when it exists. */
-  async create(db: string, userCtx: UserCtx): Promise<void> {
+  /** `PUT /{db}` by a server admin, with `[couchdb] default_security`; `access`: per-document access, for good. */
+  async create(db: string, userCtx: UserCtx, access = false): Promise<void> {
     requireServerAdmin(userCtx);
-    const security = defaultSecurity(this.#context.config.getString('couchdb', 'default_security'));
+    const security = withAccessFlag(defaultSecurity(this.#context.config.getString('couchdb', 'default_security')), access);
     if (!(await this.ensure(db, security))) throw databaseExists();
   }
 
@@ -88,11 +89,12 @@ export class Databases {
 
   /** `PUT /{db}/_security` by a database admin; the users database's only when `users_db_security_editable`. */
   async replaceSecurity(db: string, userCtx: UserCtx, body: () => Promise<unknown>): Promise<void> {
-    requireDbAdmin(userCtx, await securityOf(this.#context.storage, db));
+    const stored = await securityOf(this.#context.storage, db);
+    requireDbAdmin(userCtx, stored);
     if (db === this.usersDbName && this.#context.config.getString('couchdb', 'users_db_security_editable') === 'false') {
       throw forbidden("You can't edit the security object of the user database.");
     }
-    if (!(await this.#context.storage.putSecurity(db, validateSecurity(await body())))) throw databaseMissing();
+    if (!(await this.#context.storage.putSecurity(db, keepingAccessFlag(stored, validateSecurity(await body()))))) throw databaseMissing();
   }
 
   /**
@@ -142,10 +144,15 @@ export class Databases {
     return this.#compactions.isRunning(db);
   }
 
-  /** For members only (database info, `_bulk_docs`, `_revs_diff`, `_local` documents). */
+  /**
+   * For members only (database info, `_bulk_docs`, `_revs_diff`, `_local` documents, views, `_find`);
+   * in a database with per-document access, for its admins only.
+   */
   async open(db: string, userCtx: UserCtx): Promise<OpenedDatabase> {
     const security = await openAsMember(this.#context.storage, db, userCtx);
-    return new OpenedDatabase(db, security, callerOf(userCtx, security), this.#context);
+    const caller = callerOf(userCtx, security);
+    refuseUnscoped(security, caller);
+    return new OpenedDatabase(db, security, caller, this.#context);
   }
 
   /** The server itself (hash upgrades): a server admin of every database. */
@@ -167,6 +174,7 @@ export class Databases {
   /** For `open_revs` (of `id`) and `_bulk_get`: a non-member the access rule admits reads, others 404 or 401/403. */
   async openForRevisionReads(db: string, userCtx: UserCtx, id?: string): Promise<OpenedDatabase> {
     const opened = await this.#openWithAccess(db, userCtx);
+    if (opened.caller.isMember) refuseUnscoped(opened.security, opened.caller);
     if (opened.caller.isMember || opened.hooks.some((hooks) => hooks.access?.readsWithoutMembership(opened.caller, id))) return opened;
     if (id !== undefined && opened.hooks.some((hooks) => hooks.access)) throw documentMissing();
     this.#requireMember(opened);

@@ -1,3 +1,4 @@
+import { isAccessDb } from '../../databases/document-access.js';
 import { requireServerAdmin } from '../../identity/authorization.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { badRequest, databaseMissing, methodNotAllowed } from '../../errors/catalog.js';
@@ -13,7 +14,7 @@ export async function database(request: Request, services: Services): Promise<Re
   const db = databaseName(request);
   switch (request.method) {
     case 'PUT':
-      await services.databases.create(db, request.userCtx);
+      await services.databases.create(db, request.userCtx, request.query.get('access') === 'true');
       return json(201, { ok: true }, { Location: absoluteUrl(request, `/${couchUrlEncode(db)}`) });
     case 'DELETE':
       requireServerAdmin(request.userCtx);
@@ -24,9 +25,11 @@ export async function database(request: Request, services: Services): Promise<Re
       return json(200, { ok: true });
     case 'GET':
     case 'HEAD': {
-      const info = await (await services.databases.open(db, request.userCtx)).info();
+      const opened = await services.databases.open(db, request.userCtx);
+      const info = await opened.info();
       if (!info) throw databaseMissing();
-      return json(200, databaseInfoBody(info, services.databases.compactionRunning(db)));
+      const body = databaseInfoBody(info, services.databases.compactionRunning(db));
+      return json(200, isAccessDb(opened.security) ? { ...body, props: { access: true } } : body);
     }
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'POST', 'PUT']);
