@@ -5,7 +5,7 @@
  * database's `_security` (`ACCESS_FLAG`), set at creation and never changed afterwards.
  */
 import type { Caller, DatabaseHooks, DocUpdateStep, ReadFilter, UpdateBatch } from '../documents/database-hooks.js';
-import { badRequest, documentMissing, forbidden } from '../errors/catalog.js';
+import { accessCannotShrink, accessDbAdminsOnly, accessMalformed, accessMustNameWriter, accessWinnerOnly, documentMissing } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { SecurityObject } from '../storage/storage.js';
 
@@ -30,14 +30,14 @@ export function keepingAccessFlag(stored: SecurityObject, replacement: SecurityO
 /** Paths this version has not scoped to the caller's documents: admins only in an access database. */
 export function refuseUnscoped(security: SecurityObject, caller: Caller): void {
   if (isAccessDb(security) && !caller.isAdmin) {
-    throw forbidden('In a database with per-document access this endpoint is for database admins.');
+    throw accessDbAdminsOnly();
   }
 }
 
 /** The principals of an `_access` member: 400 unless a list of strings. */
 function principalsOf(value: Json | undefined): string[] | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw badRequest('_access must be a list of user names and roles.');
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw accessMalformed();
   return value as string[];
 }
 
@@ -57,13 +57,13 @@ function checkedWrite(doc: JsonObject, current: JsonObject | undefined, caller: 
   if (current !== undefined) {
     // A document the caller cannot read is answered as a missing one (404), not 403.
     if (!admits(current, caller)) throw documentMissing();
-    if (doc['_rev'] !== current['_rev']) throw forbidden('Only the winning revision of a document with _access can be edited.');
+    if (doc['_rev'] !== current['_rev']) throw accessWinnerOnly();
   }
   const sent = principalsOf(doc['_access']);
   const access = sent ?? (doc['_deleted'] === true && current !== undefined ? principalsOf(current['_access']) : undefined);
-  if (access === undefined || !names(caller, access)) throw forbidden('_access must name you or one of your roles.');
+  if (access === undefined || !names(caller, access)) throw accessMustNameWriter();
   const kept = current === undefined ? [] : (principalsOf(current['_access']) ?? []);
-  if (kept.some((principal) => !access.includes(principal))) throw forbidden('_access cannot lose any of its users or roles.');
+  if (kept.some((principal) => !access.includes(principal))) throw accessCannotShrink();
   return sent === undefined ? { ...doc, _access: access } : doc;
 }
 
@@ -81,7 +81,7 @@ function readFilter(caller: Caller): ReadFilter {
     single: (doc) => (String(doc['_id']).startsWith('_design/') || admits(doc, caller) ? doc : undefined),
     // Listings are refused to non-admins (refuseUnscoped): a listed document reaching here is a bug.
     listed: () => {
-      throw forbidden('In a database with per-document access this endpoint is for database admins.');
+      throw accessDbAdminsOnly();
     },
   };
 }
