@@ -11,6 +11,7 @@ import type { ActiveTasks } from '../tasks/active-tasks.js';
 import { OpenedDatabase, type LayerContext } from './opened-database.js';
 import { defaultSecurity, validateSecurity } from './security.js';
 import { keepingProps, partitionedSecurity, withoutProps } from './partitions.js';
+import { keepingAccessFlag, refuseUnscoped, withAccessFlag } from './document-access.js';
 import { usersDbName } from './settings.js';
 import { ensureAuthDesignDoc } from './auth-design-doc-writer.js';
 
@@ -50,10 +51,10 @@ export class Databases {
     return this.#context.storage.listDatabases();
   }
 
-  /** `PUT /{db}` by a server admin, with `[couchdb] default_security`; false when it exists. */
-  async create(db: string, userCtx: UserCtx, options: { partitioned?: boolean } = {}): Promise<void> {
+  /** `PUT /{db}` by a server admin, with `[couchdb] default_security`; `access`: per-document access, for good. */
+  async create(db: string, userCtx: UserCtx, options: { partitioned?: boolean; access?: boolean } = {}): Promise<void> {
     requireServerAdmin(userCtx);
-    const security = defaultSecurity(this.#context.config.getString('couchdb', 'default_security'));
+    const security = withAccessFlag(defaultSecurity(this.#context.config.getString('couchdb', 'default_security')), options.access === true);
     if (!(await this.ensure(db, options.partitioned ? partitionedSecurity(security) : security))) throw databaseExists();
   }
 
@@ -99,7 +100,7 @@ export class Databases {
     if (db === this.usersDbName && this.#context.config.getString('couchdb', 'users_db_security_editable') === 'false') {
       throw forbidden("You can't edit the security object of the user database.");
     }
-    if (!(await this.#context.storage.putSecurity(db, keepingProps(validateSecurity(await body()), stored)))) throw databaseMissing();
+    if (!(await this.#context.storage.putSecurity(db, keepingAccessFlag(stored, keepingProps(validateSecurity(await body()), stored))))) throw databaseMissing();
   }
 
   /**
@@ -149,10 +150,15 @@ export class Databases {
     return this.#compactions.isRunning(db);
   }
 
-  /** For members only (database info, `_bulk_docs`, `_revs_diff`, `_local` documents). */
+  /**
+   * For members only (database info, `_bulk_docs`, `_revs_diff`, `_local` documents, views, `_find`);
+   * in a database with per-document access, for its admins only.
+   */
   async open(db: string, userCtx: UserCtx): Promise<OpenedDatabase> {
     const security = await openAsMember(this.#context.storage, db, userCtx);
-    return new OpenedDatabase(db, security, callerOf(userCtx, security), this.#context);
+    const caller = callerOf(userCtx, security);
+    refuseUnscoped(security, caller);
+    return new OpenedDatabase(db, security, caller, this.#context);
   }
 
   /** The server itself (hash upgrades): a server admin of every database. */
@@ -174,6 +180,7 @@ export class Databases {
   /** For `open_revs` (of `id`) and `_bulk_get`: a non-member the access rule admits reads, others 404 or 401/403. */
   async openForRevisionReads(db: string, userCtx: UserCtx, id?: string): Promise<OpenedDatabase> {
     const opened = await this.#openWithAccess(db, userCtx);
+    if (opened.caller.isMember) refuseUnscoped(opened.security, opened.caller);
     if (opened.caller.isMember || opened.hooks.some((hooks) => hooks.access?.readsWithoutMembership(opened.caller, id))) return opened;
     if (id !== undefined && opened.hooks.some((hooks) => hooks.access)) throw documentMissing();
     this.#requireMember(opened);

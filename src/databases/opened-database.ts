@@ -95,7 +95,10 @@ export class OpenedDatabase {
 
   /** The hooks' `afterDocRead` filters for this caller. */
   get #readFilters(): ReadFilter[] {
-    return (this.#filters ??= this.hooks.flatMap((hooks) => (hooks.afterDocRead ? [hooks.afterDocRead(this.db, this.caller)] : [])));
+    return (this.#filters ??= this.hooks.flatMap((hooks) => {
+      const filter = hooks.afterDocRead?.(this.db, this.caller, this.security as unknown as JsonObject);
+      return filter ? [filter] : [];
+    }));
   }
 
   /** How the caller sees documents (the hooks' `afterDocRead`; attachment stubs without their encoding). */

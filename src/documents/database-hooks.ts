@@ -87,7 +87,8 @@ export interface DatabaseHooks {
   checkDesign?(doc: JsonObject): Promise<void>;
   /** Called once per write request of normal documents (not `_design/`, not `_local/`). */
   validateUpdates?(batch: UpdateBatch): Promise<DocValidation | undefined>;
-  afterDocRead?(db: string, caller: Caller): ReadFilter;
+  /** Undefined when this caller sees the documents as stored. */
+  afterDocRead?(db: string, caller: Caller, secObj: JsonObject): ReadFilter | undefined;
   /** After a durable write; a failure is logged, never turned into an error of the write. */
   afterWrite?(written: Written): Promise<void> | void;
 }

@@ -66,6 +66,13 @@ export const malformedCookie = (): CouchError => badRequest('Malformed AuthSessi
 export const nameOrPasswordIncorrect = (): CouchError => unauthorized('Name or password is incorrect.');
 export const authenticationRequired = (): CouchError => unauthorized('Authentication required.');
 
+// Per-document access (`_access`, docs/access.md).
+export const accessDbAdminsOnly = (): CouchError => forbidden('In a database with per-document access this endpoint is for database admins.');
+export const accessMustNameWriter = (): CouchError => forbidden('_access must name you or one of your roles.');
+export const accessCannotShrink = (): CouchError => forbidden('_access cannot lose any of its users or roles.');
+export const accessWinnerOnly = (): CouchError => forbidden('Only the winning revision of a document with _access can be edited.');
+export const accessMalformed = (): CouchError => badRequest('_access must be a list of user names and roles.');
+
 export const databaseMissing = (): CouchError => notFound('Database does not exist.');
 export const databaseExists = (): CouchError =>
   preconditionFailed('The database could not be created, the file already exists.');

@@ -1,3 +1,4 @@
+import { refuseUnscoped } from '../databases/document-access.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { designDocHolding } from '../design/named-function.js';
 import type { RenderedResponse } from '../design/render-response.js';
@@ -38,6 +39,8 @@ export async function renderCall(request: Request, services: Services, member: s
   const [db, , ddocName, , name, ...idParts] = request.segments;
   const id = idParts.length > 0 ? idParts.join('/') : null;
   const opened = await services.databases.openForDocument(db!, request.userCtx, id ?? undefined);
+  // `req.info` holds the database's counts and sequence: not for the users of an access database.
+  refuseUnscoped(opened.security, opened.caller);
   const ddoc = await designDocHolding(opened, ddocName!, member, name!);
   beforeDocument?.();
   return { opened, ddoc, name: name!, id, doc: id === null ? null : await documentOrNull(opened, id) };

@@ -2,6 +2,7 @@
  * The database layer's part of the composition root (app.ts): the layer, its hooks in the order
  * their `beforeDocUpdate` steps run, and the services built on it.
  */
+import { accessHooks } from '../databases/document-access.js';
 import type { ClusterLink } from '../cluster/cluster-link.js';
 import type { Config } from '../config/config.js';
 import { ChangeNotifier } from '../databases/change-notifier.js';
@@ -56,6 +57,7 @@ export async function wireData(config: Config, log: Logger, backend: Storage, li
   metrics.watchSandbox(() => sandbox.held());
   const designDocs = new DesignDocCache(backend);
   const publish = (db: string): void => link?.publish({ topic: 'ddocs', db });
+  hooks.register(accessHooks());
   hooks.register(validationHooks({ sandbox, designDocs, isUsersDb: (db) => users.isUsersDb(db), publish }));
   hooks.register(usersDatabaseHooks(users, (written) => {
     userStore.invalidate(written.ids);

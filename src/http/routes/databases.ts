@@ -1,3 +1,4 @@
+import { isAccessDb } from '../../databases/document-access.js';
 import { requireServerAdmin } from '../../identity/authorization.js';
 import { maxDocumentSize } from '../../databases/settings.js';
 import { badRequest, databaseMissing, methodNotAllowed } from '../../errors/catalog.js';
@@ -15,7 +16,10 @@ export async function database(request: Request, services: Services): Promise<Re
   switch (request.method) {
     case 'PUT':
       requireServerAdmin(request.userCtx);
-      await services.databases.create(db, request.userCtx, { partitioned: partitionedOption(db, request.query.get('partitioned'), services.config.getString('couchdb', 'users_db_suffix')) });
+      await services.databases.create(db, request.userCtx, {
+        partitioned: partitionedOption(db, request.query.get('partitioned'), services.config.getString('couchdb', 'users_db_suffix')),
+        access: request.query.get('access') === 'true',
+      });
       return json(201, { ok: true }, { Location: absoluteUrl(request, `/${couchUrlEncode(db)}`) });
     case 'DELETE':
       requireServerAdmin(request.userCtx);
@@ -29,7 +33,8 @@ export async function database(request: Request, services: Services): Promise<Re
       const opened = await services.databases.open(db, request.userCtx);
       const info = await opened.info();
       if (!info) throw databaseMissing();
-      return json(200, databaseInfoBody(info, services.databases.compactionRunning(db), propsOf(opened.security)));
+      const props = { ...propsOf(opened.security), ...(isAccessDb(opened.security) ? { access: true } : {}) };
+      return json(200, databaseInfoBody(info, services.databases.compactionRunning(db), props));
     }
     default:
       throw methodNotAllowed(['DELETE', 'GET', 'HEAD', 'POST', 'PUT']);
