@@ -36,7 +36,7 @@ export function servicesOf(parts: WiredParts): Services {
     changes: data.changes,
     metrics,
     gather,
-    views: wireViews(data.sandbox, log, data.databases.tasks),
+    views: wireViews(data.sandbox, config, log, data.databases.tasks),
     sandbox: data.sandbox,
     version,
     nodeName: () => config.getString('divan', 'node_name'),
