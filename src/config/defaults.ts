@@ -38,6 +38,9 @@ export const DEFAULTS = {
   query_server_config: {
     max_emits_per_doc: 100000,
     max_emit_bytes_per_doc: 8388608,
+    reduce_limit: 'true',
+    reduce_limit_threshold: 5000,
+    reduce_limit_ratio: '2.0',
   },
   chttpd: {
     port: 5984,

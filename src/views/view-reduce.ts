@@ -12,6 +12,7 @@ import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
 import type { ViewAggregate, ViewRow } from '../storage/storage.js';
 import { builtinOf, builtinReduce, fromPartialReductions } from './builtin-reduces.js';
+import { overflowOf, type ReduceLimit } from './reduce-limit.js';
 import type { CheckedArgs } from './view-ranges.js';
 import { rangesOf } from './view-ranges.js';
 import { scan, type IndexAt } from './view-query.js';
@@ -27,6 +28,14 @@ interface Reducer {
   view: string;
   functions: ViewFunctions;
   log: Logger;
+  limit: ReduceLimit;
+  /** `{db}/_design/{name}/_view/{view}`, CouchDB's context in the overflow reason. */
+  context: string;
+}
+
+/** A reduce result that did not shrink (`reduce_limit = true`): its group answers an error row. */
+class Overflow {
+  constructor(readonly reason: string) {}
 }
 
 interface Group {
@@ -60,36 +69,32 @@ function failure(outcome: { kind: string; error: Json }): CouchError {
   return new CouchError(500, outcome.kind === 'compile' ? 'compilation_error' : `reduce_${outcome.kind}_error`, reason);
 }
 
+/** The result, or its overflow when it did not shrink and `reduce_limit` is `true` (logged when `log`). */
+function checked(reducer: Reducer, args: readonly Json[], result: Json): Json | Overflow {
+  const reason = overflowOf(reducer.limit, reducer.source, args, result, reducer.context);
+  if (reason === undefined) return result;
+  if (reducer.limit.mode === 'log') {
+    reducer.log.warning(`reduce_overflow_error: ${reason}`);
+    return result;
+  }
+  return new Overflow(reason);
+}
+
 /** Calls the JavaScript reduce once per argument list; a reduce that throws gives null (logged), as couchjs. */
-async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<Json[]> {
+async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<(Json | Overflow)[]> {
   const outcomes = await reducer.functions.call(reducer.ddoc, ['views', reducer.view, 'reduce'], argLists);
-  return outcomes.map((outcome) => {
-    if (outcome.ok) return outcome.value;
+  return outcomes.map((outcome, i) => {
+    if (outcome.ok) return checked(reducer, argLists[i]!, outcome.value);
     if (outcome.kind !== 'thrown') throw failure(outcome);
     reducer.log.warning(`view ${String(reducer.ddoc['_id'])}/${reducer.view}: reduce function raised ${JSON.stringify(outcome.error)}`);
     return null;
   });
 }
 
-/** CouchDB's `[query_server_config] reduce_limit_threshold` and `reduce_limit_ratio` defaults (`reduce_limit` = true). */
-const REDUCE_LIMIT_THRESHOLD = 5000;
-const REDUCE_LIMIT_RATIO = 2;
-
-/** A JavaScript reduction whose output did not shrink: CouchDB's `reduce_overflow_error`. */
-class Overflow {
-  constructor(readonly reason: string) {}
-}
-
-/** couchjs's check: the output's JSON past the threshold and more than half its input's. */
-function checked(argList: Json[], value: Json): Json | Overflow {
-  const output = JSON.stringify([value]).length;
-  if (output <= REDUCE_LIMIT_THRESHOLD) return value;
-  const input = JSON.stringify(argList).length;
-  if (output * REDUCE_LIMIT_RATIO <= input) return value;
-  return new Overflow(`Reduce output must shrink more rapidly: input size: ${input} output size: ${output} context: `);
-}
-
-/** Reduces every group with a JavaScript function: chunks first, then a rereduce per chunked group. */
+/**
+ * Reduces every group with a JavaScript function: chunks first, then a rereduce per chunked group;
+ * a chunk that overflowed makes its group's overflow without a rereduce, as CouchDB's.
+ */
 async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise<(Json | Overflow)[]> {
   const calls: Json[][] = [];
   const owners: number[] = [];
@@ -102,20 +107,15 @@ async function reduceWithJs(reducer: Reducer, groups: readonly Group[]): Promise
   });
   const partial = calls.length === 0 ? [] : await callReduce(reducer, calls);
   const perGroup: (Json | Overflow)[][] = groups.map(() => []);
-  partial.forEach((value, i) => perGroup[owners[i]!]!.push(checked(calls[i]!, value)));
-  // As CouchDB's `os_rereduce`: a group with an overflowed part is that overflow, not rereduced.
+  partial.forEach((value, i) => perGroup[owners[i]!]!.push(value));
   const finals = perGroup.map((values) => values.find((value) => value instanceof Overflow) ?? values[0] ?? null);
-  const rereduced = perGroup.flatMap((values, g) => (values.length > 1 && !(finals[g] instanceof Overflow) ? [{ argList: [null, values as Json[], true], g }] : []));
+  const rereduced = perGroup.map((values, g) => ({ values: values as Json[], g })).filter(({ values, g }) => values.length > 1 && !(finals[g] instanceof Overflow));
   if (rereduced.length > 0) {
-    const values = await callReduce(reducer, rereduced.map(({ argList }) => argList));
-    rereduced.forEach(({ argList, g }, i) => (finals[g] = checked(argList, values[i]!)));
+    const values = await callReduce(reducer, rereduced.map(({ values: parts }) => [null, parts, true]));
+    rereduced.forEach(({ g }, i) => (finals[g] = values[i]!));
   }
   return finals;
 }
-
-/** A reduced row; an overflow as CouchDB's `fabric_view_row` shows it. */
-const reducedRow = (key: Json, value: Json | Overflow): JsonObject =>
-  value instanceof Overflow ? { key: null, id: 'error', value: 'reduce_overflow_error', reason: value.reason } : { key, value };
 
 function builtinValue(builtin: string, totals: ViewAggregate): Json {
   if (builtin === '_count') return totals.count;
@@ -158,6 +158,12 @@ async function builtinValues(source: string, groups: readonly Group[], turns: Lo
   return values;
 }
 
+/** A group's row; an overflowed group's is CouchDB's error row (`fabric_view_row`, then `couch_mrview_http:row_to_json(error, …)`). */
+function rowOf(key: Json, value: Json | Overflow): JsonObject {
+  if (value instanceof Overflow) return { key: null, error: 'reduce_overflow_error', reason: value.reason };
+  return { key, value };
+}
+
 /** `{rows}` of a reduced query. */
 export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Reducer): Promise<JsonObject> {
   const builtin = builtinOf(reducer.source);
@@ -170,5 +176,5 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   for (const query of queries) groups.push(...(await groupsOf((await scan(index, query, false)).rows, args, index.turns)));
   const selected = groups.slice(args.skip, args.skip + limit);
   const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected);
-  return { rows: selected.map((group, i) => reducedRow(group.key, values[i]!)) };
+  return { rows: selected.map((group, i) => rowOf(group.key, values[i]!)) };
 }

@@ -20,6 +20,7 @@ import { viewGroupOf, type ViewGroup } from './view-group.js';
 import { designPartitioned } from '../databases/partitions.js';
 import { mapQuery, type DocumentRef } from './view-query.js';
 import { reduceQuery } from './view-reduce.js';
+import type { ReduceLimit } from './reduce-limit.js';
 import type { ViewFunctionsOf } from './view-functions.js';
 
 /** Documents of `include_docs` read between two event-loop turns at most. */
@@ -30,6 +31,8 @@ interface ViewsSettings {
   functions: ViewFunctionsOf;
   tasks: ActiveTasks;
   log: Logger;
+  /** `[query_server_config] reduce_limit` and its bounds as they are now. */
+  reduceLimit: () => ReduceLimit;
 }
 
 export class Views {
@@ -63,13 +66,20 @@ export class Views {
     if (!group.partitioned && checked.partition !== undefined) throw queryParseError('`partition` parameter is not supported in this design doc');
     const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns };
     const body = checked.reducing
-      ? await reduceQuery(index, checked, { source: view.reduce!, ddoc: group.doc, view: viewName, functions: this.#settings.functions(opened.db), log: this.#settings.log })
+      ? await reduceQuery(index, checked, this.#reducer(opened.db, group, viewName, view.reduce!))
       : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options, turns));
     if (args.updateSeq) body['update_seq'] = sequencesOf(await opened.info()).format(seq);
     if (args.update === 'lazy') {
       this.refresh(opened, group).catch((error: unknown) => this.#settings.log.warning(`view ${opened.db}/${group.id}: update after the query failed: ${String(error)}`));
     }
     return body;
+  }
+
+  /** What a reduced query of `viewName` needs to run its reduce function. */
+  #reducer(db: string, group: ViewGroup, viewName: string, source: string): Parameters<typeof reduceQuery>[2] {
+    const { functions, log, reduceLimit } = this.#settings;
+    const context = `${db}/${group.id}/_view/${viewName}`;
+    return { source, ddoc: group.doc, view: viewName, functions: functions(db), log, limit: reduceLimit(), context };
   }
 
   /** Documents for `include_docs` as the caller may see them; null for missing or deleted ones. */

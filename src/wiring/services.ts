@@ -39,7 +39,7 @@ export function servicesOf(parts: WiredParts): Services {
     metrics,
     gather,
     peers,
-    views: wireViews(data.sandbox, log, data.databases.tasks),
+    views: wireViews(data.sandbox, config, log, data.databases.tasks),
     sandbox: data.sandbox,
     version,
     nodeName: () => config.getString('divan', 'node_name'),
