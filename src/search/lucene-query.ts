@@ -90,7 +90,7 @@ function tokenize(input: string): Token[] {
     else if (c === '~' || c === '/') throw new LuceneSyntaxError(`Cannot parse query: ${c === '~' ? 'fuzzy and proximity' : 'regular expression'} queries are not supported`);
     else {
       const { token, end } = readWord(input, i);
-      tokens.push(KEYWORDS[token.text] !== undefined && token.kind === 'word' && !token.wild ? { kind: KEYWORDS[token.text]!, text: token.text } : token);
+      tokens.push(Object.hasOwn(KEYWORDS, token.text) && token.kind === 'word' && !token.wild ? { kind: KEYWORDS[token.text]!, text: token.text } : token);
       i = end;
     }
   }

@@ -11,7 +11,8 @@ const ddoc: DesignDoc = {
   _rev: '1-a',
   lib: { util: 'exports.double = function (x) { return 2 * x; }; exports.sibling = require("./other").name; exports.rooted = require("lib/other").name;', other: 'exports.name = "other";' },
   validate_doc_update: 'function (newDoc, oldDoc, userCtx, secObj) { if (!newDoc.type) throw({forbidden: "type required"}); log("checked " + newDoc._id); }',
-  views: { double: { map: 'function (doc) { if (doc.bad) throw new Error("bad doc"); emit(doc.n, require("lib/util").double(doc.n)); emit([doc.n], undefined); }', reduce: 'function (keys, values, rereduce) { return sum(values); }' } },
+  // Map functions require from views.lib only, as CouchDB's.
+  views: { lib: { util: 'exports.double = function (x) { return 2 * x; };' }, double: { map: 'function (doc) { if (doc.bad) throw new Error("bad doc"); emit(doc.n, require("views/lib/util").double(doc.n)); emit([doc.n], undefined); }', reduce: 'function (keys, values, rereduce) { return sum(values); }' } },
   filters: {
     query: 'function (doc, req) { return doc.n > 1 && req.query.x === "1"; }',
     self: 'function () { return this._id; }',

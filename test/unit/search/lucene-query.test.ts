@@ -62,6 +62,12 @@ describe('the Lucene query parser', () => {
     assert.deepEqual(parseLuceneQuery('a^2 b'), parseLuceneQuery('a b'));
   });
 
+  test('words that name Object.prototype members are plain terms, not operators', () => {
+    for (const word of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      assert.deepEqual(parseLuceneQuery(word), parseLuceneQuery(`default:${word}`), word);
+    }
+  });
+
   test('queries it cannot read are syntax errors', () => {
     for (const q of ['', '(a', 'a)', '"open', 'AND a', 'price:[1 TO', 'a~2', '/re/', 'a^', 'x:']) {
       assert.throws(() => parseLuceneQuery(q), LuceneSyntaxError, q);
