@@ -5,7 +5,7 @@
  * endpoints, and the other way round. `+continuous` and `+create_target` extend the job's id.
  */
 import { createHash } from 'node:crypto';
-import { atom, binary, ejson, list, string, termToBinary, tuple, type Term } from './erlang-term.js';
+import { atom, binary, ejson, list, string, termToBinary, tuple, type Term } from '../json/erlang-term.js';
 import type { Endpoint } from './endpoint.js';
 import type { Json, JsonObject } from '../json/json.js';
 

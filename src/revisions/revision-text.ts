@@ -66,7 +66,7 @@ export function revisionIdOf(rev: string): string {
 const STORED_HEX_ID = /^[0-9a-f]{32}$/;
 
 /** The bytes CouchDB compares for a revision id: an MD5 id as its 16 bytes, any other as UTF-8. */
-function revisionIdBytes(id: string): Buffer {
+export function revisionIdBytes(id: string): Buffer {
   return STORED_HEX_ID.test(id) ? Buffer.from(id, 'hex') : Buffer.from(id, 'utf8');
 }
 

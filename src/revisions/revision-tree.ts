@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
-import { compareRevisions, generationOf, parseRevision, revisionIdOf } from './revision-text.js';
+import { atom, binary, ejson, list, termToBinary, tuple, type Term } from '../json/erlang-term.js';
+import { compareRevisions, generationOf, parseRevision, revisionIdBytes, revisionIdOf } from './revision-text.js';
 
 /** One revision: its parent (null for a root, or when older revisions were stemmed) and whether it is a tombstone. */
 interface RevisionNode {
@@ -23,20 +24,35 @@ export type RevisionTree = Record<string, RevisionNode>;
 /** CouchDB's default `_revs_limit`. */
 export const REVS_LIMIT = 1000;
 
-/** JSON with object keys sorted at every level, so equal values always serialise identically. */
-export function canonicalJson(value: Json): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
-}
-
 /**
- * The hash of a new revision. Deterministic so that the same edit applied on two servers (or
- * retried after a lost response) yields the same rev, as CouchDB's `new_revid` does.
+ * The hash of a new revision, as CouchDB's `couch_db:new_revid`: the MD5 of
+ * `term_to_binary([Deleted, OldStart, OldRev, Body, Atts], [{minor_version, 1}])`, where Body is the
+ * document's own members in their order, and Atts the `{Name, Type, MD5}` of its attachments in
+ * reverse order. The same edit therefore gets the same revision on Divan and on CouchDB (and on two
+ * nodes, or when a lost response is retried). Numbers are seen as JSON.parse reads them: `1.0`
+ * hashes as the integer 1 (CouchDB's jiffy keeps it a float), so such documents get another id.
  */
 export function revisionHash(deleted: boolean, previousRev: string | null, body: JsonObject): string {
-  return createHash('md5').update(canonicalJson([deleted, previousRev, body])).digest('hex');
+  const { _attachments: attachments, ...members } = body;
+  const term = list([
+    atom(String(deleted)),
+    { integer: previousRev === null ? 0 : generationOf(previousRev) },
+    previousRev === null ? { integer: 0 } : { binary: revisionIdBytes(revisionIdOf(previousRev)) },
+    ejson(members),
+    list(digestedAttachments(attachments).reverse()),
+  ]);
+  return createHash('md5').update(termToBinary(term)).digest('hex');
+}
+
+/** `{Name, Type, MD5}` per stub, in the document's order; a stub without an MD5 digest hashes an empty one. */
+function digestedAttachments(attachments: Json | undefined): Term[] {
+  if (attachments === null || typeof attachments !== 'object' || Array.isArray(attachments)) return [];
+  return Object.entries(attachments).map(([name, stub]) => {
+    const fields = stub !== null && typeof stub === 'object' && !Array.isArray(stub) ? stub : {};
+    const type = typeof fields['content_type'] === 'string' ? fields['content_type'] : '';
+    const digest = typeof fields['digest'] === 'string' && fields['digest'].startsWith('md5-') ? Buffer.from(fields['digest'].slice(4), 'base64') : Buffer.alloc(0);
+    return tuple([binary(name), binary(type), { binary: digest }]);
+  });
 }
 
 function has(tree: RevisionTree, rev: string): boolean {

@@ -167,12 +167,15 @@ for (const backend of BACKENDS) {
       assert.equal((await storage.databaseInfo('db'))?.updateSeq, 2);
     });
 
-    it('generates the same rev for the same edit on two databases', async () => {
+    it('generates the same rev for the same edit on two databases, and another for the same members in another order (as CouchDB)', async () => {
       const { storage } = ctx();
       await storage.createDatabase('other', OPEN_SECURITY);
       const body = { b: [1, 2], a: 'x' };
       const here = await put(storage, { id: 'doc', body, deleted: false });
-      const there = await put(storage, { id: 'doc', body: { a: 'x', b: [1, 2] }, deleted: false }, 'other');
+      const there = await put(storage, { id: 'doc', body: { b: [1, 2], a: 'x' }, deleted: false }, 'other');
+      const reordered = await put(storage, { id: 'doc3', body: { a: 'x', b: [1, 2] }, deleted: false });
+      assert.ok(reordered.ok && here.ok);
+      assert.notEqual(reordered.rev, here.rev);
       assert.ok(here.ok && there.ok);
       assert.equal(here.rev, there.rev);
       const hereNext = await put(storage, { id: 'doc', body: { v: 2 }, deleted: false, baseRev: here.rev });
