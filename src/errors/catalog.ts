@@ -110,6 +110,8 @@ export const documentValidation = (reason: string): CouchError => new CouchError
 export const unknownConfigValue = (): CouchError => notFound('unknown_config_value');
 export const configSectionBlocked = (): CouchError => forbidden('Config section blacklisted for modification over HTTP API.');
 export const unknownError = (): CouchError => new CouchError(500, 'unknown_error', 'An internal error occurred.');
+/** CouchDB's answer to the Clouseau search API (`_search`, `_search_info`, `_search_analyze`) without Clouseau; the error name has a space, as CouchDB's. */
+export const searchUnavailable = (): CouchError => new CouchError(503, 'service unavailable', 'Search is not available');
 export const serviceUnavailable = (reason: string): CouchError =>
   new CouchError(503, 'service_unavailable', reason);
 export const passwordHashingBusy = (): CouchError =>

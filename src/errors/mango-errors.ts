@@ -30,7 +30,9 @@ export const partitionedOptionMismatch = (ddoc: string): CouchError =>
 export const invalidBookmark = (value: unknown): CouchError => mango(400, 'invalid_bookmark', `Invalid bookmark value: ${shown(value)}`);
 export const useIndexUnsuitable = (ddoc: string, name?: string): CouchError =>
   mango(400, 'invalid_index', `_design/${ddoc}${name === undefined ? '' : `, ${name}`} specified by \`use_index\` could not be found or it is not suitable.`);
-export const invalidIndexType = (type: unknown): CouchError => mango(400, 'invalid_index', `Invalid type for index: ${shown(type)}`);
+/** A string type is printed bare, as CouchDB prints it. */
+export const invalidIndexType = (type: unknown): CouchError => mango(400, 'invalid_index', `Invalid type for index: ${typeof type === 'string' ? type : shown(type)}`);
+export const indexServiceUnavailable = (type: string): CouchError => mango(503, 'required index service unavailable', type);
 export const invalidIndexJson = (value: unknown): CouchError => mango(400, 'invalid_index', `JSON indexes must be an object, not: ${shown(value)}`);
 export const invalidIndexName = (value: unknown): CouchError => mango(400, 'invalid_index_name', `Invalid index name: ${shown(value)}`);
 export const emptyIndexName = (): CouchError => mango(400, 'invalid_empty_string', 'Index name or ddoc cannot be empty string');

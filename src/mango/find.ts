@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { OpenedDatabase } from '../databases/opened-database.js';
-import type { Json, JsonObject } from '../json/json.js';
+import type { JsonObject } from '../json/json.js';
 import { runCursor, type Found, type ScanStats } from './cursor.js';
 import type { FindRequest } from './find-request.js';
 import { catalog, listIndexes } from './index-catalog.js';
@@ -17,7 +17,7 @@ import { isPartitioned, requirePartitioned } from '../databases/partitions.js';
 import { isCouchError } from '../errors/couch-error.js';
 import { noScopedIndexForSort } from '../errors/mango-errors.js';
 import { encodeBookmark, project } from './results.js';
-import { conjunctionJson } from './selector-analysis.js';
+import { conjunctionJson, selectorHints } from './selector-analysis.js';
 
 const NO_INDEX_WARNING = 'No matching index found, create an index to optimize query time.';
 const SCAN_WARNING =
@@ -95,7 +95,8 @@ export async function find(opened: OpenedDatabase, request: FindRequest, signal?
 /** `POST /{db}/_explain`: the index `_find` would use and how it would read it. */
 export async function explain(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
   const planned = planOf(opened, request, await listIndexes(opened));
-  const fields: Json = request.fields ?? 'all_fields';
+  // `_all_docs` is read by id: its keys are the ids themselves, not one-member arrays.
+  const special = planned.index.type === 'special';
   const opts: JsonObject = {
     use_index: request.useIndex,
     bookmark: request.bookmark ?? 'nil',
@@ -120,22 +121,29 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
     opts,
     limit: request.limit,
     skip: request.skip,
-    fields,
+    fields: request.fields ?? [],
+    index_candidates: planned.candidates
+      .filter((candidate) => candidate.index !== planned.index)
+      .map((candidate) => ({ index: indexJson(candidate.index), analysis: candidateAnalysis(candidate) })),
+    selector_hints: [selectorHints(planned.clauses)],
     mrargs: {
       include_docs: true,
       view_type: 'map',
       reduce: false,
       partition: request.partition ?? null,
-      start_key: planned.keys.startKey,
-      end_key: planned.keys.endKey,
+      start_key: special ? planned.keys.startKey[0] ?? null : planned.keys.startKey,
+      end_key: special ? planned.keys.endKey[0] ?? null : planned.keys.endKey,
       direction: planned.descending ? 'rev' : 'fwd',
       stable: request.stable,
-      update: String(request.update),
+      update: request.update,
       conflicts: 'undefined',
     },
     covering: false,
-    index_candidates: planned.candidates
-      .filter((candidate) => candidate.index !== planned.index)
-      .map((candidate) => ({ index: indexJson(candidate.index), analysis: { usable: candidate.usable, reasons: candidate.reasons.map((name) => ({ name })), ranking: candidate.usable ? 1 : 2, covering: null } })),
   };
+}
+
+/** A candidate's analysis as CouchDB 3.5 shows it: its first reason only; `covering` false for a json index (Divan always reads the documents), null otherwise. */
+function candidateAnalysis(candidate: ReturnType<typeof planOf>['candidates'][number]): JsonObject {
+  const reasons = candidate.reasons.length > 0 ? [{ name: candidate.reasons[0]! }] : [];
+  return { usable: candidate.usable, reasons, ranking: candidate.usable ? 1 : 2, covering: candidate.index.type === 'json' ? false : null };
 }

@@ -19,6 +19,7 @@ import {
   invalidIndexJson,
   invalidIndexName,
   invalidIndexType,
+  indexServiceUnavailable,
   invalidKey,
   invalidListParams,
   invalidSortJson,
@@ -52,6 +53,10 @@ export async function createIndex(opened: OpenedDatabase, body: JsonObject): Pro
   const definition = body['index'];
   if (definition === undefined) throw missingRequiredKey('index');
   if (!isObject(definition)) throw invalidIndexJson(definition);
+  const type = body['type'] ?? 'json';
+  // CouchDB's text and nouveau Mango indexes need its Clouseau or Nouveau service; without one it answers 503.
+  if (type === 'text' || type === 'nouveau') throw indexServiceUnavailable(type);
+  if (type !== 'json') throw invalidIndexType(type);
   for (const key of Object.keys(definition)) if (key !== 'fields' && key !== 'partial_filter_selector') throw invalidKey(key);
   if (definition['fields'] === undefined) throw missingRequiredKey('fields');
   const fields = parseSort(definition['fields']);
@@ -60,8 +65,6 @@ export async function createIndex(opened: OpenedDatabase, body: JsonObject): Pro
   if (partial !== undefined) mangoSelector(partial);
   // Stored in normal form (`{"type": "x"}` as `{"type": {"$eq": "x"}}`), as CouchDB stores it.
   const partialFilter = isObject(partial) && Object.keys(partial).length > 0 ? conjunctionJson(normalize(partial)) : undefined;
-  const type = body['type'] ?? 'json';
-  if (type !== 'json') throw invalidIndexType(type);
   // CouchDB hashes the whole request (so two names for one definition get two design documents).
   const generated = createHash('sha1').update(JSON.stringify(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1)))).digest('hex');
   const id = designId(optionalName(body, 'ddoc') ?? generated);

@@ -140,3 +140,24 @@ export function isEmptyRange(range: FieldRange): boolean {
 export function isPoint(range: FieldRange | undefined): boolean {
   return range?.low !== undefined && range.high !== undefined && range.low.inclusive && range.high.inclusive && compare(range.low.value, range.high.value) === 0;
 }
+
+/** Every field a selector names (CouchDB's `mango_selector:fields`, through `$and`, `$or`, `$nor` lists). */
+function namedFields(clauses: readonly Clause[]): string[] {
+  return clauses.flatMap((clause) => {
+    if (clause.kind === 'field') return [clause.field];
+    if (clause.kind === 'or') return clause.branches.flatMap(namedFields);
+    return Object.entries(clause.json).flatMap(([key, value]) =>
+      key.startsWith('$') && Array.isArray(value) ? value.flatMap((item) => (isObject(item) ? namedFields(normalize(item)) : [])) : [key],
+    );
+  });
+}
+
+/**
+ * `_explain`'s `selector_hints` for json indexes (CouchDB 3.5's `extract_selector_hints`): the fields
+ * a json index could locate (top-level conditions with an indexable operator) and the others.
+ */
+export function selectorHints(clauses: readonly Clause[]): JsonObject {
+  const indexable = new Set(clauses.flatMap((clause) => (clause.kind === 'field' && INDEXABLE_OPERATORS.has(clause.op) ? [clause.field] : [])));
+  const unindexable = new Set(namedFields(clauses).filter((field) => !indexable.has(field)));
+  return { type: 'json', indexable_fields: [...indexable].sort(), unindexable_fields: [...unindexable].sort() };
+}

@@ -98,7 +98,7 @@ for (const backend of SERVER_BACKENDS) {
         [{ index: {} }, 'missing_required_key'],
         [{ index: { fields: 'x' } }, 'invalid_sort_json'],
         [{ index: { fields: [{ a: 'up' }] } }, 'invalid_sort_dir'],
-        [{ index: { fields: ['a'] }, type: 'text' }, 'invalid_index'],
+        [{ index: { fields: ['a'] }, type: 'geo' }, 'invalid_index'],
         [{ index: { fields: ['a'] }, name: '' }, 'invalid_empty_string'],
         [{ index: { fields: ['a'] }, ddoc: 7 }, 'invalid_index_name'],
         [{ index: { fields: ['a'] }, nope: true }, 'invalid_key'],

@@ -145,7 +145,7 @@ for (const backend of SERVER_BACKENDS) {
       assert.equal(res.status, 200);
       assert.deepEqual(res.body.index, { ddoc: '_design/city-age', name: 'city-age', type: 'json', partitioned: false, def: { fields: [{ city: 'asc' }, { age: 'asc' }] } });
       assert.deepEqual(res.body.selector, { $and: [{ city: { $eq: 'Paris' } }, { age: { $gt: 30 } }] });
-      assert.deepEqual([res.body.dbname, res.body.limit, res.body.skip, res.body.fields], ['people', 2, 0, 'all_fields']);
+      assert.deepEqual([res.body.dbname, res.body.limit, res.body.skip, res.body.fields], ['people', 2, 0, []]);
       assert.deepEqual([res.body.mrargs.start_key, res.body.mrargs.end_key], [['Paris', 30], ['Paris', '<MAX>']]);
       assert.equal(res.body.opts.bookmark, 'nil');
     });

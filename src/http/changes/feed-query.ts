@@ -72,7 +72,8 @@ function parseFilter(request: Request, body: JsonObject, named: FilterFunction |
       return { kind: 'doc_ids', ids: docIds(ids).filter((id) => !id.includes('\u0000')) };
     }
     case '_selector':
-      if (request.method !== 'POST' || body['selector'] === undefined) throw badRequest('Selector must be specified in POST payload');
+      if (request.method !== 'POST') throw badRequest('Selector must be specified in POST payload');
+      if (body['selector'] === undefined) throw badRequest('Selector error: expected a JSON object');
       return { kind: 'selector', selector: parseSelector(body['selector']) };
     case '_design':
       return { kind: 'design' };

@@ -26,6 +26,8 @@ import { session } from '../routes/session.js';
 import { utils } from '../routes/utils.js';
 import { tempView, viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
 import { partitionInfo, partitionQuery } from '../routes/partitions.js';
+import { shards, syncShards } from '../routes/shards.js';
+import { clouseauSearch, searchAnalyze } from '../routes/clouseau.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
 const database: Endpoint = (request, services) => (request.method === 'POST' ? postDocument : databaseItself)(request, services);
@@ -56,6 +58,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_dbs_info', only(['GET', 'POST'], dbsInfo)],
   ['_session', session],
   ['_replicate', replicate],
+  ['_search_analyze', only(['POST'], searchAnalyze)],
 ]);
 
 /** Endpoints below a database, by second path segment. */
@@ -79,6 +82,7 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_purged_infos', only(['GET'], purgedInfos)],
   ['_view_cleanup', viewCleanup],
   ['_temp_view', tempView],
+  ['_sync_shards', syncShards],
 ]);
 
 /** Endpoints below a design document, by fourth path segment. */
@@ -86,6 +90,8 @@ const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_view', viewQuery],
   ['_show', only(['GET', 'POST'], show)],
   ['_update', update],
+  ['_search', only(['GET', 'POST'], clouseauSearch)],
+  ['_search_info', only(['GET'], clouseauSearch)],
 ]);
 
 /**
@@ -116,6 +122,7 @@ export function route(request: Request, extraServerEndpoints: ReadonlyMap<string
   if (second === '_partition') return partition;
   // `_index` has sub-paths (`_bulk_delete`, `{ddoc}/json/{name}`).
   if (second === '_index') return mangoIndex;
+  if (second === '_shards') return shards;
   const designEndpoint = second === '_design' && request.segments.length > 3 ? DESIGN_ENDPOINTS.get(request.segments[3]!) : undefined;
   if (designEndpoint) return designEndpoint;
   if (second === '_compact' && request.segments.length > 2) return viewCompact;

@@ -3,7 +3,7 @@
  * `GET /_scheduler/jobs` and `GET /_scheduler/docs[/{db}[/{docid}]]` (server admins).
  */
 import { isObject } from '../../documents/document-json.js';
-import { authenticationRequired, methodNotAllowed, notFound, replicationError, requestBodyNotObject } from '../../errors/catalog.js';
+import { authenticationRequired, badRequest, methodNotAllowed, notFound, replicationError, requestBodyNotObject } from '../../errors/catalog.js';
 import { requireServerAdmin } from '../../identity/authorization.js';
 import { ReplicationSpecError, RemoteError } from '../../replicator/replication-errors.js';
 import { nodeDocs, nodeJobs } from '../../replicator/scheduler-answers.js';
@@ -73,14 +73,15 @@ export async function scheduler(request: Request, services: Services): Promise<R
     const jobs = await nodeJobs(services.gather);
     if (db === undefined) return json(200, { total_rows: jobs.length, offset: skip, jobs: jobs.slice(skip, skip + limit) });
     const job = jobs.find((each) => each['id'] === db);
-    if (!job) throw notFound('unknown');
+    if (!job) throw notFound('missing');
     return json(200, job);
   }
-  if (kind !== 'docs') throw notFound('missing');
-  if (db !== undefined && db !== '_replicator') throw notFound('missing');
+  if (kind !== 'docs') return json(404, { error: 'not found' });
+  // Divan's one replicator database is `_replicator`; any other path is CouchDB's invalid one.
+  if (db !== undefined && db !== '_replicator') throw badRequest('Invalid path');
   const docs = await nodeDocs(services.gather);
   if (rest.length === 0) return json(200, { total_rows: docs.length, offset: skip, docs: docs.slice(skip, skip + limit) });
   const view = docs.find((each) => each['doc_id'] === rest.join('/'));
-  if (!view) throw notFound('unknown');
+  if (!view) throw notFound('missing');
   return json(200, view);
 }

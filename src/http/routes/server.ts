@@ -3,6 +3,7 @@ import { uuids as uuidGenerator } from '../../crypto/uuids.js';
 import { badRequest } from '../../errors/catalog.js';
 import { nodeTasks } from '../../tasks/gathered-tasks.js';
 import { json, type Reply } from '../reply.js';
+import { clusterNodeNames } from '../cluster-nodes.js';
 import type { Request } from '../request.js';
 import type { Services } from '../services.js';
 import { jsonParam, nonNegativeIntegerParam, booleanParam } from '../query.js';
@@ -32,7 +33,10 @@ export async function up(_request: Request, services: Services): Promise<Reply> 
 }
 
 export async function uuids(request: Request, services: Services): Promise<Reply> {
-  const count = nonNegativeIntegerParam(request.query, 'count') ?? 1;
+  const asked = request.query.get('count') ?? '1';
+  // list_to_integer in CouchDB: an optional sign and digits, nothing else.
+  if (!/^[+-]?\d+$/.test(asked) || Number(asked) < 0) throw badRequest('count must be a positive integer');
+  const count = Number(asked);
   const max = services.config.getInteger('uuids', 'max_count');
   if (count > max) throw badRequest('count parameter too large');
   const list = Array.from({ length: count }, () => uuidGenerator.next());
@@ -57,9 +61,7 @@ export async function allDbs(request: Request, services: Services): Promise<Repl
 }
 
 export async function membership(_request: Request, services: Services): Promise<Reply> {
-  const nodes = services.peers ? await services.peers.names() : [services.nodeName()];
-  if (!nodes.includes(services.nodeName())) nodes.push(services.nodeName());
-  nodes.sort();
+  const nodes = await clusterNodeNames(services);
   return json(200, { all_nodes: nodes, cluster_nodes: nodes });
 }
 

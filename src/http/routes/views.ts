@@ -46,6 +46,7 @@ export async function viewQuery(request: Request, services: Services): Promise<R
   const inPartition = (args: ViewArgs): ViewArgs => (partition === undefined ? args : { ...args, partition });
   const queries = body?.['queries'];
   if (!multi && queries !== undefined) throw badRequest('The `queries` parameter is no longer supported at this endpoint');
+  if (!multi && body?.['keys'] !== undefined && !Array.isArray(body['keys'])) throw badRequest('`keys` member must be an array.');
   if (multi) {
     if (body?.['keys'] !== undefined) throw badRequest('`keys` and `queries` are mutually exclusive');
     if (!Array.isArray(queries)) throw badRequest('`queries` member must be an array.');
