@@ -129,12 +129,15 @@ function showAnswer(answer, result) {
 
 /**
  * An HTML body in a frame of its own: `sandbox` with no permission gives it an opaque origin and
- * runs none of its scripts or handlers; it cannot reach the console or its cookie.
+ * runs none of its scripts or handlers; it cannot reach the console or its cookie. The frame
+ * inherits the console's policy, which lets it load the server's own files as the signed-in
+ * user; its own policy (`csp`) refuses every load, so the body cannot make the browser send any
+ * request at all.
  *
  * @param {string} html
  */
 function preview(html) {
-  const frame = /** @type {HTMLIFrameElement} */ (h('iframe', { id: 'function-answer-preview', className: 'preview', title: 'The answer as a page, sandboxed', sandbox: true, referrerpolicy: 'no-referrer' }));
+  const frame = /** @type {HTMLIFrameElement} */ (h('iframe', { id: 'function-answer-preview', className: 'preview', title: 'The answer as a page, sandboxed', sandbox: true, csp: "default-src 'none'", referrerpolicy: 'no-referrer' }));
   frame.srcdoc = html;
   return frame;
 }

@@ -5,15 +5,15 @@
 // and the server's copy has it. See docs/console.md.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { chromiumSkipReason, textOf, waitForText } from '../support/browser.js';
-import { consoleShot, signIn, statusAfter, visit, useConsoleSuite } from '../support/console.js';
+import { PHONE, assertNoHorizontalScroll, chromiumSkipReason, textOf, waitForText, type ContextWatch } from '../support/browser.js';
+import { consoleShot, inContext, signIn, statusAfter, visit, useConsoleSuite } from '../support/console.js';
 
 const DB = 'pages';
 const SHOWS = {
   page:
     'function (doc, req) { return "<h1>Hello " + (doc ? doc.name : "nobody") + "</h1>" +' +
     ' "<script>window.__ran = 1; try { parent.__ran = 2; } catch (e) {}</script>" +' +
-    ' "<img src=x onerror=\\"window.__ran = 3; try { parent.__ran = 4; } catch (e) {}\\">"; }',
+    ' "<img src=/_utils/divan.svg onerror=\\"window.__ran = 3; try { parent.__ran = 4; } catch (e) {}\\">"; }',
   card: 'function (doc) { return { json: { name: doc && doc.name, shown: true } }; }',
 };
 const UPDATES = {
@@ -23,6 +23,23 @@ const UPDATES = {
     ' doc.stamped = by || "nobody"; return [doc, "stamped " + doc._id]; }',
   fails: 'function () { throw { error: "forbidden", reason: "not today" }; }',
 };
+
+/** The preview's image, refused by the frame's own policy: the one violation these tests expect. */
+const PREVIEW_REFUSAL = /Loading the image '[^']*\/_utils\/divan\.svg' violates [^"]*"default-src 'none'"/;
+
+/** Removes the preview's refusals from the watch (one may arrive after the test looked). */
+function dropPreviewRefusals(watch: ContextWatch): number {
+  const before = watch.violations.length;
+  const others = watch.violations.filter((text) => !PREVIEW_REFUSAL.test(text));
+  watch.violations.splice(0, before, ...others);
+  return before - others.length;
+}
+
+/** Waits for the browser to report the preview's refusal (its console message comes on its own time), then removes it. */
+async function previewRefusals(watch: ContextWatch): Promise<number> {
+  for (let tries = 0; tries < 200 && !watch.violations.some((text) => PREVIEW_REFUSAL.test(text)); tries += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+  return dropPreviewRefusals(watch);
+}
 
 describe('admin console: shows and updates (headless Chromium)', { skip: chromiumSkipReason() }, () => {
   const suite = useConsoleSuite();
@@ -44,6 +61,7 @@ describe('admin console: shows and updates (headless Chromium)', { skip: chromiu
     await page.click('#view td[data-label="Shows"] a:text-is("page")');
     await page.locator('#view[aria-busy="false"] #view-title', { hasText: 'Show app/page' }).waitFor();
     assert.equal(await textOf(page, '#function-source'), SHOWS.page);
+    dropPreviewRefusals(suite.tab.watch);
     suite.tab.assertClean();
   });
 
@@ -66,7 +84,13 @@ describe('admin console: shows and updates (headless Chromium)', { skip: chromiu
     assert.equal(await inner.evaluate('window.origin'), 'null', 'the frame has an opaque origin: it cannot reach the console');
     assert.equal(await page.evaluate('window.__ran'), undefined, 'nothing of the show ran in the console');
     assert.equal(await inner.evaluate('window.__ran'), undefined, 'nor in the sandboxed frame');
-    await consoleShot(page, 'show', true);
+    // The frame's own policy refuses every load, even of the server's own files (as the signed-in user).
+    assert.equal(await inner.evaluate('document.images[0].naturalWidth'), 0, 'the image was not loaded');
+    assert.ok((await previewRefusals(suite.tab.watch)) >= 1, `the preview's image refused by its frame's policy: ${suite.tab.watch.violations.join(' | ')}`);
+    // A full-page picture leaves the sandboxed frame (a process of its own) blank: the viewport, scrolled to it.
+    await page.locator('#function-answer-preview').scrollIntoViewIfNeeded();
+    await consoleShot(page, 'show');
+    dropPreviewRefusals(suite.tab.watch);
     suite.tab.assertClean();
   });
 
@@ -83,6 +107,7 @@ describe('admin console: shows and updates (headless Chromium)', { skip: chromiu
     assert.equal(await page.locator('#function-answer-preview').count(), 0, 'only HTML gets a preview');
     await visit(page, `#/db/${DB}/design/app/show/missing`, 'Show app/missing');
     assert.match(await textOf(page, '#function-unavailable'), /_design\/app has no show function named missing/);
+    dropPreviewRefusals(suite.tab.watch);
     suite.tab.assertClean();
   });
 
@@ -100,7 +125,9 @@ describe('admin console: shows and updates (headless Chromium)', { skip: chromiu
     assert.match(stored._rev, /^2-/);
     assert.equal(await textOf(page, '#function-answer-body'), 'stamped ann');
     assert.match(await textOf(page, '#function-answer-facts'), new RegExp(`Document\\s*ann\\s*New revision\\s*${stored._rev}`));
-    await consoleShot(page, 'update', true);
+    await page.locator('#function-answer-preview').scrollIntoViewIfNeeded();
+    await consoleShot(page, 'update');
+    dropPreviewRefusals(suite.tab.watch);
     suite.tab.assertClean();
   });
 
@@ -117,6 +144,7 @@ describe('admin console: shows and updates (headless Chromium)', { skip: chromiu
     const id = (await textOf(page, '#function-answer-body')).replace(/^stamped /, '');
     assert.match(id, /^[0-9a-f]{32}$/);
     assert.equal(((await suite.server.admin(`/${DB}/${id}`)).body as { stamped: string }).stamped, 'json');
+    dropPreviewRefusals(suite.tab.watch);
     suite.tab.assertClean();
   });
 
@@ -128,6 +156,22 @@ describe('admin console: shows and updates (headless Chromium)', { skip: chromiu
     assert.match(await waitForText(page, '#error'), /^POST \/pages\/_design\/app\/_update\/fails answered 403 forbidden: not today\.$/);
     assert.match(await textOf(page, '#function-answer-facts'), /Status\s*403/);
     assert.equal(((await suite.server.admin(`/${DB}`)).body as { doc_count: number }).doc_count, before.doc_count);
+    dropPreviewRefusals(suite.tab.watch);
     suite.tab.assertClean();
+  });
+
+  test('at a phone\'s width (375 px) a function\'s page, its answer and its preview do not scroll sideways', async () => {
+    await inContext(suite.browser, suite.server, PHONE, async ({ page, watch }) => {
+      await signIn(page, suite.server, undefined, undefined, `#/db/${DB}/design/app/show/page`);
+      await page.locator('#view[aria-busy="false"] #view-title', { hasText: 'Show app/page' }).waitFor();
+      await page.fill('#function-doc-id', 'ann');
+      await statusAfter(page, () => page.click('#run-function'), /answered 200/);
+      await page.frameLocator('#function-answer-preview').locator('h1', { hasText: 'Hello Ann' }).waitFor();
+      await assertNoHorizontalScroll(page);
+      assert.ok((await previewRefusals(watch)) >= 1, 'the preview loaded nothing');
+      assert.ok(((await page.locator('#run-function').boundingBox())?.height ?? 0) >= 44, 'the button is finger-sized');
+      await visit(page, `#/db/${DB}/views`, `Views of ${DB}`);
+      await assertNoHorizontalScroll(page);
+    });
   });
 });
