@@ -5,7 +5,7 @@ import { dbPath } from './api.js';
 import { parseJson } from './format.js';
 
 /** The kinds of design-document function the console runs, by their member of the document. */
-export const FUNCTION_KINDS = /** @type {const} */ ({ show: 'shows', update: 'updates' });
+const FUNCTION_KINDS = /** @type {const} */ ({ show: 'shows', update: 'updates' });
 
 /** The request bodies an update function can be sent, by their content type. */
 export const BODY_TYPES = /** @type {const} */ ({ form: 'application/x-www-form-urlencoded', json: 'application/json' });

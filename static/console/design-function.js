@@ -29,11 +29,12 @@ export async function render(context) {
   const kind = kindSegment === 'update' ? 'update' : 'show';
   const id = `_design/${ddoc}`;
   context.view.append(h('p', { className: 'crumbs' }, h('a', { href: `#/db/${encodeURIComponent(db)}/views` }, `← Design documents of ${db}`)));
-  context.title(`${kind === 'show' ? 'Show' : 'Update'} ${ddoc}/${name}`);
   if (kindSegment !== 'show' && kindSegment !== 'update') {
-    context.view.append(h('p', { className: 'notice', id: 'function-unavailable' }, `The console runs shows and updates, not ${kindSegment}.`));
+    context.title(`${ddoc}: no such function page`);
+    context.view.append(h('p', { className: 'notice', id: 'function-unavailable' }, 'The console runs show and update functions: this address names neither.'));
     return;
   }
+  context.title(`${kind === 'show' ? 'Show' : 'Update'} ${ddoc}/${name}`);
   const loaded = await api('GET', dbPath(db, id));
   const source = loaded.ok ? loaded.body?.[`${kind}s`]?.[name] : undefined;
   if (typeof source !== 'string') {

@@ -107,6 +107,8 @@ describe('admin console: shows and updates (headless Chromium)', { skip: chromiu
     assert.equal(await page.locator('#function-answer-preview').count(), 0, 'only HTML gets a preview');
     await visit(page, `#/db/${DB}/design/app/show/missing`, 'Show app/missing');
     assert.match(await textOf(page, '#function-unavailable'), /_design\/app has no show function named missing/);
+    await visit(page, `#/db/${DB}/design/app/list/x`, 'app: no such function page');
+    assert.match(await textOf(page, '#function-unavailable'), /runs show and update functions/);
     dropPreviewRefusals(suite.tab.watch);
     suite.tab.assertClean();
   });
