@@ -23,22 +23,9 @@ export const NETWORK_ERROR = 'Could not reach the server. Check your connection,
  * @returns {Promise<Answer>}
  */
 export async function api(method, path, body) {
-  /** @type {Record<string, string>} */
-  const headers = { Accept: 'application/json', 'X-CouchDB-WWW-Authenticate': 'Cookie' };
-  /** @type {RequestInit} */
-  const init = { method, headers, credentials: 'same-origin', cache: 'no-store', redirect: 'manual' };
-  if (body !== undefined) {
-    headers['Content-Type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
-  let response;
-  try {
-    response = await fetch(path, init);
-  } catch {
-    return { status: 0, ok: false, body: undefined };
-  }
-  // A 401 may mean the session ended: the console looks (app.js) and offers a new sign-in.
-  if (response.status === 401 && path !== '/_session' && typeof window !== 'undefined') window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+  const sent = body === undefined ? undefined : { contentType: 'application/json', text: JSON.stringify(body) };
+  const response = await send(method, path, 'application/json', sent);
+  if (response === undefined) return { status: 0, ok: false, body: undefined };
   let data;
   try {
     data = await response.json();
@@ -46,6 +33,67 @@ export async function api(method, path, body) {
     data = undefined;
   }
   return { status: response.status, ok: response.ok, body: data };
+}
+
+/**
+ * @typedef {{ status: number, ok: boolean, headers: Record<string, string>, bytes: Uint8Array }} RawAnswer
+ */
+
+/**
+ * One request whose answer is not necessarily JSON (a show or an update function's): its status,
+ * headers and bytes, untouched. The body goes as it is typed, with its content type. Accepting any
+ * type lets a function's `provides` choose, and still gets a 401 rather than the login redirect.
+ *
+ * @param {string} method
+ * @param {string} path
+ * @param {{ contentType: string, text: string }} [body]
+ * @returns {Promise<RawAnswer>}
+ */
+export async function raw(method, path, body) {
+  const response = await send(method, path, '*/*', body);
+  if (response === undefined) return { status: 0, ok: false, headers: {}, bytes: new Uint8Array(0) };
+  /** @type {Record<string, string>} */
+  const headers = {};
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  let bytes;
+  try {
+    bytes = new Uint8Array(await response.arrayBuffer());
+  } catch {
+    return { status: 0, ok: false, headers, bytes: new Uint8Array(0) };
+  }
+  return { status: response.status, ok: response.ok, headers, bytes };
+}
+
+/**
+ * The fetch both kinds of request share: same origin, the session cookie, no cache, no redirect
+ * followed. Undefined when the server could not be reached.
+ *
+ * @param {string} method
+ * @param {string} path
+ * @param {string} accept
+ * @param {{ contentType: string, text: string }} [body]
+ * @returns {Promise<Response | undefined>}
+ */
+async function send(method, path, accept, body) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: accept, 'X-CouchDB-WWW-Authenticate': 'Cookie' };
+  /** @type {RequestInit} */
+  const init = { method, headers, credentials: 'same-origin', cache: 'no-store', redirect: 'manual' };
+  if (body !== undefined) {
+    headers['Content-Type'] = body.contentType;
+    init.body = body.text;
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    return undefined;
+  }
+  // A 401 may mean the session ended: the console looks (app.js) and offers a new sign-in.
+  if (response.status === 401 && path !== '/_session' && typeof window !== 'undefined') window.dispatchEvent(new Event(UNAUTHORIZED_EVENT));
+  return response;
 }
 
 /**

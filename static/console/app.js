@@ -13,6 +13,7 @@ import * as metrics from './metrics.js';
 import * as mango from './mango.js';
 import * as views from './views.js';
 import * as viewPage from './view.js';
+import * as designFunction from './design-function.js';
 import * as replication from './replication.js';
 
 /**
@@ -46,6 +47,7 @@ export function route(hash) {
     if (what === 'security') return { page: security, segments, params, nav: 'databases' };
     if (what === 'mango') return { page: mango, segments, params, nav: 'databases' };
     if (what === 'views') return { page: segments[4] === undefined ? views : viewPage, segments, params, nav: 'databases' };
+    if (what === 'design') return { page: designFunction, segments, params, nav: 'databases' };
     return { page: documents, segments, params, nav: 'databases' };
   }
   const page = first === undefined ? undefined : PAGES.get(first);

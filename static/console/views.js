@@ -1,6 +1,9 @@
-// A database's design documents and their views, and a new view (map and reduce) saved into a
-// new or an existing design document. One view's page is view.js.
+// A database's design documents with their views, shows and updates, and a new view (map and
+// reduce) saved into a new or an existing design document. One view's page is view.js; a show's
+// or an update's is design-function.js.
 import { api, dbPath, failure, query } from './api.js';
+import { functionNames } from './design-call.js';
+import { functionHash } from './design-function.js';
 import { field, form, h, invalid, table } from './dom.js';
 import { BUILTIN_REDUCES, DEFAULT_MAP, withView } from './view-query.js';
 
@@ -33,12 +36,28 @@ export async function render(context) {
     // A design document of Mango indexes ("query") has no JavaScript views to edit or run here.
     const target = (/** @type {string} */ view) => (doc.language === 'query' ? `#/db/${encodeURIComponent(db)}/mango` : viewHash(db, name, view));
     const links = h('ul', { className: 'plain' }, ...names.map((view) => h('li', null, h('a', { href: target(view) }, doc.language === 'query' ? `${view} (Mango index)` : view))));
-    return [h('a', { href: `#/db/${encodeURIComponent(db)}/doc/${encodeURIComponent(doc._id)}` }, doc._id), names.length === 0 ? h('span', { className: 'muted' }, 'no views') : links, String(doc.language ?? 'javascript')];
+    const docLink = h('a', { href: `#/db/${encodeURIComponent(db)}/doc/${encodeURIComponent(doc._id)}` }, doc._id);
+    return [docLink, names.length === 0 ? h('span', { className: 'muted' }, 'no views') : links, functionLinks(db, name, doc, 'show'), functionLinks(db, name, doc, 'update'), String(doc.language ?? 'javascript')];
   });
   context.view.append(
-    h('section', { 'aria-labelledby': 'ddocs-heading' }, h('h2', { id: 'ddocs-heading' }, 'Design documents'), table(`Design documents of ${db}`, ['Design document', 'Views', 'Language'], rows, 'No design documents yet: create a view below.')),
+    h('section', { 'aria-labelledby': 'ddocs-heading' }, h('h2', { id: 'ddocs-heading' }, 'Design documents'), table(`Design documents of ${db}`, ['Design document', 'Views', 'Shows', 'Updates', 'Language'], rows, 'No design documents yet: create a view below.')),
     newViewForm(context, db),
   );
+}
+
+/**
+ * The shows (or updates) of a design document, each a link to the page that runs it.
+ *
+ * @param {string} db
+ * @param {string} ddoc the design document's name without `_design/`
+ * @param {Record<string, unknown>} doc
+ * @param {'show' | 'update'} kind
+ */
+function functionLinks(db, ddoc, doc, kind) {
+  const names = functionNames(doc, kind);
+  if (names.length === 0) return h('span', { className: 'muted' }, kind === 'show' ? 'no shows' : 'no updates');
+  const link = (/** @type {string} */ name) => h('a', { href: functionHash(db, ddoc, kind, name), 'aria-label': `Run the ${kind} ${name} of ${ddoc}` }, name);
+  return h('ul', { className: 'plain' }, ...names.map((name) => h('li', null, link(name))));
 }
 
 /**

@@ -34,6 +34,8 @@ export const CONSOLE_MODULES: readonly string[] = [
   'view.js',
   'view-query.js',
   'view-progress.js',
+  'design-function.js',
+  'design-call.js',
   'replication.js',
   'replication-spec.js',
   'attachments.js',
