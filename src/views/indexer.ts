@@ -97,6 +97,10 @@ async function dropPurged(storage: Storage, db: string, group: ViewGroup, seq: n
 /** Updates the index of `group` to the database's current sequence; answers the sequence reached. */
 export async function updateIndex(context: IndexerContext, db: string, group: ViewGroup): Promise<number> {
   const { storage } = context;
+  // An index already at the database's sequence answers without the updater lock, so concurrent
+  // queries of a fresh index never queue behind one another (the lock is taken only to update).
+  const reached = await storage.views.open(db, group.signature);
+  if (reached >= ((await storage.databaseInfo(db))?.updateSeq ?? 0)) return reached;
   return storage.views.exclusive(db, group.signature, async () => {
     let seq = await storage.views.open(db, group.signature);
     const info = await storage.databaseInfo(db);
