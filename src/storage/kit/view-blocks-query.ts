@@ -23,7 +23,7 @@ function boundsOf(range: ViewRange): { lower?: Bound; upper?: Bound } {
   return range.descending ? { lower: end, upper: start } : { lower: start, upper: end };
 }
 
-/** Positions on one side of a bound: `<` before the bound (outside a lower one: `<`, or `<=` past an exclusive one). */
+/** Positions on one side of a bound: `key op ?`, or `(key, doc_id) op (?, ?)` for a bound with a document id. */
 function side(bound: Bound, op: '<' | '<=' | '>' | '>=', params: unknown[]): string {
   if (bound.docId === undefined) return (params.push(bound.key), `key ${op} ?`);
   params.push(bound.key, bound.docId);
@@ -70,8 +70,8 @@ export function* reductionPlan(tables: BlockTables, range: ViewRange, level: Red
   const { lower, upper } = boundsOf(range);
   const params: unknown[] = [reducer, range.view];
   const conditions = ['b.view = ?'];
-  if (lower !== undefined) conditions.push(`NOT (${side(lower, lower.inclusive ? '<' : '<=', params)})`);
-  if (upper !== undefined) conditions.push(`NOT (${side(upper, upper.inclusive ? '>' : '>=', params)})`);
+  if (lower !== undefined) conditions.push(side(lower, lower.inclusive ? '>=' : '>', params));
+  if (upper !== undefined) conditions.push(side(upper, upper.inclusive ? '<=' : '<', params));
   const value = `(SELECT {column} FROM ${tables.values} v WHERE v.reducer = ? AND v.view = b.view AND v.key = b.key AND v.doc_id = b.doc_id AND v.n = b.n AND v.version = b.version)`;
   params.splice(1, 0, reducer);
   const columns = `b.key, b.doc_id, b.n, b.key_json, ${value.replace('{column}', 'v.value')} AS value, ${value.replace('{column}', 'v.input_size')} AS input_size`;
