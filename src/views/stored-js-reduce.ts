@@ -6,7 +6,7 @@
  * the rows at its edges. A whole-view or wide reduce so reads O(blocks + edge rows), not every row.
  */
 import type { Json, JsonObject } from '../json/json.js';
-import type { ReductionPiece, ViewRange } from '../storage/storage.js';
+import type { ReductionPiece, StaleBlock, ViewRange } from '../storage/storage.js';
 import { groupEncoding, groupKey, rawReduce, reduceWithJs, rowOf, type JsGroup, type Reducer } from './js-reduce.js';
 import { inputSizeOf } from './reduce-limit.js';
 import type { CheckedArgs } from './view-ranges.js';
@@ -16,19 +16,36 @@ import { rangeRows, type IndexAt } from './view-query.js';
 /** Blocks reduced per sandbox request while bringing the stored reductions up to date. */
 const FILL_BATCH = 64;
 
-/** Reduces and stores every block of the view whose reduction is missing or out of date. */
+/**
+ * The index sequence at which this process last found every block reduction of a view current, by
+ * database, signature, view and reducer (bounded, oldest out). Only saves the look for stale blocks:
+ * a query never uses a reduction whose version is not its block's, so a stale entry costs speed only.
+ */
+const filledAt = new Map<string, number>();
+
+/** Reduces and stores every block of the view whose reduction is missing or out of date (one updater per index). */
 async function fillReductions(index: IndexAt, reducer: Reducer): Promise<void> {
   const views = index.storage.views;
+  const name = JSON.stringify([index.db, index.signature, index.view, reducer.view]);
+  if (index.seq !== undefined && filledAt.get(name) === index.seq) return;
+  const stale = () => views.staleBlocks(index.db, index.signature, index.view, reducer.view, FILL_BATCH);
+  // Most queries find every reduction current: no lock taken then.
+  if ((await stale()).length > 0) await fill(index, reducer, stale);
+  if (index.seq === undefined) return;
+  if (filledAt.size >= 1000) filledAt.delete(filledAt.keys().next().value!);
+  filledAt.set(name, index.seq);
+}
+
+/** Under the index's updater lock (looked for again there: another process may have stored them meanwhile). */
+async function fill(index: IndexAt, reducer: Reducer, stale: () => Promise<StaleBlock[]>): Promise<void> {
+  const views = index.storage.views;
   await views.exclusive(index.db, index.signature, async () => {
-    for (;;) {
+    for (let found = await stale(); found.length > 0; found = found.length < FILL_BATCH ? [] : await stale()) {
       await index.turns.maybeYield();
-      const stale = await views.staleBlocks(index.db, index.signature, index.view, reducer.view, FILL_BATCH);
-      if (stale.length === 0) return;
-      const argLists: Json[][] = stale.map((block) => [block.rows.map((row) => [row.key, row.id]), block.rows.map((row) => row.value), false]);
+      const argLists: Json[][] = found.map((block) => [block.rows.map((row) => [row.key, row.id]), block.rows.map((row) => row.value), false]);
       const values = await rawReduce(reducer, argLists);
-      const reductions = stale.map((block, i) => ({ at: block.at, version: block.version, valueJson: JSON.stringify(values[i]!), inputSize: inputSizeOf(reducer.source, argLists[i]!) }));
+      const reductions = found.map((block, i) => ({ at: block.at, version: block.version, valueJson: JSON.stringify(values[i]!), inputSize: inputSizeOf(reducer.source, argLists[i]!) }));
       await views.storeReductions(index.db, index.signature, index.view, reducer.view, reductions);
-      if (stale.length < FILL_BATCH) return;
     }
   });
 }

@@ -25,6 +25,8 @@ export interface IndexAt {
   view: number;
   /** Gives the event loop a turn between storage reads and between slices of rows; stops when the client left. */
   turns: LoopTurns;
+  /** The update sequence the index had when the query read it. */
+  seq?: number;
 }
 
 /** The rows of every range, with skip and limit over all of them. */

@@ -2,7 +2,7 @@
  * Reduce queries answered from the stored partials (view-partials.ts): the groups of a range at a
  * group level are the partials between the range's ends, read in key order with the query's skip
  * and limit; only the groups at the two ends can reach outside the range, which two indexed
- * existence checks tell, and such a cut group is aggregated from its rows inside the range. A
+ * reads of the group's first and last rows tell, and such a cut group is aggregated from its rows inside the range. A
  * whole-view reduce is one partial; a key-range reduce without grouping combines the level-1 groups.
  */
 import type { ReduceLevel, ViewAggregate, ViewRange } from '../view-store.js';
