@@ -7,7 +7,7 @@
 import type { BlockReduction, ReduceLevel, ReductionPiece, RowPosition, StaleBlock, ViewRange } from '../view-store.js';
 import type { BlockTables } from './view-blocks.js';
 import { comparePositions, positionCondition, positionOf } from './view-blocks.js';
-import type { SqlSteps } from './view-partials.js';
+import type { SqlRow, SqlSteps } from './view-partials.js';
 import { EXACT, groupOf, sqlOf } from './view-partials.js';
 
 interface Bound {
@@ -65,28 +65,43 @@ function sameGroup(a: Buffer, b: Buffer, level: ReduceLevel): boolean {
   return groupOf(a, numeric).gkey.equals(groupOf(b, numeric).gkey);
 }
 
+/** The blocks starting in the range, in key order, each with its reduction by `reducer` when current. */
+function* blocksIn(tables: BlockTables, range: ViewRange, reducer: string): SqlSteps<{ at: RowPosition; keyJson: string; value?: SqlRow }[]> {
+  const { lower, upper } = boundsOf(range);
+  const conditions = (params: unknown[]): string => {
+    const parts = [(params.push(range.view), 'view = ?')];
+    if (lower !== undefined) parts.push(side(lower, lower.inclusive ? '>=' : '>', params));
+    if (upper !== undefined) parts.push(side(upper, upper.inclusive ? '<=' : '<', params));
+    return parts.join(' AND ');
+  };
+  const blockParams: unknown[] = [];
+  const blocks = yield sqlOf(`SELECT key, doc_id, n, key_json, version FROM ${tables.blocks} WHERE ${conditions(blockParams)} ORDER BY key, doc_id, n`, blockParams);
+  const valueParams: unknown[] = [reducer];
+  const values = yield sqlOf(`SELECT key, doc_id, n, version, value, input_size FROM ${tables.values} WHERE reducer = ? AND ${conditions(valueParams)} ORDER BY key, doc_id, n`, valueParams);
+  // Two index scans in one order, merged here: a lookup per block would cost a seek each.
+  let v = 0;
+  return blocks.map((block) => {
+    const at = positionOf(block);
+    while (v < values.length && comparePositions(positionOf(values[v]!), at) < 0) v++;
+    const value = values[v];
+    const current = value !== undefined && comparePositions(positionOf(value), at) === 0 && Number(value['version']) === Number(block['version']);
+    return { at, keyJson: String(block['key_json']), ...(current ? { value } : {}) };
+  });
+}
+
 /** The range as pieces in ascending key order: blocks with a current reduction inside it and one group, and rows between them. */
 export function* reductionPlan(tables: BlockTables, range: ViewRange, level: ReduceLevel, reducer: string): SqlSteps<ReductionPiece[]> {
-  const { lower, upper } = boundsOf(range);
-  const params: unknown[] = [reducer, range.view];
-  const conditions = ['b.view = ?'];
-  if (lower !== undefined) conditions.push(side(lower, lower.inclusive ? '>=' : '>', params));
-  if (upper !== undefined) conditions.push(side(upper, upper.inclusive ? '<=' : '<', params));
-  const value = `(SELECT {column} FROM ${tables.values} v WHERE v.reducer = ? AND v.view = b.view AND v.key = b.key AND v.doc_id = b.doc_id AND v.n = b.n AND v.version = b.version)`;
-  params.splice(1, 0, reducer);
-  const columns = `b.key, b.doc_id, b.n, b.key_json, ${value.replace('{column}', 'v.value')} AS value, ${value.replace('{column}', 'v.input_size')} AS input_size`;
-  const blocks = yield sqlOf(`SELECT ${columns} FROM ${tables.blocks} b WHERE ${conditions.join(' AND ')} ORDER BY b.key, b.doc_id, b.n`, params);
+  const blocks = yield* blocksIn(tables, range, reducer);
   const pieces: ReductionPiece[] = [];
   let from: RowPosition | undefined;
   // A block is whole in the range when the next one also starts in it: the last one read never is.
   for (let i = 0; i + 1 < blocks.length; i++) {
-    const block = blocks[i]!;
-    const next = positionOf(blocks[i + 1]!);
-    if (block['value'] === null || block['value'] === undefined || !sameGroup(block['key'] as Buffer, next.key, level)) continue;
-    const at = positionOf(block);
-    // Rows before the block, unless it follows a stored block directly.
-    if (from === undefined || comparePositions(from, at) < 0) pieces.push({ kind: 'rows', ...(from === undefined ? {} : { from }), to: at });
-    pieces.push({ kind: 'stored', keyJson: String(block['key_json']), key: at.key, valueJson: String(block['value']), inputSize: Number(block['input_size']) });
+    const { at, keyJson, value } = blocks[i]!;
+    const next = blocks[i + 1]!.at;
+    if (value === undefined || !sameGroup(at.key, next.key, level)) continue;
+    // Rows before the block, unless it follows a stored block directly or starts the view.
+    if (from === undefined ? at.key.length > 0 : comparePositions(from, at) < 0) pieces.push({ kind: 'rows', ...(from === undefined ? {} : { from }), to: at });
+    pieces.push({ kind: 'stored', keyJson, key: at.key, valueJson: String(value['value']), inputSize: Number(value['input_size']) });
     from = next;
   }
   pieces.push({ kind: 'rows', ...(from === undefined ? {} : { from }) });
