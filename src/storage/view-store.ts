@@ -134,8 +134,8 @@ export interface ViewStore {
    * and lies within one group of `level`, and the rows between them.
    */
   reductionPlan(db: string, signature: string, range: ViewRange, level: ReduceLevel, reducer: string): Promise<ReductionPiece[]>;
-  /** Up to `most` blocks of a view whose reduction by `reducer` is missing or out of date. */
-  staleBlocks(db: string, signature: string, view: number, reducer: string, most: number): Promise<StaleBlock[]>;
+  /** Up to `most` blocks of a view (starting after `after`) whose reduction by `reducer` is missing or out of date. */
+  staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]>;
   /** Stores blocks' reductions; one whose block changed since (another version) is left out. */
   storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void>;
   /** Every index of the database. */

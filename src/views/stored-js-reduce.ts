@@ -6,7 +6,7 @@
  * the rows at its edges. A whole-view or wide reduce so reads O(blocks + edge rows), not every row.
  */
 import type { Json, JsonObject } from '../json/json.js';
-import type { ReductionPiece, StaleBlock, ViewRange } from '../storage/storage.js';
+import type { ReductionPiece, RowPosition, StaleBlock, ViewRange } from '../storage/storage.js';
 import { groupEncoding, groupKey, rawReduce, reduceWithJs, rowOf, type JsGroup, type Reducer } from './js-reduce.js';
 import { inputSizeOf } from './reduce-limit.js';
 import type { CheckedArgs } from './view-ranges.js';
@@ -28,7 +28,7 @@ async function fillReductions(index: IndexAt, reducer: Reducer): Promise<void> {
   const views = index.storage.views;
   const name = JSON.stringify([index.db, index.signature, index.view, reducer.view]);
   if (index.seq !== undefined && filledAt.get(name) === index.seq) return;
-  const stale = () => views.staleBlocks(index.db, index.signature, index.view, reducer.view, FILL_BATCH);
+  const stale = (after?: RowPosition) => views.staleBlocks(index.db, index.signature, index.view, reducer.view, FILL_BATCH, after);
   // Most queries find every reduction current: no lock taken then.
   if ((await stale()).length > 0) await fill(index, reducer, stale);
   if (index.seq === undefined) return;
@@ -37,10 +37,10 @@ async function fillReductions(index: IndexAt, reducer: Reducer): Promise<void> {
 }
 
 /** Under the index's updater lock (looked for again there: another process may have stored them meanwhile). */
-async function fill(index: IndexAt, reducer: Reducer, stale: () => Promise<StaleBlock[]>): Promise<void> {
+async function fill(index: IndexAt, reducer: Reducer, stale: (after?: RowPosition) => Promise<StaleBlock[]>): Promise<void> {
   const views = index.storage.views;
   await views.exclusive(index.db, index.signature, async () => {
-    for (let found = await stale(); found.length > 0; found = found.length < FILL_BATCH ? [] : await stale()) {
+    for (let found = await stale(); found.length > 0; found = found.length < FILL_BATCH ? [] : await stale(found[found.length - 1]!.at)) {
       await index.turns.maybeYield();
       const argLists: Json[][] = found.map((block) => [block.rows.map((row) => [row.key, row.id]), block.rows.map((row) => row.value), false]);
       const values = await rawReduce(reducer, argLists);

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BACKENDS, freshBackend } from '../support/backends.js';
-import type { EncodedRow, Json, ReduceLevel, Storage, ViewRange } from '../../src/storage/storage.js';
+import type { EncodedRow, Json, ReduceLevel, RowPosition, Storage, ViewRange } from '../../src/storage/storage.js';
 import { encode as encodeKey } from '../../src/collation/encode.js';
 import { BLOCK_ROWS } from '../../src/storage/kit/view-blocks.js';
 
@@ -76,9 +76,10 @@ const groupName = (rowKey: Json, level: ReduceLevel): string => encodeKey(groupO
 
 /** Stores, as each stale block's reduction, the sum of its rows' values. */
 async function fill(storage: Storage, signature: string): Promise<void> {
-  for (;;) {
-    const stale = await storage.views.staleBlocks('db', signature, 0, 'sum', 7);
+  for (let after: RowPosition | undefined; ; ) {
+    const stale = await storage.views.staleBlocks('db', signature, 0, 'sum', 7, after);
     if (stale.length === 0) return;
+    after = stale[stale.length - 1]!.at;
     const reductions = stale.map((block) => ({ at: block.at, version: block.version, valueJson: JSON.stringify(block.rows.reduce((sum, row) => sum + (row.value as number), 0)), inputSize: 1 }));
     await storage.views.storeReductions('db', signature, 0, 'sum', reductions);
   }

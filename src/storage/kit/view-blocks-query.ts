@@ -109,18 +109,21 @@ export function* reductionPlan(tables: BlockTables, range: ViewRange, level: Red
 }
 
 /** Blocks of the view with rows whose reduction by `reducer` is missing or out of date, with their rows. */
-export function* staleBlocks(tables: BlockTables, view: number, reducer: string, most: number): SqlSteps<StaleBlock[]> {
+export function* staleBlocks(tables: BlockTables, view: number, reducer: string, most: number, after?: RowPosition): SqlSteps<StaleBlock[]> {
+  const params: unknown[] = [view];
+  // The blocks after `after` are a suffix of the view's: each one's next block is still among them.
+  const from = after === undefined ? '' : ` AND ${positionCondition('>', after, params)}`;
   const windowed = `SELECT key, doc_id, n, version, row_count, lead(key) OVER w AS next_key, lead(doc_id) OVER w AS next_doc_id, lead(n) OVER w AS next_n
-    FROM ${tables.blocks} WHERE view = ? WINDOW w AS (ORDER BY key, doc_id, n)`;
+    FROM ${tables.blocks} WHERE view = ?${from} WINDOW w AS (ORDER BY key, doc_id, n)`;
   const current = `SELECT 1 FROM ${tables.values} v WHERE v.reducer = ? AND v.view = ? AND v.key = b.key AND v.doc_id = b.doc_id AND v.n = b.n AND v.version = b.version`;
-  const found = yield sqlOf(`SELECT * FROM (${windowed}) b WHERE b.row_count > 0 AND NOT EXISTS (${current}) ORDER BY key, doc_id, n LIMIT ${Math.floor(most)}`, [view, reducer, view]);
+  const found = yield sqlOf(`SELECT * FROM (${windowed}) b WHERE b.row_count > 0 AND NOT EXISTS (${current}) ORDER BY key, doc_id, n LIMIT ${Math.floor(most)}`, [...params, reducer, view]);
   const stale: StaleBlock[] = [];
   for (const block of found) {
-    const params: unknown[] = [view];
+    const rowParams: unknown[] = [view];
     const at = positionOf(block);
-    let where = `view = ? AND ${positionCondition('>=', at, params)}`;
-    if (block['next_key'] !== null && block['next_key'] !== undefined) where += ` AND ${positionCondition('<', { key: block['next_key'] as Buffer, docId: String(block['next_doc_id']), n: Number(block['next_n']) }, params)}`;
-    const rows = yield sqlOf(`SELECT key_json, doc_id, value FROM ${tables.rows} WHERE ${where} ORDER BY key, doc_id, n`, params);
+    let where = `view = ? AND ${positionCondition('>=', at, rowParams)}`;
+    if (block['next_key'] !== null && block['next_key'] !== undefined) where += ` AND ${positionCondition('<', { key: block['next_key'] as Buffer, docId: String(block['next_doc_id']), n: Number(block['next_n']) }, rowParams)}`;
+    const rows = yield sqlOf(`SELECT key_json, doc_id, value FROM ${tables.rows} WHERE ${where} ORDER BY key, doc_id, n`, rowParams);
     stale.push({ at, version: Number(block['version']), rows: rows.map((row) => ({ key: JSON.parse(String(row['key_json'])), id: String(row['doc_id']), value: JSON.parse(String(row['value'])) })) });
   }
   return stale;

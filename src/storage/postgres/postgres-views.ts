@@ -10,6 +10,7 @@ import type {
   MappedDocument,
   ReduceLevel,
   ReductionPiece,
+  RowPosition,
   StaleBlock,
   ViewAggregate,
   ViewIndexInfo,
@@ -207,11 +208,11 @@ export class PostgresViewStore implements ViewStore {
   }
 
   /** Read in one snapshot, so that each block's rows are those of its version. */
-  async staleBlocks(db: string, signature: string, view: number, reducer: string, most: number): Promise<StaleBlock[]> {
+  async staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]> {
     const name = await this.#table(db, signature);
     return inTransaction(this.#pool, async (client) => {
       await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      return run(client, staleBlocks(tablesOf(name.slice('view_rows_'.length)), view, reducer, most));
+      return run(client, staleBlocks(tablesOf(name.slice('view_rows_'.length)), view, reducer, most, after));
     });
   }
 

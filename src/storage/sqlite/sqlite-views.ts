@@ -9,6 +9,7 @@ import type {
   MappedDocument,
   ReduceLevel,
   ReductionPiece,
+  RowPosition,
   StaleBlock,
   ViewAggregate,
   ViewIndexInfo,
@@ -198,8 +199,8 @@ export class SqliteViewStore implements ViewStore {
     return this.#run(reductionPlan(tablesOf(this.#existing(db, signature).index_id), range, level, reducer));
   }
 
-  async staleBlocks(db: string, signature: string, view: number, reducer: string, most: number): Promise<StaleBlock[]> {
-    return this.#run(staleBlocks(tablesOf(this.#existing(db, signature).index_id), view, reducer, most));
+  async staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]> {
+    return this.#run(staleBlocks(tablesOf(this.#existing(db, signature).index_id), view, reducer, most, after));
   }
 
   storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void> {
