@@ -3,8 +3,8 @@
  *   [-- --compare http://admin:pass@host:port]`
  *
  * The index engine's scenarios (issue 33) at N documents: bulk insert (1 000 per `_bulk_docs`), view
- * build (map + `_count`), grouped reduce (`group_level=1`, `_sum`, 2 rows per document), whole-view
- * `_count`, a view key range, `_changes?since=0&limit=500`, `_all_docs?limit=100` (and from a
+ * build (map + `_count`), grouped reduce (`group_level=1`, `_sum` and a JavaScript sum, 2 rows per
+ * document), whole-view `_count` and JavaScript sum, `group_level=2` over a key range, a view key range, `_changes?since=0&limit=500`, `_all_docs?limit=100` (and from a
  * `startkey` in the middle), and the p99 of one-document GETs while 2 full-scan `_find` clients and
  * 2 grouped-reduce clients run, then how long the server stays busy once they stop. The baseline,
  * measured in the same run, is a bare node:http server (req/s) and the GET p99 of the idle server.
@@ -45,9 +45,12 @@ interface Figure {
   note?: string;
 }
 
+const TAG_MAP = 'function (doc) { if (doc.tags) { for (var i = 0; i < doc.tags.length; i++) emit([doc.tags[i], doc.n % 100], doc.n); } }';
 const DDOC = {
   views: {
-    by_tag: { map: 'function (doc) { if (doc.tags) { for (var i = 0; i < doc.tags.length; i++) emit([doc.tags[i], doc.n % 100], doc.n); } }', reduce: '_sum' },
+    by_tag: { map: TAG_MAP, reduce: '_sum' },
+    // The same rows reduced by JavaScript (views with one map share their rows).
+    by_tag_js: { map: TAG_MAP, reduce: 'function (keys, values, rereduce) { return sum(values); }' },
   },
 };
 const COUNT_DDOC = { views: { by_n: { map: 'function (doc) { if (typeof doc.n === "number") emit(doc.n, null); }', reduce: '_count' } } };
@@ -134,8 +137,14 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
   await must(target, `/${db}/_security`, 'PUT', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } });
   progress({ scenario: 'view build (map + _count)', value: await build(target, db, 'count', COUNT_DDOC, 'by_n?limit=1'), unit: 's' });
   const tagBuild = await build(target, db, 'bench', DDOC, 'by_tag?limit=1&reduce=false');
+  const started = performance.now();
+  await must(target, `/${db}/_design/bench/_view/by_tag_js`);
+  const firstJs = (performance.now() - started) / 1000;
   const queries: [string, string][] = [
     ['_view/by_tag?group_level=1 (_sum, 2 rows per doc)', '/_design/bench/_view/by_tag?group_level=1'],
+    ['_view/by_tag_js?group_level=1 (JavaScript sum)', '/_design/bench/_view/by_tag_js?group_level=1'],
+    ['whole-view JavaScript sum', '/_design/bench/_view/by_tag_js'],
+    ['group_level=2 _sum over a key range (t1 only)', '/_design/bench/_view/by_tag?group_level=2&start_key=%5B%22t1%22%5D&end_key=%5B%22t1%22%2C%7B%7D%5D'],
     ['whole-view _count', '/_design/count/_view/by_n'],
     ['view key range (10 rows)', `/_design/count/_view/by_n?reduce=false&startkey=${Math.floor(docs / 2)}&endkey=${Math.floor(docs / 2) + 9}`],
     ['_changes?since=0&limit=500', '/_changes?since=0&limit=500'],
@@ -146,6 +155,7 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
   for (const [scenario, path] of queries) progress({ scenario, value: (await rate(target, `/${db}${path}`)).rps, unit: 'req/s' });
   for (const figure of await mixed(target, db, docs)) progress(figure);
   progress({ scenario: 'second view build (map + _sum, 2 rows per doc)', value: tagBuild, unit: 's' });
+  progress({ scenario: 'first JavaScript reduce of the built view (Divan: stores the block reductions)', value: firstJs, unit: 's' });
   await must(target, `/${db}`, 'DELETE');
   return figures;
 }

@@ -39,6 +39,42 @@ export interface ViewRange {
   descending: boolean;
   limit?: number;
   skip: number;
+  /** Narrows the range to rows at or after this position (key, document id, emission number), in key order. */
+  from?: RowPosition;
+  /** Narrows the range to rows before this position, in key order. */
+  to?: RowPosition;
+  /** False when the caller needs no `offset` (a page after the first, a reduce): saves its count. */
+  countOffset?: boolean;
+}
+
+/** Where a row sorts in a view: its encoded key, document id and emission number. */
+export interface RowPosition {
+  key: Buffer;
+  docId: string;
+  n: number;
+}
+
+/**
+ * A piece of a range in key order, as a JavaScript reduce reads it: a block of rows whose reduction
+ * is stored (its key JSON and encoded key, those of the block's first position), or rows to reduce.
+ */
+export type ReductionPiece =
+  | { kind: 'stored'; keyJson: string; key: Buffer; valueJson: string; inputSize: number }
+  | { kind: 'rows'; from?: RowPosition; to?: RowPosition };
+
+/** A block of rows whose stored reduction is missing or out of date, with its rows in key order. */
+export interface StaleBlock {
+  at: RowPosition;
+  version: number;
+  rows: { key: Json; id: string; value: Json }[];
+}
+
+/** A block's reduction to store: `inputSize` is couchjs's input length of the call, for `reduce_limit`. */
+export interface BlockReduction {
+  at: RowPosition;
+  version: number;
+  valueJson: string;
+  inputSize: number;
 }
 
 export interface ViewRow {
@@ -93,6 +129,15 @@ export interface ViewStore {
    * partial reductions, `skip` and `limit` counting groups; undefined for a level that is not stored.
    */
   reduce(db: string, signature: string, range: ViewRange, level: ReduceLevel): Promise<ViewAggregate[] | undefined>;
+  /**
+   * The range (ascending, whatever its direction) as blocks whose reduction by `reducer` is stored
+   * and lies within one group of `level`, and the rows between them.
+   */
+  reductionPlan(db: string, signature: string, range: ViewRange, level: ReduceLevel, reducer: string): Promise<ReductionPiece[]>;
+  /** Up to `most` blocks of a view (starting after `after`) whose reduction by `reducer` is missing or out of date. */
+  staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]>;
+  /** Stores blocks' reductions; one whose block changed since (another version) is left out. */
+  storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void>;
   /** Every index of the database. */
   list(db: string): Promise<ViewIndexInfo[]>;
   /** Drops the given indexes (their tables); answers how many existed. */

@@ -24,19 +24,22 @@ export function reduceLimitOf(config: Config): ReduceLimit {
   };
 }
 
+/** couchjs's input length of a reduce call: its line (`["reduce",[source],kvs]` or `["rereduce",[source],values]`) without the source. */
+export function inputSizeOf(source: string, args: readonly Json[]): number {
+  const [keys, values, rereduce] = args as [Json, Json[], boolean];
+  const inputs = rereduce ? values : (keys as Json[]).map((key, i) => [key, values[i]!]);
+  return JSON.stringify([rereduce ? 'rereduce' : 'reduce', [source], inputs]).length - source.length;
+}
+
 /**
  * CouchDB's reason when a reduce call's output did not shrink, undefined when it did (or the check
- * is off). The sizes are those couchjs measures: the input line without the function's source
- * (`["reduce",[source],kvs]` or `["rereduce",[source],values]`) and the output `[result]`.
+ * is off): the output `[result]` against the call's input length (`inputSizeOf`, only measured for a long output).
  */
-export function overflowOf(limit: ReduceLimit, source: string, args: readonly Json[], result: Json, context: string): string | undefined {
+export function overflowOfSizes(limit: ReduceLimit, inputOf: () => number, result: Json, context: string): string | undefined {
   if (limit.mode === 'false') return undefined;
   const output = JSON.stringify([result]).length;
   if (output <= limit.threshold) return undefined;
-  const [keys, values, rereduce] = args as [Json, Json[], boolean];
-  const inputs = rereduce ? values : (keys as Json[]).map((key, i) => [key, values[i]!]);
-  const line = JSON.stringify([rereduce ? 'rereduce' : 'reduce', [source], inputs]);
-  const input = line.length - source.length;
+  const input = inputOf();
   if (output * limit.ratio <= input) return undefined;
   return `Reduce output must shrink more rapidly: input size: ${input} output size: ${output} context: ${context}`;
 }

@@ -25,6 +25,8 @@ export interface IndexAt {
   view: number;
   /** Gives the event loop a turn between storage reads and between slices of rows; stops when the client left. */
   turns: LoopTurns;
+  /** The update sequence the index had when the query read it. */
+  seq?: number;
 }
 
 /** The rows of every range, with skip and limit over all of them. */
@@ -32,7 +34,7 @@ export async function scan(index: IndexAt, args: CheckedArgs, page: boolean): Pr
   const ranges = rangesOf(args, index.view);
   const skip = page ? args.skip : 0;
   const limit = page ? args.limit : undefined;
-  if (ranges.length === 1) return pagedRows(index, { ...ranges[0]!, skip, limit });
+  if (ranges.length === 1) return rangeRows(index, { ...ranges[0]!, skip, limit });
   const result: ViewRowsResult = { totalRows: 0, offset: 0, rows: [] };
   const wanted = limit === undefined ? Infinity : skip + limit;
   for (const [i, range] of ranges.entries()) {
@@ -63,7 +65,7 @@ function trailingRun(rows: readonly ViewRow[]): number {
  * One range read a page at a time (keyset: each page starts at the last row's key and document id,
  * skipping the rows of that pair already read), with an event-loop turn between pages.
  */
-async function pagedRows(index: IndexAt, range: ViewRange): Promise<ViewRowsResult> {
+export async function rangeRows(index: IndexAt, range: ViewRange): Promise<ViewRowsResult> {
   const wanted = range.limit ?? Infinity;
   const read = (part: ViewRange) => index.storage.views.rows(index.db, index.signature, part);
   const result = await read({ ...range, limit: Math.min(wanted, VIEW_PAGE_ROWS) });
@@ -72,7 +74,7 @@ async function pagedRows(index: IndexAt, range: ViewRange): Promise<ViewRowsResu
     await index.turns.maybeYield();
     const last = result.rows[result.rows.length - 1]!;
     const asked = Math.min(wanted - result.rows.length, VIEW_PAGE_ROWS);
-    const page = await read({ ...range, startKey: last.encoded, startDocId: last.id, skip: trailingRun(result.rows), limit: asked });
+    const page = await read({ ...range, startKey: last.encoded, startDocId: last.id, skip: trailingRun(result.rows), limit: asked, countOffset: false });
     for (const row of page.rows) result.rows.push(row);
     more = page.rows.length === asked;
   }

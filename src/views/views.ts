@@ -64,7 +64,7 @@ export class Views {
     const turns = LoopTurns.until(signal);
     if (group.partitioned && checked.partition === undefined) throw queryParseError('`partition` parameter is mandatory for queries to this view.');
     if (!group.partitioned && checked.partition !== undefined) throw queryParseError('`partition` parameter is not supported in this design doc');
-    const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns };
+    const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns, seq };
     const body = checked.reducing
       ? await reduceQuery(index, checked, this.#reducer(opened.db, group, viewName, view.reduce!))
       : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options, turns));

@@ -2,7 +2,7 @@
  * Reduce queries answered from the stored partials (view-partials.ts): the groups of a range at a
  * group level are the partials between the range's ends, read in key order with the query's skip
  * and limit; only the groups at the two ends can reach outside the range, which two indexed
- * existence checks tell, and such a cut group is aggregated from its rows inside the range. A
+ * reads of the group's first and last rows tell, and such a cut group is aggregated from its rows inside the range. A
  * whole-view reduce is one partial; a key-range reduce without grouping combines the level-1 groups.
  */
 import type { ReduceLevel, ViewAggregate, ViewRange } from '../view-store.js';
@@ -23,37 +23,78 @@ function boundsOf(range: ViewRange): { lower?: Bound; upper?: Bound } {
   return range.descending ? { lower: end, upper: start } : { lower: start, upper: end };
 }
 
-/** Rows beyond a bound: before the lower (`side` '<') or after the upper ('>'). */
-function beyond(bound: Bound, side: '<' | '>', params: unknown[]): string {
-  const op = side + (bound.inclusive ? '' : '=');
-  if (bound.docId === undefined) return (params.push(bound.key), `key ${op} ?`);
-  params.push(bound.key, bound.docId);
-  return `(key, doc_id) ${op} (?, ?)`;
-}
-
 function aggregateOfPartial(partial: Partial): ViewAggregate {
   return { key: JSON.parse(partial.keyJson), count: partial.rowCount, numbers: partial.numCount, sum: partial.sum, min: partial.min, max: partial.max, sumsqr: partial.sumsqr, distinct: partial.keyCount };
 }
 
-/** Whether some row of the group lies outside the range (indexed: the scan stops at the first row). */
+/** Orders document ids by code point, as the backends compare their UTF-8 bytes. */
+function compareIds(a: string, b: string): number {
+  if (a === b) return 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
+
+/** Whether a row lies beyond a bound: before the lower one (`side` '<') or after the upper one ('>'). */
+function isBeyond(key: Buffer, docId: string, bound: Bound, side: '<' | '>'): boolean {
+  const order = Buffer.compare(key, bound.key) || (bound.docId === undefined ? 0 : compareIds(docId, bound.docId));
+  const sign = side === '<' ? -order : order;
+  return sign > 0 || (sign === 0 && !bound.inclusive);
+}
+
+/**
+ * Whether some row of the group lies outside the range: its first row is before the lower bound or
+ * its last row after the upper one (rows are in order), each one indexed read with the group's
+ * own two bounds only, which SQLite's planner uses as the index range.
+ */
 function* isCut(tables: IndexTables, range: ViewRange, partial: Partial): SqlSteps<boolean> {
   const { lower, upper } = boundsOf(range);
   for (const [bound, side] of [[lower, '<'], [upper, '>']] as const) {
     if (bound === undefined) continue;
     const params: unknown[] = [range.view];
-    const where = `view = ? AND ${groupCondition(partial, params)} AND ${beyond(bound, side, params)}`;
-    if ((yield sqlOf(`SELECT 1 AS hit FROM ${tables.rows} WHERE ${where} LIMIT 1`, params)).length > 0) return true;
+    const where = `view = ? AND ${groupCondition(partial, params)}`;
+    const order = side === '<' ? 'ASC' : 'DESC';
+    const [edge] = yield sqlOf(`SELECT key, doc_id FROM ${tables.rows} WHERE ${where} ORDER BY key ${order}, doc_id ${order} LIMIT 1`, params);
+    if (edge !== undefined && isBeyond(edge['key'] as Buffer, String(edge['doc_id']), bound, side)) return true;
   }
   return false;
+}
+
+/**
+ * The range clipped to a prefix group's rows: on each side the tighter of the range's bound and the
+ * group's, alone, since SQLite's planner takes one bound per side as the index range and may pick a
+ * looser one left beside a tighter one and scan the group.
+ */
+function clipped(range: ViewRange, partial: Partial, params: unknown[]): string {
+  if (partial.level === EXACT || partial.level === 0) return `${rangeConditions(range, (value) => (params.push(value), '?'))} AND ${groupCondition(partial, params)}`;
+  const first = partial.gkey.subarray(0, partial.gkey.length - 1);
+  const past = Buffer.concat([first, Buffer.from([0xff])]);
+  const { lower, upper } = boundsOf(range);
+  const conditions = [(params.push(range.view), 'view = ?')];
+  if (lower === undefined || Buffer.compare(lower.key, first) < 0) conditions.push((params.push(first), 'key >= ?'));
+  else conditions.push(side(lower, lower.inclusive ? '>=' : '>', params));
+  if (upper === undefined || Buffer.compare(upper.key, past) >= 0) conditions.push((params.push(past), 'key < ?'));
+  else conditions.push(side(upper, upper.inclusive ? '<=' : '<', params));
+  return conditions.join(' AND ');
+}
+
+/** `key op ?`, or `(key, doc_id) op (?, ?)` for a bound with a document id. */
+function side(bound: Bound, op: string, params: unknown[]): string {
+  if (bound.docId === undefined) return (params.push(bound.key), `key ${op} ?`);
+  params.push(bound.key, bound.docId);
+  return `(key, doc_id) ${op} (?, ?)`;
 }
 
 /** A cut group reduced from its rows inside the range. */
 function* rowsAggregate(tables: IndexTables, range: ViewRange, partial: Partial): SqlSteps<ViewAggregate> {
   const params: unknown[] = [];
-  const where = rangeConditions(range, (value) => (params.push(value), '?'));
-  const group = groupCondition(partial, params);
+  const where = clipped(range, partial, params);
   const columns = 'count(*) AS c, count(num) AS n, coalesce(sum(num), 0) AS s, min(num) AS lo, max(num) AS hi, coalesce(sum(num * num), 0) AS q, count(DISTINCT key) AS k';
-  const [row] = yield sqlOf(`SELECT ${columns} FROM ${tables.rows} WHERE ${where} AND ${group}`, params);
+  const [row] = yield sqlOf(`SELECT ${columns} FROM ${tables.rows} WHERE ${where}`, params);
   const number = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
   return { key: JSON.parse(partial.keyJson), count: Number(row!['c']), numbers: Number(row!['n']), sum: Number(row!['s']), min: number(row!['lo']), max: number(row!['hi']), sumsqr: Number(row!['q']), distinct: Number(row!['k']) };
 }

@@ -15,16 +15,9 @@ export function rangeConditions(range: ViewRange, param: (value: unknown) => str
   const d = range.descending;
   if (range.startKey !== undefined) bound(range.startKey, range.startDocId, d ? '<=' : '>=');
   if (range.endKey !== undefined) bound(range.endKey, range.endDocId, (d ? '>' : '<') + (range.inclusiveEnd ? '=' : ''));
-  return conditions.join(' AND ');
-}
-
-/** Conditions selecting the rows before the range's start (for `offset`). */
-export function beforeStart(range: ViewRange, param: (value: unknown) => string): string {
-  if (range.startKey === undefined) return '1 = 0';
-  const op = range.descending ? '>' : '<';
-  const conditions = ['view = ' + param(range.view)];
-  if (range.startDocId === undefined) conditions.push(`key ${op} ${param(range.startKey)}`);
-  else conditions.push(`(key, doc_id) ${op} (${param(range.startKey)}, ${param(range.startDocId)})`);
+  // Positions narrow the range in key order, whatever its direction.
+  if (range.from !== undefined) conditions.push(`(key, doc_id, n) >= (${param(range.from.key)}, ${param(range.from.docId)}, ${param(range.from.n)})`);
+  if (range.to !== undefined) conditions.push(`(key, doc_id, n) < (${param(range.to.key)}, ${param(range.to.docId)}, ${param(range.to.n)})`);
   return conditions.join(' AND ');
 }
 

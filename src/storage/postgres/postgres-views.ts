@@ -6,15 +6,21 @@
  */
 import type pg from 'pg';
 import type {
+  BlockReduction,
   MappedDocument,
   ReduceLevel,
+  ReductionPiece,
+  RowPosition,
+  StaleBlock,
   ViewAggregate,
   ViewIndexInfo,
   ViewRange,
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../kit/view-sql.js';
+import { AnswerCache, aggregateColumns, aggregateOf, rangeConditions } from '../kit/view-sql.js';
+import { applyBlocks, planBlocks, type BlockTables } from '../kit/view-blocks.js';
+import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions } from '../kit/view-blocks-query.js';
 import { inTransaction } from './postgres-connection.js';
 import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
 import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
@@ -31,7 +37,16 @@ interface IndexRow {
 }
 
 const table = (indexId: string | number): string => `view_rows_${indexId}`;
-const tablesOf = (indexId: string | number): IndexTables => ({ rows: table(indexId), partials: `view_reduce_${indexId}` });
+const tablesOf = (indexId: string | number): IndexTables & BlockTables => ({
+  rows: table(indexId),
+  partials: `view_reduce_${indexId}`,
+  blocks: `view_blocks_${indexId}`,
+  values: `view_block_values_${indexId}`,
+});
+const tableList = (indexId: string | number): string => {
+  const { rows, partials, blocks, values } = tablesOf(indexId);
+  return [rows, partials, blocks, values].join(', ');
+};
 
 /** Runs the statements of a partials step on one client or the pool (`?` numbered as `$n`). */
 async function run<T>(client: pg.ClientBase | pg.Pool, steps: SqlSteps<T>): Promise<T> {
@@ -47,7 +62,7 @@ async function run<T>(client: pg.ClientBase | pg.Pool, steps: SqlSteps<T>): Prom
 /** Drops the view tables of a database (inside the caller's transaction). */
 export async function dropViewIndexesOf(client: pg.ClientBase, dbId: number | string): Promise<void> {
   const { rows } = await client.query<{ index_id: string }>('DELETE FROM view_indexes WHERE db_id = $1 RETURNING index_id', [dbId]);
-  for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}, ${tablesOf(row.index_id).partials}`);
+  for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${tableList(row.index_id)}`);
 }
 
 export class PostgresViewStore implements ViewStore {
@@ -75,9 +90,9 @@ export class PostgresViewStore implements ViewStore {
     return table(index.index_id);
   }
 
-  /** An index of the format before stored reductions has no partials table: it is built again. */
+  /** An index of a format before blocks has no block values table: it is built again. */
   async #current(indexId: string): Promise<boolean> {
-    const { rows } = await this.#pool.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [tablesOf(indexId).partials]);
+    const { rows } = await this.#pool.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [tablesOf(indexId).values]);
     return rows[0]?.found !== null;
   }
 
@@ -93,10 +108,10 @@ export class PostgresViewStore implements ViewStore {
       );
       const created = rows[0];
       if (created === undefined) throw new Error(`no database ${db}`);
-      const { rows: name, partials } = tablesOf(created.index_id);
-      const { rows: exists } = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [partials]);
+      const { rows: name, partials, blocks, values } = tablesOf(created.index_id);
+      const { rows: exists } = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [values]);
       if (exists[0]?.found !== null) return Number(created.update_seq);
-      await client.query(`DROP TABLE IF EXISTS ${name}`);
+      await client.query(`DROP TABLE IF EXISTS ${tableList(created.index_id)}`);
       await client.query(
         `CREATE TABLE ${name} (view integer NOT NULL, key bytea NOT NULL, doc_id text COLLATE "C" NOT NULL, n integer NOT NULL,
            key_json text NOT NULL, value text NOT NULL, num double precision, PRIMARY KEY (view, key, doc_id, n))`,
@@ -110,6 +125,15 @@ export class PostgresViewStore implements ViewStore {
            PRIMARY KEY (view, level, gkey))`,
       );
       await client.query(`CREATE INDEX ${partials}_depths ON ${partials} (view, level, depth, gkey)`);
+      await client.query(
+        `CREATE TABLE ${blocks} (view integer NOT NULL, key bytea NOT NULL, doc_id text COLLATE "C" NOT NULL, n integer NOT NULL,
+           key_json text NOT NULL, row_count bigint NOT NULL, version bigint NOT NULL, PRIMARY KEY (view, key, doc_id, n))`,
+      );
+      await client.query(`CREATE INDEX ${blocks}_versions ON ${blocks} (version)`);
+      await client.query(
+        `CREATE TABLE ${values} (reducer text NOT NULL, view integer NOT NULL, key bytea NOT NULL, doc_id text COLLATE "C" NOT NULL, n integer NOT NULL,
+           version bigint NOT NULL, value text NOT NULL, input_size integer NOT NULL, PRIMARY KEY (reducer, view, key, doc_id, n))`,
+      );
       await client.query('UPDATE view_indexes SET update_seq = 0 WHERE index_id = $1', [created.index_id]);
       return 0;
     });
@@ -126,6 +150,7 @@ export class PostgresViewStore implements ViewStore {
     }
     await inTransaction(this.#pool, async (client) => {
       const plan = await run(client, planPartials(tablesOf(indexId), documents));
+      const blocks = await run(client, planBlocks(tablesOf(indexId), documents));
       await client.query(`DELETE FROM ${name} WHERE doc_id = ANY($1::text[])`, [documents.map((document) => document.id)]);
       await client.query(
         `INSERT INTO ${name} (view, key, doc_id, n, key_json, value, num)
@@ -133,6 +158,7 @@ export class PostgresViewStore implements ViewStore {
         columns,
       );
       await run(client, applyPartials(tablesOf(indexId), plan));
+      await run(client, applyBlocks(tablesOf(indexId), blocks));
       await client.query(`UPDATE view_indexes SET update_seq = $2 WHERE index_id = $1`, [indexId, updateSeq]);
     });
   }
@@ -145,16 +171,15 @@ export class PostgresViewStore implements ViewStore {
     const order = range.descending ? 'DESC' : 'ASC';
     const limit = range.limit === undefined ? 'ALL' : param(range.limit);
     const sql = `SELECT key, key_json, doc_id, value FROM ${name} WHERE ${where} ORDER BY view ${order}, key ${order}, doc_id ${order}, n ${order} LIMIT ${limit} OFFSET ${param(range.skip)}`;
-    const countParams: unknown[] = [];
-    const before = beforeStart(range, (value) => (countParams.push(value), `$${countParams.length}`));
-    const [raw, offset, totalRows] = await Promise.all([
-      this.#pool.query<{ key: Buffer; key_json: string; doc_id: string; value: string }>(sql, params),
-      this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${name} WHERE ${before}`, countParams),
-      run(this.#pool, totalRowsOf(tablesOf(name.slice('view_rows_'.length)), range.view)),
-    ]);
+    const tables = tablesOf(name.slice('view_rows_'.length));
+    const counted = async (): Promise<[number, number]> => {
+      const totalRows = await run(this.#pool, totalRowsOf(tables, range.view));
+      return [totalRows, range.countOffset === false ? 0 : await run(this.#pool, rowsBeforeStart(tables, range, totalRows))];
+    };
+    const [raw, [totalRows, rowsBefore]] = await Promise.all([this.#pool.query<{ key: Buffer; key_json: string; doc_id: string; value: string }>(sql, params), counted()]);
     return {
       totalRows,
-      offset: Number(offset.rows[0]!.c) + range.skip,
+      offset: rowsBefore + range.skip,
       rows: raw.rows.map((row) => ({ key: JSON.parse(row.key_json), id: row.doc_id, value: JSON.parse(row.value), encoded: row.key })),
     };
   }
@@ -177,6 +202,25 @@ export class PostgresViewStore implements ViewStore {
     return run(this.#pool, reduceGroups(tablesOf(name.slice('view_rows_'.length)), range, level));
   }
 
+  async reductionPlan(db: string, signature: string, range: ViewRange, level: ReduceLevel, reducer: string): Promise<ReductionPiece[]> {
+    const name = await this.#table(db, signature);
+    return run(this.#pool, reductionPlan(tablesOf(name.slice('view_rows_'.length)), range, level, reducer));
+  }
+
+  /** Read in one snapshot, so that each block's rows are those of its version. */
+  async staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]> {
+    const name = await this.#table(db, signature);
+    return inTransaction(this.#pool, async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      return run(client, staleBlocks(tablesOf(name.slice('view_rows_'.length)), view, reducer, most, after));
+    });
+  }
+
+  async storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void> {
+    const name = await this.#table(db, signature);
+    await inTransaction(this.#pool, (client) => run(client, storeReductions(tablesOf(name.slice('view_rows_'.length)), view, reducer, reductions)));
+  }
+
   async list(db: string): Promise<ViewIndexInfo[]> {
     const { rows } = await this.#pool.query<IndexRow>(
       `SELECT v.index_id, v.signature, v.update_seq FROM view_indexes v JOIN databases d ON d.db_id = v.db_id WHERE d.name = $1 ORDER BY v.signature`,
@@ -196,7 +240,7 @@ export class PostgresViewStore implements ViewStore {
         `DELETE FROM view_indexes v USING databases d WHERE d.db_id = v.db_id AND d.name = $1 AND v.signature = ANY($2::text[]) RETURNING v.index_id`,
         [db, signatures],
       );
-      for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${table(row.index_id)}, ${tablesOf(row.index_id).partials}`);
+      for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${tableList(row.index_id)}`);
       return rows.length;
     });
   }

@@ -5,15 +5,21 @@
  * aggregates of the built-in reduces without reading the keys' and values' JSON. Writes share the storage's write queue (group commit).
  */
 import type {
+  BlockReduction,
   MappedDocument,
   ReduceLevel,
+  ReductionPiece,
+  RowPosition,
+  StaleBlock,
   ViewAggregate,
   ViewIndexInfo,
   ViewRange,
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
-import { AnswerCache, aggregateColumns, aggregateOf, beforeStart, rangeConditions } from '../kit/view-sql.js';
+import { AnswerCache, aggregateColumns, aggregateOf, rangeConditions } from '../kit/view-sql.js';
+import { applyBlocks, planBlocks, type BlockTables } from '../kit/view-blocks.js';
+import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions } from '../kit/view-blocks-query.js';
 import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
 import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
 import type { Connection, Statement } from './sqlite-connection.js';
@@ -27,12 +33,22 @@ interface IndexRow {
 }
 
 const table = (indexId: number): string => `view_rows_${indexId}`;
-const tablesOf = (indexId: number): IndexTables => ({ rows: table(indexId), partials: `view_reduce_${indexId}`, byDepth: `INDEXED BY view_reduce_${indexId}_depths` });
+const tablesOf = (indexId: number): IndexTables & BlockTables => ({
+  rows: table(indexId),
+  partials: `view_reduce_${indexId}`,
+  byDepth: `INDEXED BY view_reduce_${indexId}_depths`,
+  blocks: `view_blocks_${indexId}`,
+  values: `view_block_values_${indexId}`,
+});
+const dropTables = (indexId: number): string => {
+  const { rows, partials, blocks, values } = tablesOf(indexId);
+  return [rows, partials, blocks, values].map((name) => `DROP TABLE IF EXISTS ${name};`).join(' ');
+};
 
 /** Drops the view tables of a database (inside the caller's write transaction). */
 export function dropViewIndexesOf(db: Connection, dbId: number): void {
   const indexes = db.prepare('SELECT index_id FROM view_indexes WHERE db_id = ?').pluck().all(dbId) as number[];
-  for (const indexId of indexes) db.exec(`DROP TABLE IF EXISTS ${table(indexId)}; DROP TABLE IF EXISTS ${tablesOf(indexId).partials}`);
+  for (const indexId of indexes) db.exec(dropTables(indexId));
   db.prepare('DELETE FROM view_indexes WHERE db_id = ?').run(dbId);
 }
 
@@ -43,7 +59,6 @@ export class SqliteViewStore implements ViewStore {
   readonly #statements = new Map<string, Statement>();
   readonly #locks: NamedLocks;
   readonly #aggregates = new AnswerCache<ViewAggregate[]>();
-  readonly #offsets = new AnswerCache<number>();
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
@@ -88,11 +103,11 @@ export class SqliteViewStore implements ViewStore {
     for (const sql of [...this.#statements.keys()]) if (named.test(sql)) this.#statements.delete(sql);
   }
 
-  /** The index's tables, created empty (rows, then their partial reductions). */
+  /** The index's tables, created empty (rows, their partial reductions, their blocks and the blocks' reductions). */
   #createTables(indexId: number): void {
-    const { rows, partials } = tablesOf(indexId);
+    const { rows, partials, blocks, values } = tablesOf(indexId);
     this.#db.exec(
-      `DROP TABLE IF EXISTS ${rows}; DROP TABLE IF EXISTS ${partials};
+      `${dropTables(indexId)}
        CREATE TABLE ${rows} (view INTEGER NOT NULL, key BLOB NOT NULL, doc_id TEXT NOT NULL, n INTEGER NOT NULL,
          key_json TEXT NOT NULL, value TEXT NOT NULL, num REAL, PRIMARY KEY (view, key, doc_id, n)) WITHOUT ROWID;
        CREATE INDEX ${rows}_docs ON ${rows} (doc_id);
@@ -101,14 +116,19 @@ export class SqliteViewStore implements ViewStore {
          depth INTEGER NOT NULL, row_count INTEGER NOT NULL, num_count INTEGER NOT NULL, num_sum REAL NOT NULL,
          num_sumsqr REAL NOT NULL, num_min REAL, num_max REAL, key_count INTEGER NOT NULL,
          PRIMARY KEY (view, level, gkey)) WITHOUT ROWID;
-       CREATE INDEX ${partials}_depths ON ${partials} (view, level, depth, gkey);`,
+       CREATE INDEX ${partials}_depths ON ${partials} (view, level, depth, gkey);
+       CREATE TABLE ${blocks} (view INTEGER NOT NULL, key BLOB NOT NULL, doc_id TEXT NOT NULL, n INTEGER NOT NULL,
+         key_json TEXT NOT NULL, row_count INTEGER NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (view, key, doc_id, n)) WITHOUT ROWID;
+       CREATE INDEX ${blocks}_versions ON ${blocks} (version);
+       CREATE TABLE ${values} (reducer TEXT NOT NULL, view INTEGER NOT NULL, key BLOB NOT NULL, doc_id TEXT NOT NULL, n INTEGER NOT NULL,
+         version INTEGER NOT NULL, value TEXT NOT NULL, input_size INTEGER NOT NULL, PRIMARY KEY (reducer, view, key, doc_id, n)) WITHOUT ROWID;`,
     );
-    this.#forgetStatements(rows, partials);
+    this.#forgetStatements(rows, partials, blocks, values);
   }
 
-  /** An index of the format before stored reductions has no partials table: it is built again. */
+  /** An index of a format before blocks has no blocks table: it is built again. */
   #current(index: IndexRow): boolean {
-    return this.#statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(tablesOf(index.index_id).partials) !== undefined;
+    return this.#statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(tablesOf(index.index_id).values) !== undefined;
   }
 
   async open(db: string, signature: string): Promise<number> {
@@ -128,6 +148,7 @@ export class SqliteViewStore implements ViewStore {
     return this.#queue.enqueue(() => {
       const { index_id: indexId } = this.#existing(db, signature);
       const plan = this.#run(planPartials(tablesOf(indexId), documents));
+      const blocks = this.#run(planBlocks(tablesOf(indexId), documents));
       const remove = this.#statement(`DELETE FROM ${table(indexId)} WHERE doc_id = ?`);
       const insert = this.#statement(`INSERT INTO ${table(indexId)} (view, key, doc_id, n, key_json, value, num) VALUES (?, ?, ?, ?, ?, ?, ?)`);
       for (const document of documents) {
@@ -135,6 +156,7 @@ export class SqliteViewStore implements ViewStore {
         document.rows.forEach((row, n) => insert.run(row.view, row.key, document.id, n, row.keyJson, row.valueJson, row.num));
       }
       this.#run(applyPartials(tablesOf(indexId), plan));
+      this.#run(applyBlocks(tablesOf(indexId), blocks));
       this.#statement('UPDATE view_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, indexId);
     });
   }
@@ -148,12 +170,10 @@ export class SqliteViewStore implements ViewStore {
     const order = range.descending ? 'DESC' : 'ASC';
     const sql = `SELECT key, key_json, doc_id, value FROM ${name} WHERE ${where} ORDER BY key ${order}, doc_id ${order}, n ${order} LIMIT ? OFFSET ?`;
     const raw = this.#statement(sql).all(...params, range.limit ?? -1, range.skip) as { key: Buffer; key_json: string; doc_id: string; value: string }[];
-    const countParams: unknown[] = [];
-    const before = beforeStart(range, (value) => (countParams.push(value), '?'));
-    const countSql = `SELECT count(*) AS c FROM ${name} WHERE ${before}`;
-    const rowsBefore = await this.#offsets.get(name, index.update_seq, countSql, countParams, () => (this.#statement(countSql).get(...countParams) as { c: number }).c);
+    const totalRows = this.#run(totalRowsOf(tablesOf(index.index_id), range.view));
+    const rowsBefore = range.countOffset === false ? 0 : this.#run(rowsBeforeStart(tablesOf(index.index_id), range, totalRows));
     return {
-      totalRows: this.#run(totalRowsOf(tablesOf(index.index_id), range.view)),
+      totalRows,
       offset: rowsBefore + range.skip,
       rows: raw.map((row) => ({ key: JSON.parse(row.key_json), id: row.doc_id, value: JSON.parse(row.value), encoded: row.key })),
     };
@@ -175,6 +195,18 @@ export class SqliteViewStore implements ViewStore {
     return this.#run(reduceGroups(tablesOf(this.#existing(db, signature).index_id), range, level));
   }
 
+  async reductionPlan(db: string, signature: string, range: ViewRange, level: ReduceLevel, reducer: string): Promise<ReductionPiece[]> {
+    return this.#run(reductionPlan(tablesOf(this.#existing(db, signature).index_id), range, level, reducer));
+  }
+
+  async staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]> {
+    return this.#run(staleBlocks(tablesOf(this.#existing(db, signature).index_id), view, reducer, most, after));
+  }
+
+  storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void> {
+    return this.#queue.enqueue(() => this.#run(storeReductions(tablesOf(this.#existing(db, signature).index_id), view, reducer, reductions)));
+  }
+
   async list(db: string): Promise<ViewIndexInfo[]> {
     const indexes = this.#statement('SELECT index_id, signature, update_seq FROM view_indexes WHERE db_id = ? ORDER BY signature').all(this.#databaseId(db)) as IndexRow[];
     return indexes.map((index) => ({
@@ -190,9 +222,9 @@ export class SqliteViewStore implements ViewStore {
       for (const signature of signatures) {
         const index = this.#index(db, signature);
         if (index === undefined) continue;
-        const { rows, partials } = tablesOf(index.index_id);
-        this.#forgetStatements(rows, partials);
-        this.#db.exec(`DROP TABLE IF EXISTS ${rows}; DROP TABLE IF EXISTS ${partials}`);
+        const { rows, partials, blocks, values } = tablesOf(index.index_id);
+        this.#forgetStatements(rows, partials, blocks, values);
+        this.#db.exec(dropTables(index.index_id));
         this.#statement('DELETE FROM view_indexes WHERE index_id = ?').run(index.index_id);
         dropped++;
       }

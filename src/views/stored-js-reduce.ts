@@ -1,0 +1,114 @@
+/**
+ * A JavaScript reduce answered from the reductions storage keeps per block of rows (blocks of about
+ * 128 consecutive rows in key order, docs/views.md "Reduce"): first the blocks whose reduction is
+ * missing or out of date are reduced in the sandbox and stored (one updater per index), then each
+ * group of the range combines the stored reductions of the blocks wholly inside it with a reduce of
+ * the rows at its edges. A whole-view or wide reduce so reads O(blocks + edge rows), not every row.
+ */
+import type { Json, JsonObject } from '../json/json.js';
+import type { ReductionPiece, RowPosition, StaleBlock, ViewRange } from '../storage/storage.js';
+import { groupEncoding, groupKey, rawReduce, reduceWithJs, rowOf, type JsGroup, type Reducer } from './js-reduce.js';
+import { inputSizeOf } from './reduce-limit.js';
+import type { CheckedArgs } from './view-ranges.js';
+import { rangesOf } from './view-ranges.js';
+import { rangeRows, type IndexAt } from './view-query.js';
+
+/** Blocks reduced per sandbox request while bringing the stored reductions up to date. */
+const FILL_BATCH = 64;
+
+/**
+ * The index sequence at which this process last found every block reduction of a view current, by
+ * database, signature, view and reducer (bounded, oldest out). Only saves the look for stale blocks:
+ * a query never uses a reduction whose version is not its block's, so a stale entry costs speed only.
+ */
+const filledAt = new Map<string, number>();
+
+/** Reduces and stores every block of the view whose reduction is missing or out of date (one updater per index). */
+async function fillReductions(index: IndexAt, reducer: Reducer): Promise<void> {
+  const views = index.storage.views;
+  const name = JSON.stringify([index.db, index.signature, index.view, reducer.view]);
+  if (index.seq !== undefined && filledAt.get(name) === index.seq) return;
+  const stale = (after?: RowPosition) => views.staleBlocks(index.db, index.signature, index.view, reducer.view, FILL_BATCH, after);
+  // Most queries find every reduction current: no lock taken then.
+  if ((await stale()).length > 0) await fill(index, reducer, stale);
+  if (index.seq === undefined) return;
+  if (filledAt.size >= 1000) filledAt.delete(filledAt.keys().next().value!);
+  filledAt.set(name, index.seq);
+}
+
+/** Under the index's updater lock (looked for again there: another process may have stored them meanwhile). */
+async function fill(index: IndexAt, reducer: Reducer, stale: (after?: RowPosition) => Promise<StaleBlock[]>): Promise<void> {
+  const views = index.storage.views;
+  await views.exclusive(index.db, index.signature, async () => {
+    for (let found = await stale(); found.length > 0; found = found.length < FILL_BATCH ? [] : await stale(found[found.length - 1]!.at)) {
+      await index.turns.maybeYield();
+      const argLists: Json[][] = found.map((block) => [block.rows.map((row) => [row.key, row.id]), block.rows.map((row) => row.value), false]);
+      const values = await rawReduce(reducer, argLists);
+      const reductions = found.map((block, i) => ({ at: block.at, version: block.version, valueJson: JSON.stringify(values[i]!), inputSize: inputSizeOf(reducer.source, argLists[i]!) }));
+      await views.storeReductions(index.db, index.signature, index.view, reducer.view, reductions);
+    }
+  });
+}
+
+/** Collects the pieces of one range into its groups, in the range's order; stops once `wanted` groups are complete. */
+class GroupCollector {
+  readonly groups: JsGroup[] = [];
+  #last: Buffer | undefined;
+
+  constructor(readonly level: CheckedArgs['level']) {}
+
+  #place(key: Json, encoded: Buffer): JsGroup {
+    if (this.#last === undefined || !this.#last.equals(encoded)) {
+      this.groups.push({ key, rows: [], stored: [] });
+      this.#last = encoded;
+    }
+    return this.groups[this.groups.length - 1]!;
+  }
+
+  stored(piece: Extract<ReductionPiece, { kind: 'stored' }>): void {
+    const key = groupKey(JSON.parse(piece.keyJson) as Json, this.level);
+    this.#place(key, groupEncoding(key, piece.key, this.level)).stored!.push({ value: JSON.parse(piece.valueJson) as Json, inputSize: piece.inputSize });
+  }
+
+  row(row: { key: Json; id: string; value: Json; encoded: Buffer }): void {
+    const key = groupKey(row.key, this.level);
+    this.#place(key, groupEncoding(key, row.encoded, this.level)).rows.push(row);
+  }
+}
+
+async function groupsOfRange(index: IndexAt, range: ViewRange, level: CheckedArgs['level'], reducer: string, wanted: number): Promise<JsGroup[]> {
+  const pieces = await index.storage.views.reductionPlan(index.db, index.signature, range, level, reducer);
+  if (range.descending) pieces.reverse();
+  const collector = new GroupCollector(level);
+  for (const piece of pieces) {
+    // The group after the wanted ones has started: those are complete.
+    if (collector.groups.length > wanted) break;
+    if (piece.kind === 'stored') collector.stored(piece);
+    else for (const row of (await rangeRows(index, { ...range, from: piece.from, to: piece.to })).rows) collector.row(row);
+  }
+  return collector.groups.slice(0, wanted);
+}
+
+/**
+ * `{rows}` of a JavaScript-reduced query from the stored block reductions; undefined for a grouped
+ * partition query (a partitioned index's keys start with the partition, which blocks do not group by).
+ */
+export async function storedJsReduce(index: IndexAt, args: CheckedArgs, reducer: Reducer): Promise<JsonObject[] | undefined> {
+  if (args.partition !== undefined && args.level !== 0) return undefined;
+  await fillReductions(index, reducer);
+  const limit = args.limit ?? Number.MAX_SAFE_INTEGER;
+  // With `keys`, each key is its own range: a group never spans two of them.
+  const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
+  const wanted = args.keys === undefined ? args.skip + limit : Number.MAX_SAFE_INTEGER;
+  const groups: JsGroup[] = [];
+  for (const query of queries) {
+    for (const range of rangesOf(query, index.view)) {
+      await index.turns.maybeYield();
+      groups.push(...(await groupsOfRange(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args.level, reducer.view, wanted - groups.length)));
+    }
+  }
+  const selected = groups.slice(args.skip, args.skip + limit);
+  const values = await reduceWithJs(reducer, selected);
+  return selected.map((group, i) => rowOf(group.key, values[i]!));
+}
+

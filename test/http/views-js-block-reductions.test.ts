@@ -1,0 +1,146 @@
+// JavaScript reduces answered from the reductions stored per block of rows equal a reduce computed
+// naively over the view's map rows, for every group level and key range, after random inserts,
+// updates, deletes, conflicting branches (new_edits=false) and purges over a database large enough
+// that the view's rows fill several blocks; and reduce_limit still applies to stored reductions.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import type { Json } from '../../src/json/json.js';
+import { encode as encodeKey } from '../../src/collation/encode.js';
+import { BLOCK_ROWS } from '../../src/storage/kit/view-blocks.js';
+import { describeOnEachBackend } from '../support/backend-servers.js';
+import type { TestServer } from '../support/server.js';
+
+const MAP = 'function (doc) { if (doc.g !== undefined) { emit([doc.g, doc.h], doc.n); if (doc.twice) emit(doc.n, 1); } }';
+const REDUCES: Record<string, string> = {
+  sum: 'function (keys, values, rereduce) { return sum(values); }',
+  count: 'function (keys, values, rereduce) { return rereduce ? sum(values) : values.length; }',
+};
+const DOCS = 3 * BLOCK_ROWS;
+
+interface MapRow {
+  id: string;
+  key: Json;
+  value: number;
+}
+
+interface Query {
+  level: number | 'exact';
+  start?: Json;
+  end?: Json;
+  inclusiveEnd: boolean;
+  descending: boolean;
+}
+
+function naive(view: string, rows: readonly MapRow[], q: Query): Json[] {
+  const sign = q.descending ? -1 : 1;
+  const inRange = (key: Json): boolean => {
+    const at = encodeKey(key);
+    if (q.start !== undefined && sign * Buffer.compare(at, encodeKey(q.start)) < 0) return false;
+    if (q.end === undefined) return true;
+    const past = sign * Buffer.compare(at, encodeKey(q.end));
+    return q.inclusiveEnd ? past <= 0 : past < 0;
+  };
+  const groups = new Map<string, { key: Json; values: number[] }>();
+  for (const row of rows.filter((r) => inRange(r.key))) {
+    const key = q.level === 'exact' ? row.key : q.level === 0 ? null : Array.isArray(row.key) ? row.key.slice(0, q.level) : row.key;
+    const name = encodeKey(key).toString('hex');
+    if (!groups.has(name)) groups.set(name, { key, values: [] });
+    groups.get(name)!.values.push(row.value);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => sign * Buffer.compare(Buffer.from(a, 'hex'), Buffer.from(b, 'hex')))
+    .map(([, group]) => ({ key: group.key, value: view === 'count' ? group.values.length : group.values.reduce((a, b) => a + b, 0) }));
+}
+
+const docBody = (i: number, n: number): Record<string, Json> => ({ g: `g${i % 4}`, h: i % 9, n, twice: i % 5 === 0 });
+const step = fc.record({
+  kind: fc.constantFrom('put', 'put', 'delete', 'conflict', 'purge'),
+  doc: fc.integer({ min: 0, max: DOCS + 20 }),
+  n: fc.integer({ min: -30, max: 30 }),
+});
+type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
+const KEYS: Json[] = [['g0'], ['g1', 3], ['g2', 8], ['g3'], 0, 15, 'z'];
+const query = fc.record({
+  level: fc.constantFrom<number | 'exact'>(0, 0, 1, 2, 'exact'),
+  low: fc.option(fc.constantFrom(...KEYS), { nil: undefined }),
+  high: fc.option(fc.constantFrom(...KEYS), { nil: undefined }),
+  inclusiveEnd: fc.boolean(),
+  descending: fc.boolean(),
+});
+
+async function apply(server: TestServer, db: string, s: Step, serial: number): Promise<void> {
+  const id = `doc${String(s.doc).padStart(4, '0')}`;
+  const body = docBody(s.doc, s.n);
+  const current = await server.admin(`/${db}/${id}?conflicts=true`);
+  const rev = current.status === 200 ? (current.body._rev as string) : undefined;
+  if (s.kind === 'put') await server.admin(`/${db}/${id}`, { method: 'PUT', body: rev === undefined ? body : { ...body, _rev: rev } });
+  else if (s.kind === 'delete' && rev !== undefined) await server.admin(`/${db}/${id}?rev=${rev}`, { method: 'DELETE' });
+  else if (s.kind === 'conflict') {
+    const branch = `${1 + (serial % 3)}-${serial.toString(16).padStart(32, '0')}`;
+    await server.admin(`/${db}/_bulk_docs`, { method: 'POST', body: { docs: [{ _id: id, _rev: branch, ...body }], new_edits: false } });
+  } else if (s.kind === 'purge' && rev !== undefined) {
+    const leaves = [rev, ...((current.body._conflicts as string[] | undefined) ?? [])];
+    await server.admin(`/${db}/_purge`, { method: 'POST', body: { [id]: [leaves[serial % leaves.length]!] } });
+  }
+}
+
+function queryString(q: Query, view: string): string {
+  const params = new URLSearchParams();
+  if (q.level === 'exact') params.set('group', 'true');
+  else if (q.level > 0) params.set('group_level', String(q.level));
+  if (q.start !== undefined) params.set('start_key', JSON.stringify(q.start));
+  if (q.end !== undefined) params.set('end_key', JSON.stringify(q.end));
+  params.set('inclusive_end', String(q.inclusiveEnd));
+  params.set('descending', String(q.descending));
+  return `${view}?${params}`;
+}
+
+describeOnEachBackend('JavaScript reduces from stored block reductions', (server) => {
+  test('every reduce equals a reduce of the map rows after random writes, conflicts and purges', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 3 }), fc.array(query, { minLength: 3, maxLength: 5 }), async (batches, queries) => {
+        const db = `jsblocks-${run++}`;
+        assert.equal((await server().admin(`/${db}`, { method: 'PUT' })).status, 201);
+        const docs = Array.from({ length: DOCS }, (_, i) => ({ _id: `doc${String(i).padStart(4, '0')}`, ...docBody(i, i % 13) }));
+        assert.equal((await server().admin(`/${db}/_bulk_docs`, { method: 'POST', body: { docs } })).status, 201);
+        const views = Object.fromEntries(Object.entries(REDUCES).map(([name, reduce]) => [name, { map: MAP, reduce }]));
+        assert.equal((await server().admin(`/${db}/_design/r`, { method: 'PUT', body: { views } })).status, 201);
+        // The first query builds the index and stores every block's reduction.
+        assert.equal((await server().admin(`/${db}/_design/r/_view/sum`)).status, 200);
+        let serial = 0;
+        for (const batch of batches) {
+          for (const s of batch) await apply(server(), db, s, serial++);
+          const rows = (await server().admin(`/${db}/_design/r/_view/sum?reduce=false`)).body.rows as MapRow[];
+          for (const { low, high, ...rest } of queries) {
+            if (low !== undefined && high !== undefined && Buffer.compare(encodeKey(low), encodeKey(high)) > 0) continue;
+            const q: Query = { ...rest, start: rest.descending ? high : low, end: rest.descending ? low : high };
+            for (const view of Object.keys(REDUCES)) {
+              const answer = await server().admin(`/${db}/_design/r/_view/${queryString(q, view)}`);
+              assert.equal(answer.status, 200, JSON.stringify([view, q, answer.body]));
+              assert.deepEqual(answer.body.rows, naive(view, rows, q), JSON.stringify([view, q]));
+            }
+          }
+        }
+        await server().admin(`/${db}`, { method: 'DELETE' });
+      }),
+      { numRuns: 6 },
+    );
+  });
+
+  test('a stored block reduction that does not shrink answers the reduce_overflow_error row', async () => {
+    assert.equal((await server().admin('/jsgrows', { method: 'PUT' })).status, 201);
+    const grows = 'function (keys, values, rereduce) { var out = []; for (var i = 0; i < 1000; i++) out.push("wazzap"); return out; }';
+    const views = { grows: { map: 'function (doc) { emit(doc.i, doc.i); }', reduce: grows } };
+    assert.equal((await server().admin('/jsgrows/_design/app', { method: 'PUT', body: { views } })).status, 201);
+    const docs = Array.from({ length: DOCS }, (_, i) => ({ i }));
+    assert.equal((await server().admin('/jsgrows/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+    for (let round = 0; round < 2; round++) {
+      const answer = await server().admin('/jsgrows/_design/app/_view/grows');
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body.rows.length, 1);
+      assert.equal(answer.body.rows[0].error, 'reduce_overflow_error', JSON.stringify(answer.body).slice(0, 200));
+    }
+  });
+});
