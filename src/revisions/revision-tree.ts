@@ -7,7 +7,7 @@
  * @example
  * winningRevision({ '1-a': { parent: null, deleted: false }, '2-b': { parent: '1-a', deleted: false } }) // '2-b'
  */
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
 import { compareRevisions, generationOf, parseRevision, revisionIdOf } from './revision-text.js';
 
@@ -23,20 +23,50 @@ export type RevisionTree = Record<string, RevisionNode>;
 /** CouchDB's default `_revs_limit`. */
 export const REVS_LIMIT = 1000;
 
-/** JSON with object keys sorted at every level, so equal values always serialise identically. */
-export function canonicalJson(value: Json): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+/** Whether every object in `value` already lists its keys in sorted order (then JSON.stringify is canonical). */
+function keysSorted(value: Json): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every(keysSorted);
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    if ((i > 0 && !(keys[i - 1]! < keys[i]!)) || !keysSorted(value[keys[i]!]!)) return false;
+  }
+  return true;
 }
+
+function sortedJson(value: Json): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  let out: string;
+  if (Array.isArray(value)) {
+    out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + sortedJson(value[i]!);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value).sort();
+  out = '{';
+  for (let i = 0; i < keys.length; i++) out += `${i > 0 ? ',' : ''}${JSON.stringify(keys[i])}:${sortedJson(value[keys[i]!]!)}`;
+  return `${out}}`;
+}
+
+/**
+ * JSON with object keys sorted at every level, so equal values always serialise identically.
+ * Documents whose keys already come sorted (a walk that allocates nothing tells) take the native
+ * JSON.stringify, several times faster than building the text piece by piece.
+ */
+export function canonicalJson(value: Json): string {
+  return keysSorted(value) ? JSON.stringify(value) : sortedJson(value);
+}
+
+/** One-shot md5 where Node has it (20.12+): no Hash object per revision. */
+const md5Hex: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('md5', text, 'hex') : (text) => crypto.createHash('md5').update(text).digest('hex');
 
 /**
  * The hash of a new revision. Deterministic so that the same edit applied on two servers (or
  * retried after a lost response) yields the same rev, as CouchDB's `new_revid` does.
  */
 export function revisionHash(deleted: boolean, previousRev: string | null, body: JsonObject): string {
-  return createHash('md5').update(canonicalJson([deleted, previousRev, body])).digest('hex');
+  return md5Hex(canonicalJson([deleted, previousRev, body]));
 }
 
 function has(tree: RevisionTree, rev: string): boolean {

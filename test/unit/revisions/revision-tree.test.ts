@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import type { Json } from '../../../src/json/json.js';
 import {
   canonicalJson,
   isValidRevisionPath,
@@ -56,10 +57,36 @@ describe('canonicalJson', () => {
   it('does not depend on insertion order', () => {
     assert.equal(canonicalJson({ x: 1, y: 'é' }), canonicalJson({ y: 'é', x: 1 }));
   });
+  it('sorts integer-like keys as text, not in the order JavaScript lists them', () => {
+    assert.equal(canonicalJson({ 2: 'b', 10: 'a', '!': 0 }), '{"!":0,"10":"a","2":"b"}');
+  });
+  it('equals the piece-by-piece definition for any JSON value, keys sorted or not', () => {
+    const reference = (value: Json): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value);
+      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+      return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${reference(value[k]!)}`).join(',')}}`;
+    };
+    const sortedCopy = (value: Json): Json => {
+      if (value === null || typeof value !== 'object') return value;
+      if (Array.isArray(value)) return value.map(sortedCopy);
+      return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortedCopy(value[k]!)]));
+    };
+    fc.assert(
+      fc.property(fc.jsonValue(), (generated) => {
+        const value = generated as Json;
+        assert.equal(canonicalJson(value), reference(value));
+        assert.equal(canonicalJson(sortedCopy(value)), reference(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe('revisionHash', () => {
   const base = revisionHash(false, '1-abc', { a: 1 });
+  it('is the md5 of the canonical JSON of [deleted, previous revision, body], keys in any order', () => {
+    assert.equal(revisionHash(false, '1-abc', { b: { c: [2, { e: 4, d: 3 }] }, a: 1 }), 'a48b54657f1ab30d3951621f6b5aaf35');
+  });
   it('is 32 lowercase hex digits and deterministic', () => {
     assert.match(base, /^[0-9a-f]{32}$/);
     assert.equal(revisionHash(false, '1-abc', { a: 1 }), base);
