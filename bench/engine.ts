@@ -1,6 +1,6 @@
 /**
  * `npm run bench:engine [-- --docs 100000[,1000000]] [-- --duration S] [-- --storage postgres --postgres-url URL]
- *   [-- --compare http://admin:pass@host:port]`
+ *   [-- --compare http://admin:pass@host:port] [-- --writes]`
  *
  * The index engine's scenarios (issue 33) at N documents: bulk insert (1 000 per `_bulk_docs`), view
  * build (map + `_count`), grouped reduce (`group_level=1`, `_sum` and a JavaScript sum, 2 rows per
@@ -9,7 +9,9 @@
  * 2 grouped-reduce clients run, then how long the server stays busy once they stop. The baseline,
  * measured in the same run, is a bare node:http server (req/s) and the GET p99 of the idle server.
  * With `--compare` the same scenarios run against another server and a column gives Divan ÷ it;
- * with two sizes a column gives how each figure grows from the first to the second.
+ * with two sizes a column gives how each figure grows from the first to the second. With `--writes`
+ * only the write-side scenarios run (bulk insert and the two view builds, with the bare server's
+ * req/s measured just before them), and the report is printed, not written to engine-results.md.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,7 @@ function option(flag: string): string | undefined {
 const SIZES = (option('--docs') ?? '100000').split(',').map(Number);
 const DURATION = Number(option('--duration') ?? 5);
 const CONNECTIONS = 8;
+const WRITES_ONLY = process.argv.includes('--writes');
 const TAGS = 20;
 
 interface Target {
@@ -133,10 +136,16 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
     figures.push(figure);
     process.stderr.write(`${target.label} ${docs}: ${figure.scenario}: ${figure.value.toFixed(figure.unit === 'req/s' ? 1 : 2)} ${figure.unit}\n`);
   };
+  if (WRITES_ONLY) progress({ scenario: 'bare node:http server (baseline, just before the writes)', value: await bareRate(), unit: 'req/s' });
   progress({ scenario: 'bulk insert, 1 000 per _bulk_docs', value: await insert(target, db, docs), unit: 's' });
   await must(target, `/${db}/_security`, 'PUT', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } });
   progress({ scenario: 'view build (map + _count)', value: await build(target, db, 'count', COUNT_DDOC, 'by_n?limit=1'), unit: 's' });
   const tagBuild = await build(target, db, 'bench', DDOC, 'by_tag?limit=1&reduce=false');
+  if (WRITES_ONLY) {
+    progress({ scenario: 'second view build (map + _sum, 2 rows per doc)', value: tagBuild, unit: 's' });
+    await must(target, `/${db}`, 'DELETE');
+    return figures;
+  }
   const started = performance.now();
   await must(target, `/${db}/_design/bench/_view/by_tag_js`);
   const firstJs = (performance.now() - started) / 1000;
@@ -228,7 +237,7 @@ async function main(): Promise<void> {
     const header = `# Engine benchmark\n\n${new Date().toISOString()}, storage ${postgres ? 'postgres' : 'sqlite'}, ${CONNECTIONS} connections, ${DURATION} s per scenario after 1 s of warm-up, Node ${process.version}; the whole run took ${minutes.toFixed(1)} min.\n\n`;
     const text = `${header}${table(SIZES, divanFigures, otherFigures)}\n`;
     process.stdout.write(`\n${text}`);
-    writeFileSync(join(ROOT, 'bench', 'engine-results.md'), text);
+    if (!WRITES_ONLY) writeFileSync(join(ROOT, 'bench', 'engine-results.md'), text);
   } finally {
     await divan.stop();
     rmSync(data, { recursive: true, force: true });

@@ -102,3 +102,115 @@ export function ejson(value: unknown): Term {
   const entries = Object.entries(value as Record<string, unknown>);
   return tuple([list(entries.map(([key, item]) => tuple([binary(key), ejson(item)])))]);
 }
+
+/** A growing buffer the fast EJSON encoder writes into (one allocation per few kilobytes, not per term). */
+class TermWriter {
+  #buffer = Buffer.allocUnsafe(1024);
+  #at = 0;
+
+  #room(bytes: number): void {
+    if (this.#at + bytes <= this.#buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.#buffer.length * 2, this.#at + bytes));
+    this.#buffer.copy(grown, 0, 0, this.#at);
+    this.#buffer = grown;
+  }
+
+  byte(value: number): void {
+    this.#room(1);
+    this.#buffer[this.#at++] = value;
+  }
+
+  u32(value: number): void {
+    this.#room(4);
+    this.#buffer.writeUInt32BE(value, this.#at);
+    this.#at += 4;
+  }
+
+  bytes(value: Buffer): void {
+    this.#room(value.length);
+    value.copy(this.#buffer, this.#at);
+    this.#at += value.length;
+  }
+
+  /** BINARY_EXT of the text's UTF-8 bytes. */
+  binary(text: string): void {
+    this.#room(5 + text.length * 3);
+    this.#buffer[this.#at] = 109;
+    const written = this.#buffer.write(text, this.#at + 5, 'utf8');
+    this.#buffer.writeUInt32BE(written, this.#at + 1);
+    this.#at += 5 + written;
+  }
+
+  /** SMALL_INTEGER_EXT or INTEGER_EXT in place; larger magnitudes as `integer` builds them. */
+  integer(value: number): void {
+    this.#room(5);
+    if (value >= 0 && value <= 255) {
+      this.#buffer[this.#at++] = 97;
+      this.#buffer[this.#at++] = value;
+    } else if (value >= -(2 ** 31) && value < 2 ** 31) {
+      this.#buffer[this.#at] = 98;
+      this.#buffer.writeInt32BE(value, this.#at + 1);
+      this.#at += 5;
+    } else {
+      this.bytes(integer(value));
+    }
+  }
+
+  float(value: number): void {
+    this.#room(9);
+    this.#buffer[this.#at] = 70;
+    this.#buffer.writeDoubleBE(value, this.#at + 1);
+    this.#at += 9;
+  }
+
+  done(): Buffer {
+    return this.#buffer.subarray(0, this.#at);
+  }
+}
+
+const ATOMS = { null: encode(atom('null')), true: encode(atom('true')), false: encode(atom('false')) };
+
+function writeEjson(writer: TermWriter, value: unknown): void {
+  if (value === null) return writer.bytes(ATOMS.null);
+  if (value === true) return writer.bytes(ATOMS.true);
+  if (value === false) return writer.bytes(ATOMS.false);
+  if (typeof value === 'string') return writer.binary(value);
+  if (typeof value === 'number') return Number.isInteger(value) ? writer.integer(value) : writer.float(value);
+  if (Array.isArray(value)) {
+    if (value.length > 0) {
+      writer.byte(108);
+      writer.u32(value.length);
+      for (const item of value) writeEjson(writer, item);
+    }
+    return writer.byte(106);
+  }
+  // `{[{Key, Value}, …]}`: a 1-tuple holding the list of 2-tuples.
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object);
+  writer.byte(104);
+  writer.byte(1);
+  if (keys.length > 0) {
+    writer.byte(108);
+    writer.u32(keys.length);
+    for (const key of keys) {
+      writer.byte(104);
+      writer.byte(2);
+      writer.binary(key);
+      writeEjson(writer, object[key]);
+    }
+  }
+  writer.byte(106);
+}
+
+/** `term_to_binary([Head…, Ejson, Tail…])`: terms around one JSON value encoded as EJSON, without building its term tree. */
+export function termToBinaryWithEjson(head: readonly Term[], ejsonValue: unknown, tail: readonly Term[]): Buffer {
+  const writer = new TermWriter();
+  writer.byte(131);
+  writer.byte(108);
+  writer.u32(head.length + 1 + tail.length);
+  for (const term of head) writer.bytes(encode(term));
+  writeEjson(writer, ejsonValue);
+  for (const term of tail) writer.bytes(encode(term));
+  writer.byte(106);
+  return writer.done();
+}

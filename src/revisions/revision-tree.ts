@@ -7,9 +7,9 @@
  * @example
  * winningRevision({ '1-a': { parent: null, deleted: false }, '2-b': { parent: '1-a', deleted: false } }) // '2-b'
  */
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
-import { atom, binary, ejson, list, termToBinary, tuple, type Term } from '../json/erlang-term.js';
+import { atom, binary, list, termToBinaryWithEjson, tuple, type Term } from '../json/erlang-term.js';
 import { compareRevisions, generationOf, parseRevision, revisionIdBytes, revisionIdOf } from './revision-text.js';
 
 /** One revision: its parent (null for a root, or when older revisions were stemmed) and whether it is a tombstone. */
@@ -24,6 +24,10 @@ export type RevisionTree = Record<string, RevisionNode>;
 /** CouchDB's default `_revs_limit`. */
 export const REVS_LIMIT = 1000;
 
+/** One-shot md5 where Node has it (20.12+): no Hash object per revision. */
+const md5Hex: (data: Buffer) => string =
+  typeof crypto.hash === 'function' ? (data) => crypto.hash('md5', data, 'hex') : (data) => crypto.createHash('md5').update(data).digest('hex');
+
 /**
  * The hash of a new revision, as CouchDB's `couch_db:new_revid`: the MD5 of
  * `term_to_binary([Deleted, OldStart, OldRev, Body, Atts], [{minor_version, 1}])`, where Body is the
@@ -34,14 +38,12 @@ export const REVS_LIMIT = 1000;
  */
 export function revisionHash(deleted: boolean, previousRev: string | null, body: JsonObject): string {
   const { _attachments: attachments, ...members } = body;
-  const term = list([
+  const head: Term[] = [
     atom(String(deleted)),
     { integer: previousRev === null ? 0 : generationOf(previousRev) },
     previousRev === null ? { integer: 0 } : { binary: revisionIdBytes(revisionIdOf(previousRev)) },
-    ejson(members),
-    list(digestedAttachments(attachments).reverse()),
-  ]);
-  return createHash('md5').update(termToBinary(term)).digest('hex');
+  ];
+  return md5Hex(termToBinaryWithEjson(head, members, [list(digestedAttachments(attachments).reverse())]));
 }
 
 /** `{Name, Type, MD5}` per stub, in the document's order; a stub without an MD5 digest hashes an empty one. */

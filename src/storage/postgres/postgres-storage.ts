@@ -145,9 +145,11 @@ export class PostgresStorage implements Storage {
   async writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> {
     const limits = options.limits ?? DEFAULT_DOCUMENT_LIMITS;
     const results: EditResult[] = [];
-    // One transaction per slice (see write-slices.ts): other requests run between two slices.
-    for (const slice of sliceEdits(edits, options)) {
-      results.push(...(await this.#write<EditResult[]>(db, { kind: 'documents', edits: slice, newEdits: options.newEdits, limits })));
+    // One transaction per slice (see write-slices.ts), other requests running between two; only the
+    // last one's commit waits for the WAL flush, which makes the earlier ones durable with it.
+    const slices = sliceEdits(edits, options);
+    for (const [at, slice] of slices.entries()) {
+      results.push(...(await this.#write<EditResult[]>(db, { kind: 'documents', edits: slice, newEdits: options.newEdits, limits, durable: at === slices.length - 1 })));
     }
     return results;
   }

@@ -149,6 +149,8 @@ export class PostgresViewStore implements ViewStore {
       });
     }
     await inTransaction(this.#pool, async (client) => {
+      // A batch lost to a crash goes with its update_seq: the index maps those changes again.
+      await client.query('SET LOCAL synchronous_commit = off');
       const plan = await run(client, planPartials(tablesOf(indexId), documents));
       const blocks = await run(client, planBlocks(tablesOf(indexId), documents));
       await client.query(`DELETE FROM ${name} WHERE doc_id = ANY($1::text[])`, [documents.map((document) => document.id)]);

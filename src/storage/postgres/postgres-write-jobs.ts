@@ -33,7 +33,8 @@ export type WriteJob =
   | { kind: 'purge'; requests: readonly PurgeRequest[] }
   | { kind: 'limit'; limit: DatabaseLimit; value: number };
 
-type DocumentsJob = { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits };
+/** `durable` false: a slice of a larger write but its last, made durable by the last one's commit. */
+type DocumentsJob = { kind: 'documents'; edits: DocumentEdit[]; newEdits: boolean; limits: DocumentLimits; durable: boolean };
 type DatabaseJob = Exclude<WriteJob, DocumentsJob>;
 
 /** The database row of one batch, locked at first use and kept locked until the batch commits. */
@@ -76,6 +77,9 @@ class LockedDatabase {
  */
 export async function executeBatch(client: pg.PoolClient, name: string, jobs: WriteJob[]): Promise<Outcome[]> {
   const database = new LockedDatabase(client, name);
+  // Nothing of the batch is answered on this commit alone: no wait for the WAL flush. PostgreSQL
+  // writes its WAL in order, so a crash loses these with everything after them, never a part.
+  if (jobs.every((job) => job.kind === 'documents' && !job.durable)) await client.query('SET LOCAL synchronous_commit = off');
   const outcomes: Outcome[] = [];
   let i = 0;
   while (i < jobs.length) {

@@ -141,15 +141,15 @@ export class SqliteStorage implements Storage {
   }
 
   async writeDocuments(db: string, edits: DocumentEdit[], options: WriteOptions): Promise<EditResult[]> {
-    const limits = options.limits ?? DEFAULT_DOCUMENT_LIMITS;
-    const results: EditResult[] = [];
-    // One transaction per slice (see write-slices.ts): other requests run between two slices.
-    for (const slice of sliceEdits(edits, options)) {
+    const [limits, results, slices] = [options.limits ?? DEFAULT_DOCUMENT_LIMITS, [] as EditResult[], sliceEdits(edits, options)];
+    // One transaction per slice (write-slices.ts), other requests running between two; only the
+    // last one's commit waits for the disk, which makes the earlier ones durable with it.
+    for (const [at, slice] of slices.entries()) {
       const written = await this.#write(() => {
         const dbId = this.#databaseId(db);
         for (const edit of slice) this.#winners.delete(dbId, edit.id);
         return writeEdits(this.#st, dbId, slice.map((edit) => ({ edit, newEdits: options.newEdits, limits })));
-      });
+      }, at === slices.length - 1);
       results.push(...written);
     }
     return results;
@@ -288,11 +288,11 @@ export class SqliteStorage implements Storage {
   }
 
   /** Queues a write; inside its transaction (the file's write lock held), caches are checked first. */
-  #write<T>(job: () => T): Promise<T> {
+  #write<T>(job: () => T, durable = true): Promise<T> {
     return this.#queue.enqueue(() => {
       this.#freshness.check();
       return job();
-    });
+    }, durable);
   }
 }
 

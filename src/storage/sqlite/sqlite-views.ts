@@ -158,7 +158,9 @@ export class SqliteViewStore implements ViewStore {
       this.#run(applyPartials(tablesOf(indexId), plan));
       this.#run(applyBlocks(tablesOf(indexId), blocks));
       this.#statement('UPDATE view_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, indexId);
-    });
+      // Not durable (no fsync of its own, sqlite-write-queue.ts): a batch lost to a power cut goes
+      // with its update_seq, and the index maps those changes again.
+    }, false);
   }
 
   async rows(db: string, signature: string, range: ViewRange): Promise<ViewRowsResult> {

@@ -3,6 +3,8 @@ import type { Connection, Transaction } from './sqlite-connection.js';
 
 interface Job {
   run: () => unknown;
+  /** Its caller is answered on this commit: the commit must be on disk first. */
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -28,6 +30,11 @@ const isBusy = (error: unknown): boolean => (error as { code?: unknown })?.code 
  * A write lock held outside the lease (a process that is no worker of this server, a worker
  * stopping without its channel) shows as SQLITE_BUSY: the batch keeps the lease and tries again a
  * little later from a timer, without SQLite's blocking busy wait, for at most `LOCK_WAIT_MS`.
+ *
+ * A batch whose jobs are all non-durable (the slices of a large write but its last, view index
+ * batches) commits with `synchronous = NORMAL`: no fsync. The WAL is one file written in order and
+ * recovered as a prefix of whole transactions, so the next durable commit's fsync makes them durable
+ * too, and a power loss before it loses them (never acknowledged) without tearing any of them.
  */
 export class WriteQueue {
   #pending: Job[] = [];
@@ -63,11 +70,14 @@ export class WriteQueue {
     return this.#transactions;
   }
 
-  /** Queues `run` (synchronous SQLite work) for the next batch; resolves with its result after COMMIT. */
-  enqueue<T>(run: () => T): Promise<T> {
+  /**
+   * Queues `run` (synchronous SQLite work) for the next batch; resolves with its result after COMMIT,
+   * which is on disk unless every job of the batch is non-durable (`durable` false: see above).
+   */
+  enqueue<T>(run: () => T, durable = true): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('storage is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      this.#pending.push({ run, durable, resolve: resolve as (value: unknown) => void, reject });
       this.#schedule();
     });
   }
@@ -126,12 +136,19 @@ export class WriteQueue {
 
   /** BEGIN IMMEDIATE without a blocking busy wait while the batch may still wait asynchronously. */
   #begin(jobs: Job[]): Outcome[] {
-    if (this.#closed) return this.#runBatch.immediate(jobs);
-    this.#db.pragma('busy_timeout = 0');
+    // Back to FULL right after, so that nothing else ever commits without an fsync.
+    const lazy = !jobs.some((job) => job.durable);
+    if (lazy) this.#db.pragma('synchronous = NORMAL');
     try {
-      return this.#runBatch.immediate(jobs);
+      if (this.#closed) return this.#runBatch.immediate(jobs);
+      this.#db.pragma('busy_timeout = 0');
+      try {
+        return this.#runBatch.immediate(jobs);
+      } finally {
+        this.#db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
+      }
     } finally {
-      this.#db.pragma(`busy_timeout = ${LOCK_WAIT_MS}`);
+      if (lazy) this.#db.pragma('synchronous = FULL');
     }
   }
 

@@ -80,6 +80,9 @@ describe('revisionHash', () => {
     it(`equals CouchDB's new_revid for ${what}`, () => assert.equal(revisionHash(deleted, previous, body), expected));
   }
   const base = revisionHash(false, '1-abc', { a: 1 });
+  it('depends on the order of the members, as CouchDB\'s (the body is hashed as its Erlang term)', () => {
+    assert.notEqual(revisionHash(false, '1-abc', { b: 1, a: 1 }), revisionHash(false, '1-abc', { a: 1, b: 1 }));
+  });
   it('is 32 lowercase hex digits and deterministic', () => {
     assert.match(base, /^[0-9a-f]{32}$/);
     assert.equal(revisionHash(false, '1-abc', { a: 1 }), base);

@@ -35,32 +35,41 @@ describe('indexer', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('reports a long build to _active_tasks while it runs, then removes it', async () => {
+  it('reports a long build to _active_tasks while it runs, then removes it; maps full batches in two halves at once, ahead of storing', async () => {
     const tasks = new ActiveTasks(() => 'node1');
     const seen: JsonObject[][] = [];
     const mappedIds: string[] = [];
+    let [running, mostRunning] = [0, 0];
     const functions: ViewFunctions = {
-      map: (ddoc, path, docs) => {
+      map: async (ddoc, path, docs) => {
         seen.push(tasks.list());
         mappedIds.push(...docs.map((doc) => String(doc['_id'])));
-        return sandbox.map('db', ddoc as DesignDoc, path, docs);
+        mostRunning = Math.max(mostRunning, ++running);
+        try {
+          return await sandbox.map('db', ddoc as DesignDoc, path, docs);
+        } finally {
+          running--;
+        }
       },
       call: (ddoc, path, argLists) => sandbox.call('db', ddoc as DesignDoc, path, argLists),
     };
     const group = viewGroupOf({ _id: '_design/app', _rev: '1-a', views: { v: { map: 'function (doc) { emit(doc.n, null); }' } } });
     const seq = await updateIndex({ storage, functions, tasks, log: new Logger('none') }, 'db', group);
     assert.equal(seq, DOCS + 1);
-    assert.equal(seen.length, 3);
-    const [first, , last] = seen.map((list) => list[0]!);
+    // Two full batches in two halves each, then the last 10 documents (and the design document) in one call.
+    assert.equal(seen.length, 5);
+    assert.ok(mostRunning >= 2, 'the halves of a batch are mapped at the same time');
+    const [first] = seen.map((list) => list[0]!);
     assert.equal(first!['type'], 'indexer');
     assert.equal(first!['database'], 'db');
     assert.equal(first!['design_document'], '_design/app');
     assert.equal(first!['total_changes'], DOCS + 1);
-    assert.equal(first!['changes_done'], 0);
-    assert.equal(last!['changes_done'], INDEX_BATCH * 2);
-    assert.ok((last!['progress'] as number) > 90);
+    assert.deepEqual(seen.map((list) => list[0]!['changes_done']), [0, 0, 0, 0, INDEX_BATCH], 'the third batch is read and mapped before the second is stored');
     assert.deepEqual(tasks.list(), []);
     assert.equal(mappedIds.length, DOCS);
+    assert.equal(new Set(mappedIds).size, DOCS);
     assert.ok(!mappedIds.includes('_design/x'));
+    const rows = await storage.views.rows('db', group.signature, { view: 0, skip: 0, inclusiveEnd: true, descending: false, limit: 1 });
+    assert.equal(rows.totalRows, DOCS, 'every document stored its row');
   });
 });
