@@ -91,8 +91,8 @@ export async function readBulkJson(request: Request, config: Config): Promise<un
 export async function readBulkBytes(request: Request, config: Config): Promise<Buffer> {
   const limit = bulkBodyLimit(config);
   const encoding = (request.header('content-encoding') ?? 'identity').trim().toLowerCase();
-  // Compressed bodies take the general reader (it inflates under the same limit).
-  if (encoding !== 'identity') return request.body(limit, requestEntityTooLarge);
+  // Compressed bodies take the general reader (it inflates under the same limit), as does a body a rewrite gave.
+  if (encoding !== 'identity' || request.hasPresetBody) return request.body(limit, requestEntityTooLarge);
   const maxRequest = config.getInteger('chttpd', 'max_http_request_size');
   const declared = Number(request.header('content-length') ?? Number.NaN);
   if (Number.isFinite(declared) && declared > maxRequest) throw requestEntityTooLarge();

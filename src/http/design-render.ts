@@ -60,17 +60,22 @@ export async function runRender(services: Services, call: RenderCall, member: st
 }
 
 /**
- * The HTTP answer of a rendered response; anything but JSON gets `[csp] showlist_header_value`
- * on top of the function's own policy (chttpd_util:maybe_add_csp_header), so a page a function
- * renders runs no script on the server's origin.
+ * Headers with `[csp] showlist_header_value` on top of the function's own policy
+ * (chttpd_util:maybe_add_csp_header), so a page a show or list function renders runs no script on
+ * the server's origin.
  */
-export function renderedReply(config: Config, rendered: RenderedResponse): Reply {
-  const headers: Record<string, string | string[]> = { ...rendered.headers };
+export function showlistHeaders(config: Config, own: Record<string, string | string[]>): Record<string, string | string[]> {
+  const headers = { ...own };
   const policy = config.getString('csp', 'showlist_header_value').trim();
-  if ('bytes' in rendered.body && config.getBoolean('csp', 'showlist_enable') && policy !== '') {
-    const own = Object.keys(headers).find((name) => name.toLowerCase() === 'content-security-policy');
-    if (own === undefined) headers['Content-Security-Policy'] = policy;
-    else headers[own] = [policy, ...([] as string[]).concat(headers[own]!)];
-  }
+  if (!config.getBoolean('csp', 'showlist_enable') || policy === '') return headers;
+  const name = Object.keys(headers).find((each) => each.toLowerCase() === 'content-security-policy');
+  if (name === undefined) headers['Content-Security-Policy'] = policy;
+  else headers[name] = [policy, ...([] as string[]).concat(headers[name]!)];
+  return headers;
+}
+
+/** The HTTP answer of a rendered response; anything but JSON gets the showlist policy (`showlistHeaders`). */
+export function renderedReply(config: Config, rendered: RenderedResponse): Reply {
+  const headers = 'bytes' in rendered.body ? showlistHeaders(config, rendered.headers) : { ...rendered.headers };
   return { status: rendered.status, headers, body: 'bytes' in rendered.body ? rendered.body.bytes : (rendered.body.json as object) };
 }

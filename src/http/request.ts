@@ -30,12 +30,18 @@ export class Request implements AuthRequest {
   #bodyRead = false;
   /** Milliseconds spent reading the body (CouchDB's `X-CouchDB-Body-Time`); 0 when none was read whole. */
   bodyMilliseconds = 0;
+  /** How many `_rewrite`s led to this request (`[chttpd] rewrite_limit` bounds them). */
+  readonly rewrites: number;
+  /** A body given instead of the connection's (a rewrite's, or one a rewrite function already read). */
+  readonly #presetBody: Buffer | undefined;
+  /** Headers a rewrite function set, over the client's. */
+  readonly #headers: IncomingMessage['headers'] | undefined;
 
   /** The query as given: its text until an endpoint reads it. */
   #query: URLSearchParams | string;
 
   /** `query` may be the text after `?`: it is parsed when first read. */
-  constructor(raw: IncomingMessage, init: { method?: string; segments: string[]; query: URLSearchParams | string; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits; response?: ServerResponse }) {
+  constructor(raw: IncomingMessage, init: { method?: string; segments: string[]; query: URLSearchParams | string; path: string; peer: string; secure: boolean; viaTrustedProxy: boolean; id: string; limits: BodyLimits; response?: ServerResponse; rewrites?: number; body?: Buffer; headers?: IncomingMessage['headers'] }) {
     this.raw = raw;
     this.method = init.method ?? raw.method ?? 'GET';
     this.segments = init.segments;
@@ -47,6 +53,26 @@ export class Request implements AuthRequest {
     this.id = init.id;
     this.#limits = init.limits;
     this.#response = init.response;
+    this.rewrites = init.rewrites ?? 0;
+    this.#presetBody = init.body;
+    this.#headers = init.headers;
+  }
+
+  /**
+   * The request a `_rewrite` makes of this one: another method, path and query, maybe other
+   * headers and body, the same caller and connection, one rewrite more.
+   */
+  rewritten(target: { method: string; segments: string[]; query: string; path: string; headers?: IncomingMessage['headers']; body?: Buffer }): Request {
+    const request = new Request(this.raw, {
+      ...target,
+      peer: this.peer, secure: this.secure, viaTrustedProxy: this.viaTrustedProxy, id: this.id, limits: this.#limits,
+      ...(this.#response ? { response: this.#response } : {}),
+      rewrites: this.rewrites + 1,
+      headers: target.headers ?? this.#headers,
+      body: target.body ?? this.#presetBody,
+    });
+    request.auth = this.auth;
+    return request;
   }
 
   /**
@@ -54,7 +80,7 @@ export class Request implements AuthRequest {
    * `/{db}/_all_docs?partition=p`): one caller, one body, one connection.
    */
   retargeted(segments: string[], query: URLSearchParams): Request {
-    const request = new Request(this.raw, { method: this.method, segments, query, path: this.path, peer: this.peer, secure: this.secure, viaTrustedProxy: this.viaTrustedProxy, id: this.id, limits: this.#limits, ...(this.#response ? { response: this.#response } : {}) });
+    const request = new Request(this.raw, { method: this.method, segments, query, path: this.path, peer: this.peer, secure: this.secure, viaTrustedProxy: this.viaTrustedProxy, id: this.id, limits: this.#limits, ...(this.#response ? { response: this.#response } : {}), rewrites: this.rewrites, headers: this.#headers, body: this.#presetBody });
     request.auth = this.auth;
     return request;
   }
@@ -82,8 +108,13 @@ export class Request implements AuthRequest {
     return this.#query;
   }
 
+  /** Whether the body is one a rewrite gave rather than the connection's. */
+  get hasPresetBody(): boolean {
+    return this.#presetBody !== undefined;
+  }
+
   get headers(): IncomingMessage['headers'] {
-    return this.raw.headers;
+    return this.#headers ?? this.raw.headers;
   }
 
   get userCtx(): UserCtx {
@@ -91,7 +122,7 @@ export class Request implements AuthRequest {
   }
 
   header(name: string): string | undefined {
-    const value = this.raw.headers[name];
+    const value = this.headers[name];
     return Array.isArray(value) ? value.join(', ') : value;
   }
 
@@ -108,6 +139,10 @@ export class Request implements AuthRequest {
     if (this.#bodyRead) throw new Error('request body read twice');
     this.#bodyRead = true;
     const limit = Math.min(maxBytes, this.#limits.maxRequestBytes);
+    if (this.#presetBody !== undefined) {
+      if (this.#presetBody.length > limit) throw tooLarge();
+      return this.#presetBody;
+    }
     const declared = Number(this.header('content-length') ?? NaN);
     if (Number.isFinite(declared) && declared > this.#limits.maxRequestBytes) throw requestEntityTooLarge();
     const encoding = (this.header('content-encoding') ?? 'identity').trim().toLowerCase();
@@ -155,6 +190,8 @@ export class Request implements AuthRequest {
     this.#bodyRead = true;
     const declared = Number(this.header('content-length') ?? NaN);
     if (Number.isFinite(declared) && declared > this.#limits.maxRequestBytes) throw requestEntityTooLarge();
+    const preset = this.#presetBody;
+    if (preset !== undefined) return (async function* () { yield preset; })();
     return this.raw;
   }
 
@@ -166,7 +203,7 @@ export class Request implements AuthRequest {
 
   /** Drains an unread body so keep-alive connections stay usable. */
   async discardBody(): Promise<void> {
-    if (this.#bodyRead || this.raw.complete) return;
+    if (this.#bodyRead || this.raw.complete || this.#presetBody !== undefined) return;
     this.#bodyRead = true;
     this.raw.resume();
   }

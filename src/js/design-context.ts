@@ -30,6 +30,11 @@ export class DesignContext {
   #deadline = Number.POSITIVE_INFINITY;
   /** Set after a timeout or an exhausted memory limit: drop this context, load a new one. */
   broken = false;
+  /**
+   * What a running call's messages go to (a list function's output, answered with its next rows),
+   * set by the worker for the calls that exchange; the time spent waiting is not the function's.
+   */
+  exchange: ((text: string) => string) | undefined;
 
   constructor(module: QuickJSWASMModule, readonly ddoc: string, limits: Limits) {
     this.#runtime = module.newRuntime();
@@ -38,6 +43,7 @@ export class DesignContext {
     this.#context = this.#runtime.newContext();
     try {
       this.#deadline = Date.now() + Math.max(SETUP_MS, limits.timeoutMs);
+      this.#defineExchange();
       this.#context.unwrapResult(this.#context.evalCode(PRELUDE, 'prelude.js')).dispose();
       this.#call('__divan_load', ddoc);
       this.#run = this.#context.getProp(this.#context.global, '__divan_run');
@@ -50,6 +56,22 @@ export class DesignContext {
     } finally {
       this.#deadline = Number.POSITIVE_INFINITY;
     }
+  }
+
+  /** `__divan_exchange(text)`, which the prelude takes for itself (and removes from the global object) before any function runs. */
+  #defineExchange(): void {
+    const vm = this.#context;
+    const host = vm.newFunction('__divan_exchange', (text) => {
+      if (this.exchange === undefined) throw new Error('No exchange in this call.');
+      const started = Date.now();
+      try {
+        return vm.newString(this.exchange(vm.getString(text)));
+      } finally {
+        this.#deadline += Date.now() - started;
+      }
+    });
+    vm.setProp(vm.global, '__divan_exchange', host);
+    host.dispose();
   }
 
   /** Calls a global function of the prelude with string arguments; returns its result as a JS value. */

@@ -6,11 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSSyncVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { ContextCache } from './context-cache.js';
 import { BEAT_MS, DesignContext, failure } from './design-context.js';
-import type { Limits, Reply, Request, Retention } from './protocol.js';
+import { ExchangeWait } from './exchange-wait.js';
+import type { Limits, Reply, Request, Retention, WorkerStart } from './protocol.js';
 
 const port = parentPort!;
 /** WebAssembly as far as used here (Node's global; the project's TypeScript libraries do not declare it). */
@@ -44,6 +45,7 @@ const contexts = new ContextCache();
 let retention: Retention | undefined;
 
 const reply = (message: Reply): void => port.postMessage(message);
+const exchanges = new ExchangeWait(workerData as WorkerStart);
 
 /** The context of `key`, loaded from `ddoc` when not here (or broken); undefined when `ddoc` is needed. */
 async function contextOf(key: string, ddoc: string | undefined, limits: Limits, kept: Retention): Promise<DesignContext | undefined> {
@@ -92,7 +94,9 @@ async function callBatch(request: Extract<Request, { type: 'call' }>): Promise<v
     }
     // The first call always runs, so that a deferred map document makes progress when sent again.
     const full = index > 0 && (Date.now() >= deadline || (resumable && chars > MAX_RESULT_CHARS));
+    context.exchange = request.mode === 'list' ? (text) => exchanges.exchange(text, (seq, sent) => reply({ id: request.id, type: 'exchange', seq, text: sent })) : undefined;
     const result = full ? undefined : context.runOne(index, limits, deadline);
+    context.exchange = undefined;
     if (result === undefined && index === 0) results.push(failure('timeout', `The function ran longer than ${limits.timeoutMs} ms (os_process_timeout).`));
     else results.push(result ?? notReached(resumable, limits.timeoutMs));
     chars += result?.length ?? 0;

@@ -1,8 +1,11 @@
+import { RENDER_KIT } from './prelude-render.js';
+
 /**
  * The JavaScript every design-document context evaluates before any function of the design
  * document: CouchDB's query-server environment (`log`, `isArray`, `toJSON`, `sum`, `emit`,
  * `require` of CommonJS modules stored in the design document, functions called with the design
- * document as `this`) and the runner the worker calls, `__divan_run`. It runs inside QuickJS, which
+ * document as `this`; list functions' `start`, `send`, `getRow`, `provides`, `registerType`
+ * from prelude-render.ts) and the runner the worker calls, `__divan_run`. It runs inside QuickJS, which
  * has no Node API at all (no `process`, no `require('fs')`, no timers). The intrinsics are frozen
  * after set-up so that a function tampering with `Object.prototype` or `JSON` fails (strict mode) or
  * changes nothing (sloppy mode) instead of corrupting later calls; assigning an own `toString` or
@@ -26,6 +29,8 @@
 export const PRELUDE = String.raw`
 (function (global) {
   'use strict';
+  var render = (${RENDER_KIT})(global.__divan_exchange);
+  delete global.__divan_exchange;
   var parse = JSON.parse, stringify = JSON.stringify, isArrayOf = Array.isArray;
   var defineProperty = Object.defineProperty, freeze = Object.freeze, keysOf = Reflect.ownKeys;
   var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
@@ -220,7 +225,8 @@ export const PRELUDE = String.raw`
     try {
       if (currentError !== null) throw currentError;
       var args = shared.length === 0 ? batch[index] : batch[index].concat(shared);
-      if (currentMode === 'map') { current.call(ddoc, args[0]); answer = mapped(); } else answer = outcome(true, current.apply(ddoc, args));
+      if (currentMode === 'map') { current.call(ddoc, args[0]); answer = mapped(); } else if (currentMode === 'list') answer = outcome(true, render.list(current, ddoc, args));
+      else answer = outcome(true, current.apply(ddoc, args));
     } catch (e) {
       answer = outcome(false, errorToJson(e));
     } finally {
@@ -266,6 +272,7 @@ export const PRELUDE = String.raw`
   }
 
   var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, require: requireFrom(undefined),
+    start: render.start, send: render.send, getRow: render.getRow, provides: render.provides, registerType: render.registerType,
     __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_check: check };
   lockdown();
   var names = Object.keys(env);

@@ -2,6 +2,7 @@
  * What the main thread and a sandbox worker (engine-worker.ts) say to each other, and the outcome
  * of one function call as the sandbox's callers see it. A leaf module: both sides import it.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { Json } from '../json/json.js';
 
 /** How one call of a design-document function ended. */
@@ -20,8 +21,12 @@ export type Outcome =
  */
 export type FailureKind = 'thrown' | 'compile' | 'timeout' | 'memory' | 'crash' | 'deferred';
 
-/** `call` returns the function's value; `map` calls it with one document and returns its `[key, value]` emits. */
-export type CallMode = 'call' | 'map';
+/**
+ * `call` returns the function's value; `map` calls it with one document and returns its `[key, value]`
+ * emits; `list` runs a list function (CouchDB's render.js runList), which trades messages with the
+ * main thread while it runs (`exchange` replies, answered on the worker's exchange channel).
+ */
+export type CallMode = 'call' | 'map' | 'list';
 
 export interface Limits {
   /** Time every call of one request may take together (`os_process_timeout`). */
@@ -61,11 +66,26 @@ export type Request =
  * argument list; failure kinds other than `thrown` are `[false, {kind, message}, logs]` with
  * `value.divan_failure` set), `errors` one compile message or null per checked path, `missing` asks
  * for the design document again (the worker dropped it), `beat` says a long batch still progresses,
- * `held` (id 0, also after idle evictions) what the worker holds now.
+ * `held` (id 0, also after idle evictions) what the worker holds now; `exchange` is a message of a
+ * running call (a list function's output so far), which waits, blocked, for the `ExchangeAnswer` of
+ * the same `seq` on the worker's exchange channel.
  */
 export type Reply =
   | { readonly id: number; readonly type: 'results'; readonly results: string }
   | { readonly id: number; readonly type: 'errors'; readonly errors: readonly (string | null)[] }
   | { readonly id: number; readonly type: 'missing' }
   | { readonly id: number; readonly type: 'beat' }
+  | { readonly id: number; readonly type: 'exchange'; readonly seq: number; readonly text: string }
   | { readonly id: 0; readonly type: 'held'; readonly held: HeldMemory };
+
+/** Main thread → a worker blocked in an exchange, on its exchange channel (not its port: its event loop is not running). */
+export interface ExchangeAnswer {
+  readonly seq: number;
+  readonly text: string;
+}
+
+/** What each worker is started with: the channel exchange answers arrive on, and the word it waits on (`Atomics.wait`). */
+export interface WorkerStart {
+  readonly exchangePort: MessagePort;
+  readonly exchangeFlag: SharedArrayBuffer;
+}

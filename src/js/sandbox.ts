@@ -33,6 +33,8 @@
  * Design documents are identified by `_id`, `_rev` and a digest of their content, so a changed
  * revision is loaded anew and compiled functions and required modules are cached per revision.
  * - `sandbox.filter(db, ddoc, path, argLists)`: `call` for filter functions, resumable as `map`.
+ * - `sandbox.list(db, ddoc, path, args, exchange)`: a list function, which asks for its rows
+ *   while it runs (exchange-wait.ts): the rows reach it a batch at a time, its output leaves the same way.
  * Map and filter batches are cut into chunks, one after the other. Inside, functions see `log`
  * (lines also go to the server log), `isArray`, `toJSON`, `sum`, `emit`, `require` (CommonJS
  * modules stored in the design document, paths as CouchDB resolves them) and frozen intrinsics.
@@ -92,6 +94,17 @@ export class JsSandbox {
   async call(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[], shared: readonly Json[] = []): Promise<Outcome[]> {
     if (argLists.length === 0) return [];
     return this.#logged(ddoc, this.#job(db, ddoc, path, 'call', false, argLists, JSON.stringify(shared)));
+  }
+
+  /**
+   * A list function (`['lists', name]`) called with `args` (`[head, req]`): while it runs, each of
+   * its messages (the JSON text of `[label, chunks, start]`, render.js's) goes to `exchange`, whose
+   * answer (JSON text: the next rows, `[]` at the end, `"abort"` to stop it) the function reads.
+   * The outcome's value is its last message, `["end", chunks, start]`.
+   */
+  async list(db: string, ddoc: DesignDoc, path: FunctionPath, args: readonly Json[], exchange: (text: string) => Promise<string>): Promise<Outcome> {
+    const [outcome] = await this.#logged(ddoc, this.#job(db, ddoc, path, 'list', false, [args], '[]', exchange));
+    return outcome!;
   }
 
   map(db: string, ddoc: DesignDoc, path: FunctionPath, docs: readonly Json[]): Promise<Outcome[]> {
@@ -164,7 +177,7 @@ export class JsSandbox {
     return outcomes;
   }
 
-  async #job(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, resumable: boolean, argLists: readonly (readonly Json[])[], shared: string): Promise<Outcome[]> {
+  async #job(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, resumable: boolean, argLists: readonly (readonly Json[])[], shared: string, exchange?: (text: string) => Promise<string>): Promise<Outcome[]> {
     const { key, text } = this.#text(db, ddoc);
     const limits = this.#settings.limits();
     const retention = this.#settings.retention();
@@ -177,6 +190,7 @@ export class JsSandbox {
       timeoutMs: Math.max(5000, limits.timeoutMs),
       make: (id, withDdoc) => ({ id, type: 'call', key, ...(withDdoc ? { ddoc: text } : {}), path, mode, resumable, args, shared, count, limits, retention }),
       failed: (message) => ({ id: 0, type: 'results', results: JSON.stringify(argLists.map(() => [false, { divan_failure: 'crash', message }, []])) }),
+      ...(exchange === undefined ? {} : { exchange }),
     });
     if (answer.type !== 'results') throw new Error('The JavaScript worker answered a call with compile errors.');
     return (JSON.parse(answer.results) as Triple[]).map(outcomeOf);

@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import type { HeldMemory, Reply, Request } from './protocol.js';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { HeldMemory, Reply, Request, WorkerStart } from './protocol.js';
 
 /** Extra time past a call's own limit before a silent worker is taken for hung and replaced. */
 const WATCHDOG_GRACE_MS = 5000;
@@ -16,6 +16,8 @@ interface Job {
   /** What to answer when the worker died with this job (every call failed as `crash`). */
   failed(reason: string): Answer;
   readonly timeoutMs: number;
+  /** Answers a message the running call sends (a list function's output so far); absent for calls that send none. */
+  exchange?(text: string): Promise<string>;
   resolve(answer: Answer): void;
 }
 
@@ -26,6 +28,9 @@ interface Slot {
   job?: { readonly id: number; readonly job: Job };
   timer?: NodeJS.Timeout;
   held: HeldMemory;
+  /** Where exchange answers go, and the word the blocked worker waits on. */
+  readonly exchangePort: MessagePort;
+  readonly exchangeFlag: Int32Array;
 }
 
 /** Scopes whose last turn is remembered (a few per worker would do; databases can be many). */
@@ -97,15 +102,20 @@ export class WorkerPool {
     for (const job of waiting) job.resolve(job.failed('The JavaScript sandbox is shut down.'));
     await Promise.all(slots.map(async (slot) => {
       clearTimeout(slot.timer);
+      slot.exchangePort.close();
       slot.job?.job.resolve(slot.job.job.failed('The JavaScript sandbox is shut down.'));
       await slot.worker.terminate();
     }));
   }
 
   #spawn(): Slot {
-    const worker = new Worker(new URL('./engine-worker.js', import.meta.url));
+    const { port1, port2 } = new MessageChannel();
+    const flag = new SharedArrayBuffer(4);
+    const start: WorkerStart = { exchangePort: port2, exchangeFlag: flag };
+    const worker = new Worker(new URL('./engine-worker.js', import.meta.url), { workerData: start, transferList: [port2] });
     worker.unref();
-    const slot: Slot = { worker, loaded: new Set(), held: NOTHING_HELD };
+    port1.unref();
+    const slot: Slot = { worker, loaded: new Set(), held: NOTHING_HELD, exchangePort: port1, exchangeFlag: new Int32Array(flag) };
     worker.on('message', (reply: Reply) => this.#receive(slot, reply));
     worker.on('error', (error) => this.#replace(slot, `The JavaScript worker failed: ${error.message}`));
     worker.on('exit', () => this.#replace(slot, 'The JavaScript worker stopped.'));
@@ -175,6 +185,7 @@ export class WorkerPool {
     const held = slot.job;
     if (!held || held.id !== reply.id) return;
     if (reply.type === 'beat') return this.#arm(slot);
+    if (reply.type === 'exchange') return this.#exchange(slot, held, reply);
     if (reply.type === 'missing') {
       slot.loaded.delete(held.job.key);
       return this.#send(slot, held.job);
@@ -185,6 +196,23 @@ export class WorkerPool {
     this.#dispatch();
   }
 
+  /**
+   * A message of the running call: the worker waits, blocked, while the job answers it (reading
+   * rows, writing to a client), so the watchdog rests until the answer is sent. A job that fails to
+   * answer sends the JSON `"abort"`, which ends the call.
+   */
+  #exchange(slot: Slot, held: NonNullable<Slot['job']>, reply: Extract<Reply, { type: 'exchange' }>): void {
+    clearTimeout(slot.timer);
+    const answering = held.job.exchange?.(reply.text) ?? Promise.resolve('"abort"');
+    void answering.catch(() => '"abort"').then((text) => {
+      if (slot.job !== held) return;
+      slot.exchangePort.postMessage({ seq: reply.seq, text });
+      Atomics.store(slot.exchangeFlag, 0, 1);
+      Atomics.notify(slot.exchangeFlag, 0);
+      this.#arm(slot);
+    });
+  }
+
   /** Ends a hung or dead worker; its job fails, the queue goes on with a new worker. */
   #replace(slot: Slot, reason: string): void {
     const index = this.#slots.indexOf(slot);
@@ -193,6 +221,7 @@ export class WorkerPool {
     this.#pastEvictions += slot.held.evictions;
     clearTimeout(slot.timer);
     slot.worker.removeAllListeners();
+    slot.exchangePort.close();
     slot.worker.on('error', () => undefined);
     void slot.worker.terminate();
     this.#options.onReplace?.(reason);

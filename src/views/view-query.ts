@@ -16,7 +16,7 @@ export interface DocumentRef {
 }
 
 /** Reads documents as the caller may see them (attachments inline when asked); null for a missing or deleted one. */
-type DocumentReader = (refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean; attEncodingInfo: boolean }) => Promise<(JsonObject | null)[]>;
+export type DocumentReader = (refs: readonly DocumentRef[], options: { conflicts: boolean; attachments: boolean; attEncodingInfo: boolean }) => Promise<(JsonObject | null)[]>;
 
 export interface IndexAt {
   storage: Storage;
@@ -51,10 +51,10 @@ export async function scan(index: IndexAt, args: CheckedArgs, page: boolean): Pr
 }
 
 /** View rows read per storage call: one read of a long range would hold the process. */
-const VIEW_PAGE_ROWS = 1000;
+export const VIEW_PAGE_ROWS = 1000;
 
 /** How many rows at the end of `rows` share the last row's key and document id (one document emitting a key several times). */
-function trailingRun(rows: readonly ViewRow[]): number {
+export function trailingRun(rows: readonly ViewRow[]): number {
   const last = rows[rows.length - 1]!;
   let run = 0;
   while (run < rows.length && rows[rows.length - 1 - run]!.id === last.id && rows[rows.length - 1 - run]!.encoded.equals(last.encoded)) run++;
@@ -82,7 +82,7 @@ export async function rangeRows(index: IndexAt, range: ViewRange): Promise<ViewR
 }
 
 /** A value `{_id}` (with an optional `_rev`) links the row to that document, as CouchDB's include_docs. */
-function refOf(id: string, value: Json): DocumentRef {
+export function refOf(id: string, value: Json): DocumentRef {
   if (isObject(value) && typeof value['_id'] === 'string') {
     return typeof value['_rev'] === 'string' ? { id: value['_id'], rev: value['_rev'] } : { id: value['_id'] };
   }
@@ -94,7 +94,7 @@ function refOf(id: string, value: Json): DocumentRef {
  * it in ascending order, so a descending scan reverses documents and keys but not those values.
  * Within one page only: a page that ends inside such a run holds its last values, not its first.
  */
-function ascendingDuplicates<Row extends { id: string; key: Json }>(rows: Row[]): Row[] {
+export function ascendingDuplicates<Row extends { id: string; key: Json }>(rows: Row[]): Row[] {
   const out: Row[] = [];
   let run: Row[] = [];
   let runOf = '';

@@ -18,7 +18,8 @@ import type { ViewArgs } from './query-args.js';
 import { checkArgs } from './view-ranges.js';
 import { viewGroupOf, type ViewGroup } from './view-group.js';
 import { designPartitioned } from '../databases/partitions.js';
-import { mapQuery, type DocumentRef } from './view-query.js';
+import { mapQuery, VIEW_PAGE_ROWS, type DocumentRef, type IndexAt } from './view-query.js';
+import { mapStream, type RowStream } from './view-stream.js';
 import { reduceQuery } from './view-reduce.js';
 import type { ReduceLimit } from './reduce-limit.js';
 import type { ViewFunctionsOf } from './view-functions.js';
@@ -55,6 +56,36 @@ export class Views {
 
   /** One query of one view: `{total_rows, offset, rows}` or `{rows}` when it reduces; `signal` stops it when the client left. */
   async query(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs, signal?: AbortSignal): Promise<JsonObject> {
+    const { view, checked, seq, index } = await this.#prepare(opened, group, viewName, args, signal);
+    const body = checked.reducing
+      ? await reduceQuery(index, checked, this.#reducer(opened.db, group, viewName, view.reduce!))
+      : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options, index.turns));
+    if (args.updateSeq) body['update_seq'] = sequencesOf(await opened.info()).format(seq);
+    this.#afterQuery(opened, group, args);
+    return body;
+  }
+
+  /**
+   * One query as a head and batches of rows (`_list`): map rows are read a page at a time as the
+   * batches are taken; reduced rows, one per group, are computed first. The head is CouchDB's
+   * list head: `total_rows` and `offset` of a map query, `update_seq` when asked.
+   */
+  async rowStream(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs, signal?: AbortSignal): Promise<RowStream> {
+    const { view, checked, seq, index } = await this.#prepare(opened, group, viewName, args, signal);
+    let stream: RowStream;
+    if (checked.reducing) {
+      const rows = (await reduceQuery(index, checked, this.#reducer(opened.db, group, viewName, view.reduce!)))['rows'] as JsonObject[];
+      stream = { head: {}, batches: (async function* () { for (let at = 0; at < rows.length; at += VIEW_PAGE_ROWS) yield rows.slice(at, at + VIEW_PAGE_ROWS); })() };
+    } else {
+      stream = await mapStream(index, checked, (refs, options) => this.#documents(opened, refs, options, index.turns));
+    }
+    if (args.updateSeq) stream = { head: { ...stream.head, update_seq: sequencesOf(await opened.info()).format(seq) }, batches: stream.batches };
+    this.#afterQuery(opened, group, args);
+    return stream;
+  }
+
+  /** The view, its checked options, the sequence its index reached (brought up to date first when asked), and where its rows are. */
+  async #prepare(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs, signal?: AbortSignal) {
     const view = group.views.get(viewName);
     if (view === undefined) throw notFound('missing_named_view');
     const checked = checkArgs(args, view.reduce !== undefined);
@@ -64,15 +95,14 @@ export class Views {
     const turns = LoopTurns.until(signal);
     if (group.partitioned && checked.partition === undefined) throw queryParseError('`partition` parameter is mandatory for queries to this view.');
     if (!group.partitioned && checked.partition !== undefined) throw queryParseError('`partition` parameter is not supported in this design doc');
-    const index = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns, seq };
-    const body = checked.reducing
-      ? await reduceQuery(index, checked, this.#reducer(opened.db, group, viewName, view.reduce!))
-      : await mapQuery(index, checked, (refs, options) => this.#documents(opened, refs, options, turns));
-    if (args.updateSeq) body['update_seq'] = sequencesOf(await opened.info()).format(seq);
-    if (args.update === 'lazy') {
-      this.refresh(opened, group).catch((error: unknown) => this.#settings.log.warning(`view ${opened.db}/${group.id}: update after the query failed: ${String(error)}`));
-    }
-    return body;
+    const index: IndexAt = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns, seq };
+    return { view, checked, seq, index };
+  }
+
+  /** `update=lazy`: the index is brought up to date after the answer. */
+  #afterQuery(opened: OpenedDatabase, group: ViewGroup, args: ViewArgs): void {
+    if (args.update !== 'lazy') return;
+    this.refresh(opened, group).catch((error: unknown) => this.#settings.log.warning(`view ${opened.db}/${group.id}: update after the query failed: ${String(error)}`));
   }
 
   /** What a reduced query of `viewName` needs to run its reduce function. */

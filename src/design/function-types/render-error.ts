@@ -5,7 +5,7 @@ import type { FailedCall } from './function-type.js';
 import { isObject } from './function-type.js';
 
 /** HTTP status of an error name a design function reports (chttpd:error_info); any other name is 500. */
-const STATUS_OF: Readonly<Record<string, number>> = { not_found: 404, forbidden: 403, unauthorized: 401, bad_request: 400, method_not_allowed: 405, conflict: 409 };
+const STATUS_OF: Readonly<Record<string, number>> = { not_found: 404, forbidden: 403, unauthorized: 401, bad_request: 400, method_not_allowed: 405, not_acceptable: 406, conflict: 409 };
 
 export const namedError = (error: string, reason: string): CouchError => new CouchError(STATUS_OF[error] ?? 500, error, reason);
 

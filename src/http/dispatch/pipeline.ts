@@ -8,6 +8,7 @@ import { PeerResolver, normalizeAddress } from '../peer.js';
 import { needsRefresh } from '../../auth/cookie/codec.js';
 import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply, type WriteOptions } from '../reply.js';
 import { Request } from '../request.js';
+import { rewrite } from './rewrite.js';
 import { route } from './router.js';
 import { clientRequestId, effectiveMethod, parseTarget } from '../target.js';
 import type { Endpoint, Services } from '../services.js';
@@ -166,6 +167,13 @@ function answer(exchange: Exchange, context: PipelineContext): Reply | Promise<R
 
 function callEndpoint(request: Request, auth: Request['auth'], context: PipelineContext): Reply | Promise<Reply> {
   request.auth = auth;
+  return dispatch(request, context);
+}
+
+/** Routes a request (again, after a `_rewrite`: rewrite.ts) and calls its endpoint. */
+function dispatch(request: Request, context: PipelineContext): Reply | Promise<Reply> {
+  const [, second, , fourth] = request.segments;
+  if (second === '_design' && fourth === '_rewrite') return rewrite(request, context.services, (next) => dispatch(next, context));
   const endpoint = route(request, context.extraEndpoints);
   checkBodyContentType(request);
   return endpoint(request, context.services);

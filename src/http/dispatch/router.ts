@@ -14,6 +14,7 @@ import { copyDocument } from '../routes/copy.js';
 import { dbsInfo, purge, purgedInfos, purgedInfosLimit, revsLimit } from '../routes/maintenance.js';
 import { allDocs, allDocsQueries, designDocs, localDocs } from '../routes/listings.js';
 import { designInfo } from '../routes/design-info.js';
+import { list } from '../routes/lists.js';
 import { show } from '../routes/shows.js';
 import { update } from '../routes/updates.js';
 import { explain, find, mangoIndex } from '../routes/mango.js';
@@ -89,6 +90,8 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
 const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_view', viewQuery],
   ['_show', only(['GET', 'POST'], show)],
+  // OPTIONS runs the list as GET does (chttpd_show:handle_view_list_req).
+  ['_list', (request, services) => (request.method === 'OPTIONS' ? list(request, services) : only(['GET', 'POST'], list)(request, services))],
   ['_update', update],
   ['_search', only(['GET', 'POST'], clouseauSearch)],
   ['_search_info', only(['GET'], clouseauSearch)],

@@ -18,11 +18,11 @@ describe('design-function types', () => {
       functionsOf(DDOC).map((each) => each.path.join('.')),
       ['validate_doc_update', 'filters.mine', 'views.byType.map', 'views.total.map', 'views.total.reduce'],
     );
-    assert.deepEqual(DESIGN_FUNCTION_TYPES.map((type) => type.member), ['validate_doc_update', 'filters', 'views', 'shows', 'updates']);
+    assert.deepEqual(DESIGN_FUNCTION_TYPES.map((type) => type.member), ['validate_doc_update', 'filters', 'views', 'shows', 'lists', 'updates']);
   });
 
-  test('show and update functions are compiled when called, not on save (as CouchDB)', () => {
-    const withRenderers = { ...DDOC, shows: { page: 'function (' }, updates: { stamp: 'not even JavaScript' } };
+  test('show, list and update functions are compiled when called, not on save (as CouchDB)', () => {
+    const withRenderers = { ...DDOC, shows: { page: 'function (' }, lists: { csv: 'function (head' }, updates: { stamp: 'not even JavaScript' } };
     assert.deepEqual(functionsOf(withRenderers).map((each) => each.path.join('.')), functionsOf(DDOC).map((each) => each.path.join('.')));
   });
 
