@@ -20,8 +20,11 @@ export type Outcome =
  */
 export type FailureKind = 'thrown' | 'compile' | 'timeout' | 'memory' | 'crash' | 'deferred';
 
-/** `call` returns the function's value; `map` calls it with one document and returns its `[key, value]` emits. */
-export type CallMode = 'call' | 'map';
+/**
+ * `call` returns the function's value; `map` calls it with one document and returns its `[key, value]`
+ * emits; `index` calls a Nouveau index function with one document and returns its `index(…)` fields.
+ */
+export type CallMode = 'call' | 'map' | 'index';
 
 export interface Limits {
   /** Time every call of one request may take together (`os_process_timeout`). */
