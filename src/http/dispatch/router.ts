@@ -25,6 +25,7 @@ import { reshard } from '../routes/reshard.js';
 import { session } from '../routes/session.js';
 import { utils } from '../routes/utils.js';
 import { tempView, viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
+import { nouveauInfo, nouveauQuery } from '../routes/nouveau.js';
 import { partitionInfo, partitionQuery } from '../routes/partitions.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
@@ -86,6 +87,8 @@ const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_view', viewQuery],
   ['_show', only(['GET', 'POST'], show)],
   ['_update', update],
+  ['_nouveau', nouveauQuery],
+  ['_nouveau_info', nouveauInfo],
 ]);
 
 /**
@@ -148,7 +151,8 @@ const partition: Endpoint = async (request, services) => {
   const query = await partitionQuery(request, services);
   const isView = rest[0] === '_design' && rest[2] === '_view' && (rest.length === 4 || (rest.length === 5 && rest[4] === 'queries'));
   const isAllDocsQueries = rest.length === 2 && rest[0] === '_all_docs' && rest[1] === 'queries';
-  const endpoint = isView ? viewQuery : isAllDocsQueries ? allDocsQueries : rest.length === 1 ? PARTITION_ENDPOINTS.get(rest[0]!) : undefined;
+  const isSearch = rest[0] === '_design' && rest[2] === '_nouveau' && rest.length === 4;
+  const endpoint = isView ? viewQuery : isSearch ? nouveauQuery : isAllDocsQueries ? allDocsQueries : rest.length === 1 ? PARTITION_ENDPOINTS.get(rest[0]!) : undefined;
   if (endpoint === undefined) throw notFound();
   return endpoint(request.retargeted([db, ...rest], query), services);
 };
