@@ -119,6 +119,27 @@ export class Search {
     };
   }
 
+  /** `_nouveau_cleanup`: drops the indexes no design document of the database defines. */
+  async cleanup(opened: OpenedDatabase): Promise<number> {
+    const used = new Set<string>();
+    const designs = await opened.listDocuments({ startKey: '_design/', endKey: '_design0', includeDocs: true });
+    for (const summary of designs.rows) {
+      if (summary.body === undefined || summary.deleted) continue;
+      const doc = { _id: summary.id, ...summary.body } as JsonObject;
+      const indexes = doc['nouveau'];
+      if (typeof indexes !== 'object' || indexes === null || Array.isArray(indexes)) continue;
+      for (const name of Object.keys(indexes)) {
+        try {
+          used.add(searchIndexOf(doc, name, designPartitioned(opened.security, doc)).signature);
+        } catch {
+          // not an index: nothing of it is kept
+        }
+      }
+    }
+    const unused = (await opened.storage.search.list(opened.db)).map((index) => index.signature).filter((signature) => !used.has(signature));
+    return unused.length === 0 ? 0 : opened.storage.search.drop(opened.db, unused);
+  }
+
   async #documents(opened: OpenedDatabase, ids: readonly string[]): Promise<(JsonObject | null)[]> {
     return Promise.all(
       ids.map(async (id) => {

@@ -25,7 +25,7 @@ import { reshard } from '../routes/reshard.js';
 import { session } from '../routes/session.js';
 import { utils } from '../routes/utils.js';
 import { tempView, viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
-import { nouveauInfo, nouveauQuery } from '../routes/nouveau.js';
+import { nouveauCleanup, nouveauInfo, nouveauQuery } from '../routes/nouveau.js';
 import { partitionInfo, partitionQuery } from '../routes/partitions.js';
 
 /** `/{db}`: POST writes a document (documents.ts), every other method is about the database. */
@@ -79,6 +79,7 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_purged_infos_limit', purgedInfosLimit],
   ['_purged_infos', only(['GET'], purgedInfos)],
   ['_view_cleanup', viewCleanup],
+  ['_nouveau_cleanup', nouveauCleanup],
   ['_temp_view', tempView],
 ]);
 

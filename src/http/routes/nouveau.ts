@@ -1,9 +1,11 @@
 /**
  * Full-text search endpoints (docs/search.md): `GET|POST /{db}/_design/{d}/_nouveau/{index}` (also
- * below `/{db}/_partition/{p}/`) and `GET /{db}/_design/{d}/_nouveau_info/{index}`. Members search;
+ * below `/{db}/_partition/{p}/`), `GET /{db}/_design/{d}/_nouveau_info/{index}` and `POST
+ * /{db}/_nouveau_cleanup` (database admins). Members search;
  * in a database with per-document access, database admins only (the database layer's rule).
  */
 import { validatePartition } from '../../databases/partitions.js';
+import { requireDbAdmin } from '../../identity/authorization.js';
 import { methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
 import type { Json } from '../../json/json.js';
 import { searchArgsOf } from '../../search/search-args.js';
@@ -40,6 +42,16 @@ export async function nouveauQuery(request: Request, services: Services): Promis
   if (partition !== undefined) validatePartition(partition);
   const { opened, index } = await openIndex(request, services);
   return json(200, await services.search.query(opened, index, args, partition));
+}
+
+/** `POST /{db}/_nouveau_cleanup`: drops the indexes no design document defines (202, as CouchDB); database admins. */
+export async function nouveauCleanup(request: Request, services: Services): Promise<Reply> {
+  if (request.method !== 'POST') throw methodNotAllowed(['POST']);
+  const opened = await services.databases.open(databaseName(request), request.userCtx);
+  requireDbAdmin(request.userCtx, opened.security);
+  await request.discardBody();
+  await services.search.cleanup(opened);
+  return json(202, { ok: true });
 }
 
 /** `GET /{db}/_design/{d}/_nouveau_info/{index}`. */
