@@ -56,6 +56,27 @@ describeOnEachBackend('Nouveau search scopes', (server) => {
     assert.equal((await server().admin('/parts/_design/s/_nouveau/t?q=*:*')).body.total_hits, 3);
   });
 
+  test('conflicted documents are indexed by their winning revision; purging a winner indexes the next one (CouchDB\'s "purge with conflicts")', async () => {
+    assert.equal((await server().admin('/conflicts', { method: 'PUT' })).status, 201);
+    const docs = [
+      { _id: 'doc4', foo: 'foo', bar: 42, _revisions: { start: 1, ids: ['a'] } },
+      { _id: 'doc4', foo: 'fooX', bar: 43, _revisions: { start: 1, ids: ['b'] } },
+      { _id: 'doc3', foo: 'bar', bar: 12, _revisions: { start: 1, ids: ['a'] }, _deleted: true },
+      { _id: 'doc3', foo: 'barX', bar: 13, _revisions: { start: 2, ids: ['c', 'b'] } },
+      { _id: 'doc1', foo: 'baz', bar: 0, _revisions: { start: 1, ids: ['a'] } },
+      { _id: 'doc1', foo: 'bazX', bar: 1, _revisions: { start: 2, ids: ['c', 'b'] }, _deleted: true },
+      { _id: 'doc2', foo: 'foobar', bar: 100, _revisions: { start: 2, ids: ['b', 'a'] }, _deleted: true },
+    ];
+    assert.equal((await server().admin('/conflicts/_bulk_docs', { method: 'POST', body: { docs, new_edits: false } })).status, 201);
+    const index = 'function (doc) { index("string", "foo", doc.foo, {store: true}); index("double", "bar", doc.bar, {store: true}); }';
+    assert.equal((await server().admin('/conflicts/_design/s', { method: 'PUT', body: { nouveau: { t: { index } } } })).status, 201);
+    const hits = async () => (await server().admin('/conflicts/_design/s/_nouveau/t?q=*:*&include_docs=true')).body.hits.map((hit: { id: string; doc: { _rev: string }; fields: object }) => [hit.id, hit.doc._rev, hit.fields]);
+    assert.deepEqual(await hits(), [['doc1', '1-a', { foo: 'baz', bar: 0 }], ['doc3', '2-c', { foo: 'barX', bar: 13 }], ['doc4', '1-b', { foo: 'fooX', bar: 43 }]]);
+    const purge = await server().admin('/conflicts/_purge', { method: 'POST', body: { doc1: ['2-c'], doc2: ['2-b'], doc3: ['2-c'], doc4: ['1-b'] } });
+    assert.equal(purge.status, 201);
+    assert.deepEqual(await hits(), [['doc1', '1-a', { foo: 'baz', bar: 0 }], ['doc4', '1-a', { foo: 'foo', bar: 42 }]]);
+  });
+
   test('_nouveau_cleanup is for database admins', async () => {
     const member = await as(server(), 'alice', '/_nouveau_cleanup', { method: 'POST', body: {} });
     assert.equal(member.status, 403);
