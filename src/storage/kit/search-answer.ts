@@ -56,8 +56,9 @@ async function facets(dialect: SearchDialect, run: Run, request: SearchRequest):
 
 export async function searchAnswer(dialect: SearchDialect, request: SearchRequest, run: Run): Promise<SearchAnswer> {
   const page = await query(run, (param) => pageSql(dialect, request, param));
-  const [total] = await query(run, (param) => totalSql(dialect, request.plan, param));
+  // An empty page (past the last hit) carries no count: only then is the plan counted on its own.
+  const total = page.length > 0 ? Number(page[0]!['total_hits']) : Number((await query(run, (param) => totalSql(dialect, request.plan, param)))[0]?.['c'] ?? 0);
   const stored = await storedFields(dialect, run, page.map((row) => String(row['doc_id'])));
   const hits = page.map((row) => ({ id: String(row['doc_id']), ...orderOf(request.sort, row), fields: stored.get(String(row['doc_id'])) ?? [] }));
-  return { totalHits: Number(total?.['c'] ?? 0), hits, ...(await facets(dialect, run, request)) };
+  return { totalHits: total, hits, ...(await facets(dialect, run, request)) };
 }

@@ -89,14 +89,17 @@ function afterCondition(sort: readonly SearchSortKey[], after: readonly (string 
   return alternatives.join(' OR ');
 }
 
-/** The page of hits: `doc_id`, `score` and the sort values `k0…`. */
+/**
+ * The page of hits: `doc_id`, `score`, the sort values `k0…` and `total_hits` (every hit, counted
+ * before the bookmark's condition: one evaluation of the plan answers both).
+ */
 export function pageSql(dialect: SearchDialect, request: SearchRequest, param: Param): string {
   // Placeholders are numbered in the order they appear: the sort keys come before the plan.
   const keys = request.sort.map((key, i) => `${sortExpression(dialect, key, param)} AS k${i}`).join(', ');
   const hits = planSql(dialect, request.plan, param);
   const where = request.after === undefined ? '' : ` WHERE ${afterCondition(request.sort, request.after, param)}`;
   const order = request.sort.map((key, i) => `k${i} ${key.descending ? 'DESC' : 'ASC'}`).join(', ');
-  return `SELECT * FROM (SELECT h.doc_id, h.score, ${keys} FROM (${hits}) AS h) AS s${where} ORDER BY ${order} LIMIT ${param(request.limit)}`;
+  return `SELECT * FROM (SELECT h.doc_id, h.score, ${keys}, count(*) OVER () AS total_hits FROM (${hits}) AS h) AS s${where} ORDER BY ${order} LIMIT ${param(request.limit)}`;
 }
 
 export function totalSql(dialect: SearchDialect, plan: SearchPlan, param: Param): string {
