@@ -146,7 +146,10 @@ export class SqliteSearchStore implements SearchStore {
     return this.#queue.enqueue(() => {
       const { index_id: id } = this.#existing(db, signature);
       const t = tableNames(id);
-      const removeText = Object.keys(TOKENIZERS).map((name) => this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid IN (SELECT rowid FROM ${t.text} WHERE doc_id = ?)`));
+      // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
+      const indexed = this.#statement(`SELECT 1 FROM ${t.docs} WHERE doc_id = ?`);
+      const textRows = this.#statement(`SELECT rowid, tokenizer FROM ${t.text} WHERE doc_id = ?`);
+      const removeText = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid = ?`)]));
       const insertFts = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`INSERT INTO ${t.fts(name)} (rowid, body) VALUES (?, ?)`)]));
       const removals = [t.text, t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
       const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id) VALUES (?)`);
@@ -154,8 +157,11 @@ export class SqliteSearchStore implements SearchStore {
       const insertText = this.#statement(`INSERT INTO ${t.text} (doc_id, field, tokenizer) VALUES (?, ?, ?)`);
       const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
       for (const document of documents) {
-        for (const statement of removeText) statement.run(document.id);
-        for (const statement of removals) statement.run(document.id);
+        // Every row of a document hangs off its `docs` row: a document never indexed has nothing to remove.
+        if (indexed.get(document.id) !== undefined) {
+          for (const row of textRows.all(document.id) as { rowid: number; tokenizer: string }[]) removeText.get(row.tokenizer)!.run(row.rowid);
+          for (const statement of removals) statement.run(document.id);
+        }
         if (document.fields.length === 0) continue;
         insertDoc.run(document.id);
         document.fields.forEach((field, n) => {
