@@ -6,6 +6,7 @@ import { functionsOf, unsaved } from './design-check.js';
 import type { DesignDocCache } from './design-docs.js';
 import { validateDocUpdate } from './function-types/validate-doc-update.js';
 import { builtinReduceProblem } from './builtin-reduce-names.js';
+import { nouveauProblem } from './function-types/nouveau.js';
 import { AUTH_DDOC_ID, hasNativeValidation } from '../users/auth-design-doc.js';
 
 
@@ -59,7 +60,7 @@ export function validationHooks(deps: ValidationDeps): DatabaseHooks {
       const failed = errors.findIndex((error) => error !== undefined);
       if (failed >= 0) throw compilationError(functions[failed]!.prefix + errors[failed]!);
       const language = doc['language'] ?? 'javascript';
-      const unsupported = language === 'javascript' || language === 'query' ? builtinReduceProblem(doc) : undefined;
+      const unsupported = (language === 'javascript' || language === 'query' ? builtinReduceProblem(doc) : undefined) ?? nouveauProblem(doc);
       if (unsupported !== undefined) throw invalidDesignDoc(unsupported);
     },
     afterWrite(written) {

@@ -10,6 +10,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Gather } from '../cluster/gather.js';
 import type { NodePeers } from '../cluster/node-peers.js';
 import type { Views } from '../views/views.js';
+import type { Search } from '../search/search.js';
 import type { Replicator } from '../replicator/replicator.js';
 import type { ReplicatorDocs } from '../replicator/replicator-docs.js';
 import type { JsSandbox } from '../js/sandbox.js';
@@ -36,6 +37,8 @@ export interface Services {
   readonly gather: Gather;
   /** Map/reduce views (src/views/). */
   readonly views: Views;
+  /** Full-text search, Nouveau's API (src/search/). */
+  readonly search: Search;
   /** Replication jobs: `_replicate` and `_scheduler` (src/replicator/). */
   readonly replicator: Replicator;
   /** The jobs of `_replicator` documents, for `_scheduler/docs`. */

@@ -24,8 +24,12 @@ import { RENDER_KIT } from './prelude-render.js';
  *
  * A map function's emits are serialised as they come and bounded per document (`maxEmits` rows,
  * `maxEmitBytes` characters of JSON): past either, `emit` throws `emit_limit` and keeps throwing, so
- * a function that catches the error cannot grow the rows, and the document's map fails.
+ * a function that catches the error cannot grow the rows, and the document's map fails. Nouveau
+ * index functions (mode `index`) call `index(type, name, value, options)` instead (prelude-index.ts),
+ * under the same bounds.
  */
+import { INDEX_FUNCTION } from './prelude-index.js';
+
 export const PRELUDE = String.raw`
 (function (global) {
   'use strict';
@@ -53,19 +57,22 @@ export const PRELUDE = String.raw`
   function isArray(value) { return isArrayOf(value); }
   function toJSON(value) { return stringify(value); }
   function sum(values) { var total = 0; for (var i = 0; i < values.length; i++) total += values[i]; return total; }
-  function emit(key, value) {
-    if (emitted === null) throw new Error('emit() is only available to map functions');
+  /** Keeps one row of a map or index call, within the per-document bounds. */
+  function record(row) {
     if (emitOverflow !== null) throw emitOverflow;
-    var row = stringify([key, value]);
     emittedChars += row.length;
     if (emitted.length >= emitLimits.rows || emittedChars > emitLimits.chars) {
-      emitOverflow = { error: 'emit_limit', message: 'The map function emitted more than ' + emitLimits.rows + ' rows or ' + emitLimits.chars +
+      emitOverflow = { error: 'emit_limit', message: (currentMode === 'index' ? 'The index' : 'The map') + ' function emitted more than ' + emitLimits.rows + ' rows or ' + emitLimits.chars +
         ' characters of JSON for one document ([query_server_config] max_emits_per_doc, max_emit_bytes_per_doc).' };
       throw emitOverflow;
     }
     emitted.push(row);
   }
-
+  function emit(key, value) {
+    if (emitted === null || currentMode !== 'map') throw new Error('emit() is only available to map functions');
+    record(stringify([key, value]));
+  }
+${INDEX_FUNCTION}
   function resolveModule(names, mod, root) {
     if (names.length === 0) {
       if (typeof mod.current !== 'string') throw ['error', 'invalid_require_path', 'Must require a JavaScript string, not: ' + typeof mod.current];
@@ -219,13 +226,13 @@ export const PRELUDE = String.raw`
   }
   var current = null, currentMode = 'call', currentError = null;
   function run(index) {
-    emitted = currentMode === 'map' ? [] : null;
+    emitted = currentMode === 'map' || currentMode === 'index' ? [] : null;
     emittedChars = 0; emitOverflow = null;
     var answer;
     try {
       if (currentError !== null) throw currentError;
       var args = shared.length === 0 ? batch[index] : batch[index].concat(shared);
-      if (currentMode === 'map') { current.call(ddoc, args[0]); answer = mapped(); } else if (currentMode === 'list') answer = outcome(true, render.list(current, ddoc, args));
+      if (currentMode === 'map' || currentMode === 'index') { current.call(ddoc, args[0]); answer = mapped(); } else if (currentMode === 'list') answer = outcome(true, render.list(current, ddoc, args));
       else answer = outcome(true, current.apply(ddoc, args));
     } catch (e) {
       answer = outcome(false, errorToJson(e));
@@ -251,7 +258,7 @@ export const PRELUDE = String.raw`
     batch = parse(json);
     shared = deepFreeze(parse(sharedJson));
     currentMode = mode;
-    requireRoot = mode === 'map' ? viewsRoot : ddoc;
+    requireRoot = mode === 'call' ? ddoc : viewsRoot;
     emitLimits = { rows: maxRows, chars: maxChars };
     // A new caller: closures of the previous batch's functions and modules are not reachable from here.
     compiled = {}; modules = {};
@@ -271,7 +278,7 @@ export const PRELUDE = String.raw`
     return true;
   }
 
-  var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, require: requireFrom(undefined),
+  var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, index: index, require: requireFrom(undefined),
     start: render.start, send: render.send, getRow: render.getRow, provides: render.provides, registerType: render.registerType,
     __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_check: check };
   lockdown();

@@ -25,8 +25,9 @@ export type FailureKind = 'thrown' | 'compile' | 'timeout' | 'memory' | 'crash' 
  * `call` returns the function's value; `map` calls it with one document and returns its `[key, value]`
  * emits; `list` runs a list function (CouchDB's render.js runList), which trades messages with the
  * main thread while it runs (`exchange` replies, answered on the worker's exchange channel).
+ * `index` calls a Nouveau index function with one document and returns its `index(…)` fields.
  */
-export type CallMode = 'call' | 'map' | 'list';
+export type CallMode = 'call' | 'map' | 'list' | 'index';
 
 export interface Limits {
   /** Time every call of one request may take together (`os_process_timeout`). */

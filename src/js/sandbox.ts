@@ -111,6 +111,11 @@ export class JsSandbox {
     return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'map', docs.map((doc) => [doc])));
   }
 
+  /** A Nouveau index function over documents: each outcome's value lists its `index(…)` fields (prelude-index.ts). */
+  index(db: string, ddoc: DesignDoc, path: FunctionPath, docs: readonly Json[]): Promise<Outcome[]> {
+    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'index', docs.map((doc) => [doc])));
+  }
+
   /** A filter function over documents: as `call`, but calls past the budget are sent again (as `map`). */
   filter(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[]): Promise<Outcome[]> {
     return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'call', argLists));

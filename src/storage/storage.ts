@@ -16,6 +16,7 @@ import type { RevisionTree } from '../revisions/revision-tree.js';
 import type { DocumentLimits } from '../revisions/tree-editor.js';
 import type { IndexStore } from './index-store.js';
 import type { ViewStore } from './view-store.js';
+import type { SearchStore } from './search-store.js';
 
 export type { ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
@@ -24,6 +25,7 @@ export type { DocumentLimits } from '../revisions/tree-editor.js';
 export type { IndexPosition, IndexUpdate } from './index-store.js';
 export type { PurgeRequest } from '../revisions/purge-plan.js';
 export type * from './view-store.js';
+export type * from './search-store.js';
 
 /** `_security` of a database: `admins` and `members`, each with `names` and `roles`. */
 export type SecurityObject = JsonObject;
@@ -110,6 +112,8 @@ export interface Storage {
   readonly attachments: AttachmentStore;
   /** Map/reduce view indexes (view-store.ts); dropped with their database. */
   readonly views: ViewStore;
+  /** Full-text search indexes (search-store.ts); dropped with their database. */
+  readonly search: SearchStore;
 
   /**
    * Something from outside this process arrived (a request, a message from a sibling worker): what

@@ -11,6 +11,7 @@ import type { DataLayer } from './data-layer.js';
 import type { Identity } from './identity.js';
 import type { wireReplication } from './replication.js';
 import { wireViews } from './views.js';
+import { wireSearch } from './search.js';
 
 interface WiredParts {
   config: Config;
@@ -40,6 +41,7 @@ export function servicesOf(parts: WiredParts): Services {
     gather,
     peers,
     views: wireViews(data.sandbox, config, log, data.databases.tasks),
+    search: wireSearch(data.sandbox, log),
     sandbox: data.sandbox,
     version,
     nodeName: () => config.getString('divan', 'node_name'),

@@ -26,6 +26,7 @@ import { reshard } from '../routes/reshard.js';
 import { session } from '../routes/session.js';
 import { utils } from '../routes/utils.js';
 import { tempView, viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
+import { nouveauCleanup, nouveauInfo, nouveauQuery } from '../routes/nouveau.js';
 import { partitionInfo, partitionQuery } from '../routes/partitions.js';
 import { shards, syncShards } from '../routes/shards.js';
 import { clouseauSearch, searchAnalyze } from '../routes/clouseau.js';
@@ -82,6 +83,7 @@ const DATABASE_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_purged_infos_limit', purgedInfosLimit],
   ['_purged_infos', only(['GET'], purgedInfos)],
   ['_view_cleanup', viewCleanup],
+  ['_nouveau_cleanup', nouveauCleanup],
   ['_temp_view', tempView],
   ['_sync_shards', syncShards],
 ]);
@@ -95,6 +97,8 @@ const DESIGN_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_update', update],
   ['_search', only(['GET', 'POST'], clouseauSearch)],
   ['_search_info', only(['GET'], clouseauSearch)],
+  ['_nouveau', nouveauQuery],
+  ['_nouveau_info', nouveauInfo],
 ]);
 
 /**
@@ -158,7 +162,8 @@ const partition: Endpoint = async (request, services) => {
   const query = await partitionQuery(request, services);
   const isView = rest[0] === '_design' && rest[2] === '_view' && (rest.length === 4 || (rest.length === 5 && rest[4] === 'queries'));
   const isAllDocsQueries = rest.length === 2 && rest[0] === '_all_docs' && rest[1] === 'queries';
-  const endpoint = isView ? viewQuery : isAllDocsQueries ? allDocsQueries : rest.length === 1 ? PARTITION_ENDPOINTS.get(rest[0]!) : undefined;
+  const isSearch = rest[0] === '_design' && rest[2] === '_nouveau' && rest.length === 4;
+  const endpoint = isView ? viewQuery : isSearch ? nouveauQuery : isAllDocsQueries ? allDocsQueries : rest.length === 1 ? PARTITION_ENDPOINTS.get(rest[0]!) : undefined;
   if (endpoint === undefined) throw notFound();
   return endpoint(request.retargeted([db, ...rest], query), services);
 };

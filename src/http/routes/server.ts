@@ -18,7 +18,7 @@ export function welcome(_request: Request, services: Services): Reply {
     couchdb: 'Welcome',
     version: COUCHDB_API_VERSION,
     uuid: services.config.get('couchdb', 'uuid') ?? '',
-    features: ['access-ready', 'partitioned'],
+    features: ['access-ready', 'partitioned', 'nouveau'],
     vendor,
   });
 }

@@ -5,6 +5,7 @@
  * the same order (no deadlocks) and writers of one database are serialised across nodes.
  */
 import { dropViewIndexesOf } from './postgres-views.js';
+import { dropSearchIndexesOf } from './postgres-search.js';
 import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
 import { isCouchError } from '../../errors/couch-error.js';
@@ -177,6 +178,7 @@ async function deleteDatabase(database: LockedDatabase): Promise<boolean> {
   await client.query('DELETE FROM mango_indexes WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM purged_infos WHERE db_id = $1', [dbId]);
   await dropViewIndexesOf(client, dbId);
+  await dropSearchIndexesOf(client, dbId);
   await client.query('DELETE FROM databases WHERE db_id = $1', [dbId]);
   database.set(null);
   return true;

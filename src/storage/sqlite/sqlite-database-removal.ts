@@ -8,6 +8,7 @@ import type { Statements } from './sqlite-statements.js';
 import { deleteAttachmentsOfDatabase } from './sqlite-attachments.js';
 import type { SqlitePurges } from './sqlite-purge.js';
 import { dropViewIndexesOf } from './sqlite-views.js';
+import { dropSearchIndexesOf } from './sqlite-search.js';
 
 export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: SqlitePurges, dbId: number): void {
   deleteAttachmentsOfDatabase(st, dbId);
@@ -18,5 +19,6 @@ export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: Sql
   st.deleteIndexesOfDatabase.run(dbId);
   purges.deleteOfDatabase(dbId);
   dropViewIndexesOf(db, dbId);
+  dropSearchIndexesOf(db, dbId);
   st.deleteDatabase.run(dbId);
 }

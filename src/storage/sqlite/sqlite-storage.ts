@@ -30,6 +30,7 @@ import { Freshness } from './sqlite-freshness.js';
 import { SqliteIndexStore } from './sqlite-index-store.js';
 import { dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
 import { SqliteViewStore } from './sqlite-views.js';
+import { SqliteSearchStore } from './sqlite-search.js';
 import { deleteRowsOfDatabase } from './sqlite-database-removal.js';
 import { LocalLocks, type NamedLocks } from '../../locks/named-locks.js';
 
@@ -43,6 +44,7 @@ export class SqliteStorage implements Storage {
   readonly indexes: SqliteIndexStore;
   readonly attachments: SqliteAttachments;
   readonly views: SqliteViewStore;
+  readonly search: SqliteSearchStore;
   #closed = false;
   /** Database name → internal id and parsed `_security`, read on nearly every request. */
   readonly #idCache = new Map<string, number>();
@@ -65,6 +67,7 @@ export class SqliteStorage implements Storage {
     this.indexes = new SqliteIndexStore(this.#db, this.#queue, idOf);
     this.attachments = new SqliteAttachments(this.#st, this.#queue, idOf);
     this.views = new SqliteViewStore(this.#db, this.#queue, idOf, locks);
+    this.search = new SqliteSearchStore(this.#db, this.#queue, idOf, locks);
     this.#freshness = new Freshness(this.#db, () => {
       this.#idCache.clear();
       this.#securityCache.clear();
@@ -85,9 +88,7 @@ export class SqliteStorage implements Storage {
     this.#db.close();
   }
 
-  async ping(): Promise<void> {
-    this.#read(() => this.#st.ping.get());
-  }
+  async ping(): Promise<void> { this.#read(() => this.#st.ping.get()); }
 
   createDatabase(name: string, security: SecurityObject): Promise<boolean> {
     return this.#write(() => {
@@ -237,9 +238,7 @@ export class SqliteStorage implements Storage {
 
   async purgedInfos(db: string): Promise<PurgeRequest[]> { return this.#read(() => this.#purges.purgedInfos(this.#databaseId(db))); }
 
-  setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> {
-    return this.#write(() => this.#purges.setLimitOf(db, limit, value));
-  }
+  setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> { return this.#write(() => this.#purges.setLimitOf(db, limit, value)); }
 
   async compact(db: string, options: CompactOptions = {}): Promise<number> {
     // One slice per write batch: other requests' writes and reads run between two slices.

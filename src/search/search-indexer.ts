@@ -1,0 +1,101 @@
+/**
+ * Brings a search index up to its database's update sequence, as the view indexer does
+ * (src/views/indexer.ts): changes read in batches, the index function run on each live document
+ * (design documents excepted), each document's fields stored in place of its old ones, one batch
+ * per transaction, one updater per index (`SearchStore.exclusive`). A deleted document, or one whose
+ * index function throws (logged) or indexes nothing, leaves the index; purged documents too.
+ * A field keeps the type it was first indexed with; a value of another type is left out (logged).
+ * Text fields under the `keyword` analyzer are indexed whole, as string fields.
+ */
+import { osProcessError } from '../errors/catalog.js';
+import type { JsonObject } from '../json/json.js';
+import type { Logger } from '../log/logger.js';
+import type { ChangeRow, SearchDocument, SearchField, SearchFieldType, Storage } from '../storage/storage.js';
+import { analyzerOf, type SearchIndex } from './search-index.js';
+import type { FunctionOutcome } from '../views/view-functions.js';
+
+/** Changes read, indexed and stored per transaction. */
+const INDEX_BATCH = 1000;
+
+/** What the search engine needs of the sandbox: an index function over documents. */
+export type IndexFunctionsOf = (db: string) => (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => Promise<FunctionOutcome[]>;
+
+interface SearchIndexerContext {
+  storage: Storage;
+  functions: IndexFunctionsOf;
+  log: Logger;
+}
+
+const TYPES = new Set<string>(['text', 'string', 'double', 'stored']);
+
+/** The fields of one outcome, typed as the index first saw them (`types` learns new ones). */
+function fieldsOf(outcome: FunctionOutcome, index: SearchIndex, types: Map<string, SearchFieldType>, warn: (message: string) => void): SearchField[] {
+  if (!outcome.ok) {
+    if (outcome.kind === 'timeout') throw osProcessError('OS process timed out.');
+    warn(`index function failed (${outcome.kind}): ${JSON.stringify(outcome.error)}`);
+    return [];
+  }
+  const fields: SearchField[] = [];
+  for (const raw of Array.isArray(outcome.value) ? (outcome.value as JsonObject[]) : []) {
+    const name = String(raw['name']);
+    let type = String(raw['type']) as SearchFieldType;
+    if (!TYPES.has(type)) continue;
+    const analyzer = type === 'text' ? analyzerOf(index, name) : undefined;
+    if (analyzer === 'keyword') type = 'string';
+    const known = types.get(name);
+    if (known !== undefined && known !== type) {
+      warn(`field ${JSON.stringify(name)} was first indexed as ${known}, not ${type}: value left out`);
+      continue;
+    }
+    types.set(name, type);
+    fields.push({ type, name, value: raw['value'] as string | number, store: raw['store'] === true, ...(analyzer === undefined || type !== 'text' ? {} : { analyzer }) });
+  }
+  return fields;
+}
+
+async function indexBatch(context: SearchIndexerContext, db: string, index: SearchIndex, changes: readonly ChangeRow[], types: Map<string, SearchFieldType>): Promise<SearchDocument[]> {
+  const live = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
+  const docs = live.map((change) => ({ _id: change.id, _rev: change.changes[0]!, ...change.body }) as JsonObject);
+  const outcomes = docs.length === 0 ? [] : await context.functions(db)(index.doc, ['nouveau', index.name, 'index'], docs);
+  const byId = new Map<string, SearchField[]>();
+  live.forEach((change, i) => {
+    const warn = (message: string): void => context.log.warning(`search index ${db}/${index.ddocId}/${index.name}, document ${JSON.stringify(change.id)}: ${message}`);
+    byId.set(change.id, fieldsOf(outcomes[i]!, index, types, warn));
+  });
+  return changes.map((change) => ({ id: change.id, fields: byId.get(change.id) ?? [] }));
+}
+
+/** Purged documents that no longer exist leave no change behind: their fields are dropped. */
+async function dropPurged(storage: Storage, db: string, index: SearchIndex, seq: number): Promise<void> {
+  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
+  const trees = await storage.revisionTrees(db, ids);
+  const gone = ids.filter((_, i) => trees[i] === undefined);
+  if (gone.length > 0) await storage.search.update(db, index.signature, gone.map((id) => ({ id, fields: [] })), seq);
+}
+
+/** Updates the index to the database's current sequence; answers the sequence reached. */
+export async function updateSearchIndex(context: SearchIndexerContext, db: string, index: SearchIndex): Promise<number> {
+  const { storage } = context;
+  return storage.search.exclusive(db, index.signature, async () => {
+    let seq = await storage.search.open(db, index.signature);
+    const info = await storage.databaseInfo(db);
+    const target = info?.updateSeq ?? 0;
+    if (seq >= target) return seq;
+    if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, index, seq);
+    const types = await storage.search.fieldTypes(db, index.signature);
+    for (;;) {
+      const changes = await storage.changes(db, { since: seq, limit: INDEX_BATCH, includeDocs: true });
+      if (changes.length === 0) break;
+      const documents = await indexBatch(context, db, index, changes, types);
+      seq = changes[changes.length - 1]!.seq;
+      await storage.search.update(db, index.signature, documents, seq);
+      if (changes.length < INDEX_BATCH) break;
+    }
+    // A purge moves the database's sequence without a change to read: the index has reached it too.
+    if (seq < target) {
+      await storage.search.update(db, index.signature, [], target);
+      seq = target;
+    }
+    return seq;
+  });
+}

@@ -1,0 +1,229 @@
+/**
+ * The SQLite search store (search-store.ts): a `search_indexes` catalog row per (database,
+ * signature) and per index `search_docs_{id}` (indexed documents), `search_values_{id}` (string,
+ * double and stored values), `search_fields_{id}` (each field's first type) and the text: a side
+ * table `search_text_{id}` (document, field, tokenizer) whose rowids are those of the FTS5 tables
+ * `search_fts_{id}_{tokenizer}`, one per tokenizer the Nouveau analyzers map to (docs/search.md).
+ * Relevance is FTS5's `bm25`. Writes share the storage's write queue.
+ */
+import type { SearchAnswer, SearchDocument, SearchFieldType, SearchIndexInfo, SearchRequest, SearchStore } from '../search-store.js';
+import { searchAnswer } from '../kit/search-answer.js';
+import type { Param, SearchDialect } from '../kit/search-sql.js';
+import type { Connection, Statement } from './sqlite-connection.js';
+import type { WriteQueue } from './sqlite-write-queue.js';
+import type { NamedLocks } from '../../locks/named-locks.js';
+
+/** FTS5 tokenizers by name; `tokenizerOf` maps a Nouveau analyzer to one. */
+const TOKENIZERS: Readonly<Record<string, string>> = {
+  plain: 'unicode61 remove_diacritics 0',
+  porter: 'porter unicode61 remove_diacritics 0',
+  folded: 'unicode61 remove_diacritics 2',
+};
+
+function tokenizerOf(analyzer: string): string {
+  if (analyzer === 'english') return 'porter';
+  return analyzer === 'simple_asciifolding' ? 'folded' : 'plain';
+}
+
+const CATALOG = `CREATE TABLE IF NOT EXISTS search_indexes (index_id INTEGER PRIMARY KEY AUTOINCREMENT, db_id INTEGER NOT NULL,
+  signature TEXT NOT NULL, update_seq INTEGER NOT NULL DEFAULT 0, UNIQUE (db_id, signature))`;
+
+const tableNames = (id: number) => ({
+  docs: `search_docs_${id}`,
+  values: `search_values_${id}`,
+  fields: `search_fields_${id}`,
+  text: `search_text_${id}`,
+  fts: (tokenizer: string) => `search_fts_${id}_${tokenizer}`,
+});
+
+function dropTables(db: Connection, id: number): void {
+  const t = tableNames(id);
+  db.exec([t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).map(t.fts)].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n'));
+}
+
+/** Drops the search tables of a database (inside the caller's write transaction). */
+export function dropSearchIndexesOf(db: Connection, dbId: number): void {
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_indexes'").get() === undefined) return;
+  for (const id of db.prepare('SELECT index_id FROM search_indexes WHERE db_id = ?').pluck().all(dbId) as number[]) dropTables(db, id);
+  db.prepare('DELETE FROM search_indexes WHERE db_id = ?').run(dbId);
+}
+
+function dialectOf(id: number): SearchDialect {
+  const t = tableNames(id);
+  return {
+    docs: t.docs,
+    fieldValues: t.values,
+    text: (leaf, param: Param) => {
+      const fts = t.fts(tokenizerOf(leaf.analyzer));
+      // FTS5's rank (bm25, lower is better) is only readable in a plain query of the FTS5 table:
+      // the LIMIT keeps SQLite from flattening it into the aggregate around it.
+      return (
+        `SELECT s.doc_id, sum(-f.rank) AS score FROM (SELECT rowid, rank FROM ${fts} WHERE ${fts} MATCH ${param(leaf.match)} LIMIT -1) AS f` +
+        ` JOIN ${t.text} s ON s.rowid = f.rowid WHERE s.field = ${param(leaf.field)} GROUP BY s.doc_id`
+      );
+    },
+    // GLOB's own special character `[` is escaped as a one-character class.
+    wildcard: (pattern, param) => `str GLOB ${param(pattern.replaceAll('[', '[[]'))}`,
+  };
+}
+
+interface IndexRow {
+  index_id: number;
+  signature: string;
+  update_seq: number;
+}
+
+export class SqliteSearchStore implements SearchStore {
+  readonly textSyntax = 'fts5';
+  readonly #db: Connection;
+  readonly #queue: WriteQueue;
+  readonly #databaseId: (name: string) => number;
+  readonly #locks: NamedLocks;
+  readonly #statements = new Map<string, Statement>();
+  #catalog = false;
+
+  constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
+    this.#db = db;
+    this.#queue = queue;
+    this.#databaseId = databaseId;
+    this.#locks = locks;
+  }
+
+  #statement(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) this.#statements.set(sql, (statement = this.#db.prepare<unknown[], unknown>(sql)));
+    return statement;
+  }
+
+  #index(db: string, signature: string): IndexRow | undefined {
+    if (!this.#catalog) {
+      if (this.#db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_indexes'").get() === undefined) return undefined;
+      this.#catalog = true;
+    }
+    return this.#statement('SELECT index_id, signature, update_seq FROM search_indexes WHERE db_id = ? AND signature = ?').get(this.#databaseId(db), signature) as IndexRow | undefined;
+  }
+
+  #existing(db: string, signature: string): IndexRow {
+    const index = this.#index(db, signature);
+    if (index === undefined) throw new Error(`no search index ${signature} in ${db}`);
+    return index;
+  }
+
+  /** Drops the cached statements naming the index's tables (whole names: `_1` is not `_12`). */
+  #forget(id: number): void {
+    const named = new RegExp(`\\bsearch_\\w+?_${id}\\b`);
+    for (const sql of [...this.#statements.keys()]) if (named.test(sql)) this.#statements.delete(sql);
+  }
+
+  async open(db: string, signature: string): Promise<number> {
+    const known = this.#index(db, signature);
+    if (known !== undefined) return known.update_seq;
+    return this.#queue.enqueue(() => {
+      this.#db.exec(CATALOG);
+      this.#catalog = true;
+      const again = this.#index(db, signature);
+      if (again !== undefined) return again.update_seq;
+      const id = Number(this.#statement('INSERT INTO search_indexes (db_id, signature) VALUES (?, ?)').run(this.#databaseId(db), signature).lastInsertRowid);
+      const t = tableNames(id);
+      dropTables(this.#db, id);
+      this.#forget(id);
+      this.#db.exec(
+        `CREATE TABLE ${t.docs} (doc_id TEXT PRIMARY KEY) WITHOUT ROWID;
+         CREATE TABLE ${t.values} (doc_id TEXT NOT NULL, n INTEGER NOT NULL, field TEXT NOT NULL, type TEXT NOT NULL, str TEXT, num REAL,
+           stored INTEGER NOT NULL, PRIMARY KEY (doc_id, n)) WITHOUT ROWID;
+         CREATE INDEX ${t.values}_str ON ${t.values} (field, str);
+         CREATE INDEX ${t.values}_num ON ${t.values} (field, num);
+         CREATE TABLE ${t.fields} (field TEXT PRIMARY KEY, type TEXT NOT NULL) WITHOUT ROWID;
+         CREATE TABLE ${t.text} (rowid INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, field TEXT NOT NULL, tokenizer TEXT NOT NULL);
+         CREATE INDEX ${t.text}_docs ON ${t.text} (doc_id);
+         ${Object.entries(TOKENIZERS).map(([name, tokenize]) => `CREATE VIRTUAL TABLE ${t.fts(name)} USING fts5(body, tokenize = '${tokenize}');`).join('\n')}`,
+      );
+      return 0;
+    });
+  }
+
+  update(db: string, signature: string, documents: readonly SearchDocument[], updateSeq: number): Promise<void> {
+    return this.#queue.enqueue(() => {
+      const { index_id: id } = this.#existing(db, signature);
+      const t = tableNames(id);
+      // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
+      const indexed = this.#statement(`SELECT 1 FROM ${t.docs} WHERE doc_id = ?`);
+      const textRows = this.#statement(`SELECT rowid, tokenizer FROM ${t.text} WHERE doc_id = ?`);
+      const removeText = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid = ?`)]));
+      const insertFts = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`INSERT INTO ${t.fts(name)} (rowid, body) VALUES (?, ?)`)]));
+      const removals = [t.text, t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
+      const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id) VALUES (?)`);
+      const insertValue = this.#statement(`INSERT INTO ${t.values} (doc_id, n, field, type, str, num, stored) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+      const insertText = this.#statement(`INSERT INTO ${t.text} (doc_id, field, tokenizer) VALUES (?, ?, ?)`);
+      const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
+      for (const document of documents) {
+        // Every row of a document hangs off its `docs` row: a document never indexed has nothing to remove.
+        if (indexed.get(document.id) !== undefined) {
+          for (const row of textRows.all(document.id) as { rowid: number; tokenizer: string }[]) removeText.get(row.tokenizer)!.run(row.rowid);
+          for (const statement of removals) statement.run(document.id);
+        }
+        if (document.fields.length === 0) continue;
+        insertDoc.run(document.id);
+        document.fields.forEach((field, n) => {
+          insertField.run(field.name, field.type);
+          if (field.type === 'text') {
+            const tokenizer = tokenizerOf(field.analyzer ?? 'standard');
+            const rowid = insertText.run(document.id, field.name, tokenizer).lastInsertRowid;
+            insertFts.get(tokenizer)!.run(rowid, String(field.value));
+          }
+          if (field.type !== 'text' || field.store) {
+            const num = typeof field.value === 'number' ? field.value : null;
+            insertValue.run(document.id, n, field.name, field.type, num === null ? field.value : null, num, field.store ? 1 : 0);
+          }
+        });
+      }
+      this.#statement('UPDATE search_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, id);
+    });
+  }
+
+  async fieldTypes(db: string, signature: string): Promise<Map<string, SearchFieldType>> {
+    const { index_id: id } = this.#existing(db, signature);
+    const rows = this.#statement(`SELECT field, type FROM ${tableNames(id).fields}`).all() as { field: string; type: SearchFieldType }[];
+    return new Map(rows.map((row) => [row.field, row.type]));
+  }
+
+  async search(db: string, signature: string, request: SearchRequest): Promise<SearchAnswer> {
+    const dialect = dialectOf(this.#existing(db, signature).index_id);
+    return searchAnswer(dialect, request, async (sql, params) => this.#statement(sql).all(...params) as Record<string, unknown>[]);
+  }
+
+  async list(db: string): Promise<SearchIndexInfo[]> {
+    if (this.#db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_indexes'").get() === undefined) return [];
+    const indexes = this.#statement('SELECT index_id, signature, update_seq FROM search_indexes WHERE db_id = ? ORDER BY signature').all(this.#databaseId(db)) as IndexRow[];
+    return indexes.map((index) => ({
+      signature: index.signature,
+      updateSeq: index.update_seq,
+      docs: (this.#statement(`SELECT count(*) AS c FROM ${tableNames(index.index_id).docs}`).get() as { c: number }).c,
+    }));
+  }
+
+  drop(db: string, signatures: readonly string[]): Promise<number> {
+    return this.#queue.enqueue(() => {
+      let dropped = 0;
+      for (const signature of signatures) {
+        const index = this.#index(db, signature);
+        if (index === undefined) continue;
+        this.#forget(index.index_id);
+        dropTables(this.#db, index.index_id);
+        this.#statement('DELETE FROM search_indexes WHERE index_id = ?').run(index.index_id);
+        dropped++;
+      }
+      return dropped;
+    });
+  }
+
+  async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
+    const release = await this.#locks.acquire(`search\u0000${db}\u0000${signature}`);
+    try {
+      return await work();
+    } finally {
+      release();
+    }
+  }
+}
+
