@@ -16,6 +16,7 @@ import type { RevisionTree } from '../revisions/revision-tree.js';
 import type { DocumentLimits } from '../revisions/tree-editor.js';
 import type { IndexStore } from './index-store.js';
 import type { ViewStore } from './view-store.js';
+import type { AccessStore } from './access-store.js';
 
 export type { ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
@@ -110,6 +111,8 @@ export interface Storage {
   readonly attachments: AttachmentStore;
   /** Map/reduce view indexes (view-store.ts); dropped with their database. */
   readonly views: ViewStore;
+  /** Per-principal orders of the documents (access-store.ts), kept by every write. */
+  readonly access: AccessStore;
 
   /**
    * Something from outside this process arrived (a request, a message from a sibling worker): what

@@ -181,6 +181,22 @@ CREATE INDEX lockout_failures_by_key ON lockout_failures (key, failed_at);
     description: 'live documents counted per block of ids',
     sql: ID_BLOCKS_SQL,
   },
+  {
+    version: 9,
+    description: 'per-principal orders of the documents (storage/access-store.ts)',
+    sql: `
+CREATE TABLE access_rows (
+  db_id bigint NOT NULL,
+  principal text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  deleted boolean NOT NULL,
+  PRIMARY KEY (db_id, principal, id)
+);
+CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
+CREATE INDEX access_rows_by_document ON access_rows (db_id, id);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

@@ -35,6 +35,7 @@ import { executeBatch, type WriteJob } from './postgres-write-jobs.js';
 import { WriteLanes } from './postgres-write-queue.js';
 import { PostgresIndexStore } from './postgres-index-store.js';
 import { PostgresViewStore } from './postgres-views.js';
+import { PostgresAccessStore } from './postgres-access.js';
 
 interface PostgresStorageOptions {
   /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */
@@ -61,6 +62,7 @@ export class PostgresStorage implements Storage {
   readonly #pingTimeoutMs: number;
   readonly indexes: PostgresIndexStore;
   readonly views: PostgresViewStore;
+  readonly access: PostgresAccessStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -73,6 +75,7 @@ export class PostgresStorage implements Storage {
     this.indexes = new PostgresIndexStore(pool, () => this.#checkOpen());
     this.attachments = new PostgresAttachments(pool);
     this.views = new PostgresViewStore(pool, schema);
+    this.access = new PostgresAccessStore(pool, () => this.#checkOpen());
   }
 
   /** Transactions committed since opening; concurrent writes to one database share one. */

@@ -117,6 +117,20 @@ CREATE TABLE view_indexes (
   UNIQUE (db_id, signature)
 );
 `,
+  // 7: per-principal orders of the documents (storage/access-store.ts): by id, by sequence, and by
+  // document (to replace a document's rows when it changes).
+  `
+CREATE TABLE access_rows (
+  db_id INTEGER NOT NULL,
+  principal TEXT NOT NULL,
+  id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  PRIMARY KEY (db_id, principal, id)
+) WITHOUT ROWID;
+CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
+CREATE INDEX access_rows_by_document ON access_rows (db_id, id);
+`,
 ];
 
 /** The latest schema version this code knows. */
