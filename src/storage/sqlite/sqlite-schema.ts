@@ -129,7 +129,9 @@ CREATE TABLE access_rows (
   PRIMARY KEY (db_id, principal, id)
 ) WITHOUT ROWID;
 CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
-CREATE INDEX access_rows_by_document ON access_rows (db_id, id);
+-- id first: a (db_id, …) index would tempt a planner without statistics to scan a whole database
+-- for one user's listing instead of seeking their principal in the primary key.
+CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
 `,
 ];
 
