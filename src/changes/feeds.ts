@@ -68,7 +68,7 @@ export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Jso
     return { results: passed.map((item) => item.entry), last_seq: args.sequences.format(last), pending: 0 };
   }
   const result = await scan(args, args.since, args.limit);
-  const pending = result.entries.length === 0 ? 0 : Math.max(0, updateSeq - result.last);
+  const pending = result.entries.length === 0 ? 0 : await args.opened.pendingAfter(result.last, updateSeq);
   return { results: result.entries, last_seq: args.sequences.format(result.last), pending };
 }
 

@@ -46,5 +46,5 @@ export async function scan(args: FeedArgs, from: number, max: number | undefined
 
 export async function pendingAfter(args: FeedArgs, last: number): Promise<number> {
   const info = await args.opened.info();
-  return Math.max(0, (info?.updateSeq ?? 0) - last);
+  return args.opened.pendingAfter(last, info?.updateSeq ?? 0);
 }

@@ -155,10 +155,18 @@ export class Databases {
    * in a database with per-document access, for its admins only.
    */
   async open(db: string, userCtx: UserCtx): Promise<OpenedDatabase> {
+    const opened = await this.openScoped(db, userCtx);
+    refuseUnscoped(opened.security, opened.caller);
+    return opened;
+  }
+
+  /**
+   * For members, where a non-admin of a database with per-document access gets answers scoped to
+   * their documents (`GET /{db}`, `_bulk_docs`, `_revs_diff`, `_local/…`: `OpenedDatabase.scope`).
+   */
+  async openScoped(db: string, userCtx: UserCtx): Promise<OpenedDatabase> {
     const security = await openAsMember(this.#context.storage, db, userCtx);
-    const caller = callerOf(userCtx, security);
-    refuseUnscoped(security, caller);
-    return new OpenedDatabase(db, security, caller, this.#context);
+    return new OpenedDatabase(db, security, callerOf(userCtx, security), this.#context);
   }
 
   /** The server itself (hash upgrades): a server admin of every database. */
@@ -180,7 +188,6 @@ export class Databases {
   /** For `open_revs` (of `id`) and `_bulk_get`: a non-member the access rule admits reads, others 404 or 401/403. */
   async openForRevisionReads(db: string, userCtx: UserCtx, id?: string): Promise<OpenedDatabase> {
     const opened = await this.#openWithAccess(db, userCtx);
-    if (opened.caller.isMember) refuseUnscoped(opened.security, opened.caller);
     if (opened.caller.isMember || opened.hooks.some((hooks) => hooks.access?.readsWithoutMembership(opened.caller, id))) return opened;
     if (id !== undefined && opened.hooks.some((hooks) => hooks.access)) throw documentMissing();
     this.#requireMember(opened);
@@ -192,9 +199,9 @@ export class Databases {
    * `_replicator` list every user (or every credential), so they are for server admins only
    * (CouchDB 3); the path rule comes first, so no membership answer hints at who is listed.
    */
-  async openListing(db: string, userCtx: UserCtx): Promise<OpenedDatabase> {
+  async openListing(db: string, userCtx: UserCtx, scoped = false): Promise<OpenedDatabase> {
     if (db === this.usersDbName || db === '_users' || db === '_replicator') requireServerAdmin(userCtx);
-    return this.open(db, userCtx);
+    return scoped ? this.openScoped(db, userCtx) : this.open(db, userCtx);
   }
 
   /** The current winning revision of `id` for the server itself; undefined when missing or deleted. */

@@ -52,12 +52,23 @@ function admits(doc: JsonObject, caller: Caller): boolean {
   return Array.isArray(access) && access.every((item) => typeof item === 'string') && names(caller, access as string[]);
 }
 
+/**
+ * The revision a write edits: `_rev`, or for a replicated revision (`new_edits=false`, which carries
+ * `_revisions`) its parent, so that a replicated update extends the winner as an edit would.
+ */
+function editedRevision(doc: JsonObject): Json | undefined {
+  const revisions = doc['_revisions'];
+  if (revisions === null || typeof revisions !== 'object' || Array.isArray(revisions)) return doc['_rev'];
+  const { start, ids } = revisions;
+  return typeof start === 'number' && Array.isArray(ids) && typeof ids[1] === 'string' ? `${start - 1}-${ids[1]}` : undefined;
+}
+
 /** A non-admin's document write: the writer stays among the principals, and no principal is dropped. */
 function checkedWrite(doc: JsonObject, current: JsonObject | undefined, caller: Caller): JsonObject {
   if (current !== undefined) {
     // A document the caller cannot read is answered as a missing one (404), not 403.
     if (!admits(current, caller)) throw documentMissing();
-    if (doc['_rev'] !== current['_rev']) throw accessWinnerOnly();
+    if (editedRevision(doc) !== current['_rev']) throw accessWinnerOnly();
   }
   const sent = principalsOf(doc['_access']);
   const access = sent ?? (doc['_deleted'] === true && current !== undefined ? principalsOf(current['_access']) : undefined);
@@ -79,8 +90,10 @@ function stepFor(batch: UpdateBatch): DocUpdateStep {
 function readFilter(caller: Caller): ReadFilter {
   return {
     single: (doc) => (String(doc['_id']).startsWith('_design/') || admits(doc, caller) ? doc : undefined),
-    // Listings are refused to non-admins (refuseUnscoped): a listed document reaching here is a bug.
-    listed: () => {
+    // Listings read the caller's own rows (access-scope.ts): another's document reaching here is a
+    // bug, refused rather than shown.
+    listed: (doc) => {
+      if (String(doc['_id']).startsWith('_design/') || admits(doc, caller)) return doc;
       throw accessDbAdminsOnly();
     },
   };

@@ -25,6 +25,8 @@ import type {
 import { listConflicts } from '../revisions/revision-tree.js';
 import type { HookRegistry } from './hook-registry.js';
 import { withoutEncodingInfo } from '../attachments/encoding.js';
+import { AccessScope } from './access-scope.js';
+import { isAccessDb } from './document-access.js';
 import { inlineAttachments, sinceGeneration, withFollows, type FollowingPart } from '../attachments/outgoing.js';
 
 /** `?attachments=true` (with `atts_since`): which attachments a read inlines. */
@@ -84,6 +86,8 @@ export class OpenedDatabase {
   #filters: ReadFilter[] | undefined;
   #view: ReadFilter | undefined;
   #encodedView: ReadFilter | undefined;
+  /** A non-admin of a database with per-document access reads only their documents (access-scope.ts). */
+  readonly scope: AccessScope | undefined;
 
   constructor(db: string, security: SecurityObject, caller: Caller, context: LayerContext) {
     this.db = db;
@@ -91,6 +95,7 @@ export class OpenedDatabase {
     this.caller = caller;
     this.context = context;
     this.hooks = context.hooks.for(db);
+    this.scope = isAccessDb(security) && !caller.isAdmin ? new AccessScope(context.storage, db, caller.userCtx, () => this.view) : undefined;
   }
 
   /** The hooks' `afterDocRead` filters for this caller. */
@@ -220,14 +225,17 @@ export class OpenedDatabase {
     return visible;
   }
 
-  openRevisions(queries: readonly RevisionQuery[]): Promise<OpenedRevision[][]> {
-    return queries.length === 0 ? Promise.resolve([]) : this.storage.openRevisions(this.db, queries);
+  async openRevisions(queries: readonly RevisionQuery[]): Promise<OpenedRevision[][]> {
+    if (queries.length === 0) return [];
+    const opened = await this.storage.openRevisions(this.db, queries);
+    return this.scope ? this.scope.openRevisions(queries, opened) : opened;
   }
 
   /** Trees of the asked ids; an id no document can have (NUL) is unknown without asking storage. */
   async revisionTrees(ids: readonly string[]): Promise<(RevisionTree | undefined)[]> {
     const storable = ids.filter((id) => !id.includes('\u0000'));
-    const trees = await this.storage.revisionTrees(this.db, storable);
+    const stored = await this.storage.revisionTrees(this.db, storable);
+    const trees = this.scope ? await this.scope.revisionTrees(storable, stored) : stored;
     const byId = new Map(storable.map((id, i) => [id, trees[i]]));
     return ids.map((id) => byId.get(id));
   }
@@ -247,25 +255,33 @@ export class OpenedDatabase {
     );
   }
 
-  info(): Promise<DatabaseInfo | undefined> {
-    return this.storage.databaseInfo(this.db);
+  async info(): Promise<DatabaseInfo | undefined> {
+    const info = await this.storage.databaseInfo(this.db);
+    return this.scope ? this.scope.info(info) : info;
   }
 
   listDocuments(options: RangeOptions): Promise<RangeResult> {
-    return this.storage.listDocuments(this.db, options);
+    return this.scope ? this.scope.listDocuments(options) : this.storage.listDocuments(this.db, options);
   }
 
-  lookupDocuments(ids: readonly string[], includeDocs: boolean): Promise<(DocumentSummary | undefined)[]> {
-    return this.storage.lookupDocuments(this.db, ids, includeDocs);
+  async lookupDocuments(ids: readonly string[], includeDocs: boolean): Promise<(DocumentSummary | undefined)[]> {
+    const found = await this.storage.lookupDocuments(this.db, ids, includeDocs);
+    return this.scope ? this.scope.lookupDocuments(ids, found) : found;
   }
 
   changes(options: ChangesOptions): Promise<ChangeRow[]> {
-    return this.storage.changes(this.db, options);
+    return this.scope ? this.scope.changes(options) : this.storage.changes(this.db, options);
   }
 
-  /** `_local/` documents: no history, no hooks, not replicated, for members. */
-  getLocal(id: string): Promise<LocalDocument | undefined> {
-    return this.storage.getLocal(this.db, id);
+  /** `pending` of `_changes`: the database's sequences after `last`, or the caller's rows in a scope. */
+  async pendingAfter(last: number, updateSeq: number): Promise<number> {
+    return this.scope ? this.scope.pendingAfter(last) : Math.max(0, updateSeq - last);
+  }
+
+  /** `_local/` documents: no history, no hooks, not replicated, for members (in a scope, the caller's own). */
+  async getLocal(id: string): Promise<LocalDocument | undefined> {
+    const local = await this.storage.getLocal(this.db, this.scope ? this.scope.localId(id) : id);
+    return local && { ...local, id };
   }
 
   listLocal(): Promise<LocalDocument[]> {
@@ -273,6 +289,7 @@ export class OpenedDatabase {
   }
 
   writeLocal(id: string, body: JsonObject, rev: string | undefined, deleted: boolean): Promise<EditResult> {
-    return deleted ? this.storage.deleteLocal(this.db, id, rev) : this.storage.putLocal(this.db, id, body, rev);
+    const stored = this.scope ? this.scope.localId(id) : id;
+    return deleted ? this.storage.deleteLocal(this.db, stored, rev) : this.storage.putLocal(this.db, stored, body, rev);
   }
 }

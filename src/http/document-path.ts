@@ -40,11 +40,14 @@ export function attachmentPathOf(segments: readonly string[]): { id: string; nam
   return { id: idLength === 2 ? `${first}/${second}` : first, name };
 }
 
-/** Opens the database of a listing (`_all_docs`, `_changes`; GET, HEAD or POST) for the caller. */
-export async function openListing(request: Request, services: Services): Promise<OpenedDatabase> {
+/**
+ * Opens the database of a listing (`_all_docs`, `_changes`; GET, HEAD or POST) for the caller;
+ * `scoped`: a non-admin of a database with per-document access lists their documents.
+ */
+export async function openListing(request: Request, services: Services, scoped = false): Promise<OpenedDatabase> {
   const db = databaseName(request);
   if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'POST') {
     throw methodNotAllowed(['GET', 'HEAD', 'POST']);
   }
-  return services.databases.openListing(db, request.userCtx);
+  return services.databases.openListing(db, request.userCtx, scoped);
 }

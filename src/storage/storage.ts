@@ -17,6 +17,7 @@ import type { DocumentLimits } from '../revisions/tree-editor.js';
 import type { IndexStore } from './index-store.js';
 import type { ViewStore } from './view-store.js';
 import type { SearchStore } from './search-store.js';
+import type { AccessStore } from './access-store.js';
 
 export type { ByteRange, SavedAttachment } from './attachment-store.js';
 export type { Json, JsonObject } from '../json/json.js';
@@ -114,6 +115,8 @@ export interface Storage {
   readonly views: ViewStore;
   /** Full-text search indexes (search-store.ts); dropped with their database. */
   readonly search: SearchStore;
+  /** Per-principal orders of the documents (access-store.ts), kept by every write. */
+  readonly access: AccessStore;
 
   /**
    * Something from outside this process arrived (a request, a message from a sibling worker): what

@@ -25,7 +25,7 @@ import type { Services } from '../services.js';
 
 /** `GET/POST /{db}/_changes`. */
 export async function changes(request: Request, services: Services): Promise<Reply> {
-  const opened = await openListing(request, services);
+  const opened = await openListing(request, services, true);
   const body = await readBody(request, services);
   const found = await requireNamedFunction(request, opened);
   const named = found && { ...found, req: requestObject(requestFacts(request, body), await databaseFacts(services, opened)), sandbox: services.sandbox, log: services.log };

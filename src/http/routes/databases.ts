@@ -30,7 +30,7 @@ export async function database(request: Request, services: Services): Promise<Re
       return json(200, { ok: true });
     case 'GET':
     case 'HEAD': {
-      const opened = await services.databases.open(db, request.userCtx);
+      const opened = await services.databases.openScoped(db, request.userCtx);
       const info = await opened.info();
       if (!info) throw databaseMissing();
       const props = { ...propsOf(opened.security), ...(isAccessDb(opened.security) ? { access: true } : {}) };

@@ -143,7 +143,7 @@ export async function postDocument(request: Request, services: Services): Promis
 
 /** `_local/` documents: no history, not replicated, readable and writable by members. */
 async function localDocument(request: Request, services: Services, db: string, id: string): Promise<Reply> {
-  const opened = await services.databases.open(db, request.userCtx);
+  const opened = await services.databases.openScoped(db, request.userCtx);
   switch (request.method) {
     case 'GET':
     case 'HEAD': {
@@ -182,7 +182,7 @@ function bulkRequest(body: unknown): { docs: unknown[]; newEdits: boolean; allOr
 export async function bulkDocs(request: Request, services: Services): Promise<Reply> {
   const db = databaseName(request);
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
-  const opened = await services.databases.open(db, request.userCtx);
+  const opened = await services.databases.openScoped(db, request.userCtx);
   const { docs, newEdits, allOrNothing, w } = bulkRequest(await readBulkJson(request, services.config));
   if (allOrNothing && newEdits) return json(417, allOrNothingRows(docs));
   const status = writeStatus(request, w);

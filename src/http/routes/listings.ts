@@ -123,14 +123,14 @@ async function designDocCount(opened: OpenedDatabase): Promise<number> {
 
 /** `GET/POST /{db}/_all_docs` (POST may carry `keys`). */
 export async function allDocs(request: Request, services: Services): Promise<Reply> {
-  const opened = await openListing(request, services);
+  const opened = await openListing(request, services, true);
   const { keys, query } = await askedListing(request, services);
   return listingReply(await listDocuments(opened, query, keys));
 }
 
 /** `GET/POST /{db}/_design_docs`: `_all_docs` of the design documents only, with the same options. */
 export async function designDocs(request: Request, services: Services): Promise<Reply> {
-  const opened = await openListing(request, services);
+  const opened = await openListing(request, services, true);
   const { keys, query } = await askedListing(request, services);
   return listingReply(await listDocuments(opened, query, keys, true));
 }
@@ -141,7 +141,7 @@ export async function designDocs(request: Request, services: Services): Promise<
  */
 export async function allDocsQueries(request: Request, services: Services): Promise<Reply> {
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
-  const opened = await openListing(request, services);
+  const opened = await openListing(request, services, true);
   const body = await readBulkJson(request, services.config);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw requestBodyNotObject();
   const queries = (body as JsonObject)['queries'];

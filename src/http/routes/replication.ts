@@ -40,7 +40,7 @@ async function readIdRevs(request: Request, services: Services): Promise<[string
 async function openForDiff(request: Request, services: Services): Promise<OpenedDatabase> {
   const db = databaseName(request);
   if (request.method !== 'POST') throw methodNotAllowed(['POST']);
-  return services.databases.open(db, request.userCtx);
+  return services.databases.openScoped(db, request.userCtx);
 }
 
 /** `POST /{db}/_revs_diff`: `{id: [revs]}` → the revisions this database lacks. */

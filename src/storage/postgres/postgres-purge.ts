@@ -2,6 +2,7 @@
  * `_purge`, `_revs_limit` and `_purged_infos_limit` of the PostgreSQL backend, inside a lane's
  * transaction that holds the database row's lock (see purge-plan.ts for what a purge does).
  */
+import { principalsOfDocument } from '../kit/access-rows.js';
 import type pg from 'pg';
 import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../../revisions/purge-plan.js';
 import type { DatabaseLimit } from '../storage.js';
@@ -16,6 +17,16 @@ interface Counters {
 async function counters(client: pg.ClientBase, dbId: number): Promise<Counters> {
   const { rows } = await client.query<Counters>('SELECT update_seq, purge_seq, purged_infos_limit FROM databases WHERE db_id = $1', [dbId]);
   return rows[0]!;
+}
+
+/** The per-principal rows of a purged document: those of its remaining winner, or none. */
+async function refreshAccessRows(client: pg.ClientBase, dbId: number, id: string, docPk: number, remaining: { winner: string; deleted: boolean } | undefined, seq: number | undefined): Promise<void> {
+  await client.query('DELETE FROM access_rows WHERE db_id = $1 AND id = $2', [dbId, id]);
+  if (remaining === undefined || seq === undefined) return;
+  const { rows } = await client.query<{ body: string }>('SELECT body FROM revision_bodies WHERE doc_pk = $1 AND rev = $2', [docPk, remaining.winner]);
+  const principals = principalsOfDocument(id, () => rows[0]?.body);
+  if (principals.length === 0) return;
+  await client.query('INSERT INTO access_rows (db_id, principal, id, seq, deleted) SELECT $1, p, $3, $4, $5 FROM unnest($2::text[]) AS p', [dbId, principals, id, seq, remaining.deleted]);
 }
 
 /** One document's purge: bodies, then the row; answers the revisions purged. */
@@ -49,6 +60,7 @@ async function purgeDocument(client: pg.ClientBase, dbId: number, request: Purge
       seq,
     ]);
   }
+  await refreshAccessRows(client, dbId, request.id, row.doc_pk, plan.remaining, seq);
   await client.query('INSERT INTO purged_infos (db_id, purge_seq, id, revs) VALUES ($1, $2, $3, $4)', [dbId, tally.purgeSeq, request.id, JSON.stringify(plan.purged)]);
   return plan.purged;
 }

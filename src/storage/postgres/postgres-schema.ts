@@ -181,6 +181,24 @@ CREATE INDEX lockout_failures_by_key ON lockout_failures (key, failed_at);
     description: 'live documents counted per block of ids',
     sql: ID_BLOCKS_SQL,
   },
+  {
+    version: 9,
+    description: 'per-principal orders of the documents (storage/access-store.ts)',
+    sql: `
+CREATE TABLE access_rows (
+  db_id bigint NOT NULL,
+  principal text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  deleted boolean NOT NULL,
+  PRIMARY KEY (db_id, principal, id)
+);
+CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
+-- id first: a (db_id, …) index would tempt a planner without statistics to scan a whole database
+-- for one user's listing instead of seeking their principal in the primary key.
+CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

@@ -36,6 +36,7 @@ import { WriteLanes } from './postgres-write-queue.js';
 import { PostgresIndexStore } from './postgres-index-store.js';
 import { PostgresViewStore } from './postgres-views.js';
 import { PostgresSearchStore } from './postgres-search.js';
+import { PostgresAccessStore } from './postgres-access.js';
 
 interface PostgresStorageOptions {
   /** `postgresql://user:password@host:port/database?…` (libpq URL; `sslmode` etc. as `pg` reads them). */
@@ -63,6 +64,7 @@ export class PostgresStorage implements Storage {
   readonly indexes: PostgresIndexStore;
   readonly views: PostgresViewStore;
   readonly search: PostgresSearchStore;
+  readonly access: PostgresAccessStore;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -76,6 +78,7 @@ export class PostgresStorage implements Storage {
     this.attachments = new PostgresAttachments(pool);
     this.views = new PostgresViewStore(pool, schema);
     this.search = new PostgresSearchStore(pool, schema);
+    this.access = new PostgresAccessStore(pool, () => this.#checkOpen());
   }
 
   /** Transactions committed since opening; concurrent writes to one database share one. */

@@ -174,6 +174,7 @@ async function deleteDatabase(database: LockedDatabase): Promise<boolean> {
   await client.query('DELETE FROM revision_bodies b USING documents d WHERE b.doc_pk = d.doc_pk AND d.db_id = $1', [dbId]);
   await client.query('DELETE FROM documents WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM local_documents WHERE db_id = $1', [dbId]);
+  await client.query('DELETE FROM access_rows WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM mango_index_rows WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM mango_indexes WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM purged_infos WHERE db_id = $1', [dbId]);

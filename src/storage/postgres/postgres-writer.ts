@@ -7,6 +7,7 @@
 import type { ClientBase } from 'pg';
 import { mergeBatch, type ChangedDocument, type MergedBatch, type QueuedEdit, type StoredDocument } from '../kit/batch-merge.js';
 import { digestsOfBody } from '../kit/attachment-chunks.js';
+import { accessRowsOf } from '../kit/access-rows.js';
 import type { EditResult } from '../storage.js';
 import { countReferences } from './postgres-attachments.js';
 
@@ -30,7 +31,30 @@ export async function writeEdits(client: ClientBase, dbId: number, edits: readon
   const firstSeq = await takeSequences(client, dbId, batch, superseded);
   const docPks = await upsertDocuments(client, dbId, batch.documents, firstSeq);
   await insertBodies(client, dbId, batch.documents, docPks);
+  await replaceAccessRows(client, dbId, batch.documents, firstSeq);
   return batch.results;
+}
+
+/** The per-principal rows of the changed documents (access-store.ts), replaced in this transaction. */
+async function replaceAccessRows(client: ClientBase, dbId: number, changed: ChangedDocument[], firstSeq: number): Promise<void> {
+  const stored = changed.filter((doc) => doc.docPk !== undefined);
+  if (stored.length > 0) await client.query('DELETE FROM access_rows WHERE db_id = $1 AND id = ANY($2::text[])', [dbId, stored.map((doc) => doc.id)]);
+  // A stored leaf that became the winner: its body is read here (the batch did not write it).
+  const unwritten = stored.filter((doc) => !doc.newBodies.has(doc.winner));
+  const bodies = new Map<number, string>();
+  if (unwritten.length > 0) {
+    const { rows } = await client.query<{ doc_pk: string; body: string }>(
+      'SELECT b.doc_pk, b.body FROM revision_bodies b JOIN unnest($1::int8[], $2::text[]) AS w(doc_pk, rev) ON b.doc_pk = w.doc_pk AND b.rev = w.rev',
+      [unwritten.map((doc) => doc.docPk), unwritten.map((doc) => doc.winner)],
+    );
+    for (const row of rows) bodies.set(Number(row.doc_pk), row.body);
+  }
+  const rows = accessRowsOf(changed, firstSeq, (doc) => (doc.docPk === undefined ? undefined : bodies.get(Number(doc.docPk))));
+  if (rows.length === 0) return;
+  await client.query(
+    'INSERT INTO access_rows (db_id, principal, id, seq, deleted) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int8[], $5::bool[])',
+    [dbId, rows.map((row) => row.principal), rows.map((row) => row.id), rows.map((row) => row.seq), rows.map((row) => row.deleted)],
+  );
 }
 
 /**

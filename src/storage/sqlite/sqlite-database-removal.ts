@@ -1,6 +1,6 @@
 /**
  * Every row a database owns in the main file, removed inside the caller's write transaction:
- * attachment references and blobs, bodies, documents, local documents, Mango and view indexes,
+ * attachment references and blobs, bodies, documents, local documents, access rows, Mango and view indexes,
  * purge history, then the database row itself. Attachment chunks (another file) go later.
  */
 import type { Connection } from './sqlite-connection.js';
@@ -15,6 +15,7 @@ export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: Sql
   st.deleteBodiesOfDatabase.run(dbId);
   st.deleteDocumentsOfDatabase.run(dbId);
   st.deleteLocalsOfDatabase.run(dbId);
+  st.deleteAccessRowsOfDatabase.run(dbId);
   st.deleteIndexRowsOfDatabase.run(dbId);
   st.deleteIndexesOfDatabase.run(dbId);
   purges.deleteOfDatabase(dbId);

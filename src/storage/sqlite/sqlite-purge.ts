@@ -5,6 +5,7 @@
 import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../../revisions/purge-plan.js';
 import type { DatabaseLimit } from '../storage.js';
 import { releaseReferences } from './sqlite-attachments.js';
+import { principalsOfDocument } from '../kit/access-rows.js';
 import type { Connection } from './sqlite-connection.js';
 import type { Statements } from './sqlite-statements.js';
 
@@ -59,6 +60,7 @@ export class SqlitePurges {
       const seq = tally.document(row.deleted === 1, plan);
       if (plan.remaining === undefined || seq === undefined) this.#purge.deleteDocument.run(row.doc_pk);
       else this.#st.updateDocument.run(plan.remaining.treeJson, plan.remaining.winner, plan.remaining.deleted ? 1 : 0, seq, row.doc_pk);
+      this.#refreshAccessRows(dbId, id, row.doc_pk, plan.remaining, seq);
       this.#purge.recordPurge.run(dbId, tally.purgeSeq, id, JSON.stringify(plan.purged));
       return plan.purged;
     });
@@ -67,6 +69,15 @@ export class SqlitePurges {
       this.#purge.forgetPurges.run(dbId, tally.purgeSeq - counters.purged_infos_limit);
     }
     return results;
+  }
+
+  /** The per-principal rows of a purged document: those of its remaining winner, or none. */
+  #refreshAccessRows(dbId: number, id: string, docPk: number, remaining: { winner: string; deleted: boolean } | undefined, seq: number | undefined): void {
+    this.#st.deleteAccessRows.run(dbId, id);
+    if (remaining === undefined || seq === undefined) return;
+    for (const principal of principalsOfDocument(id, () => this.#st.body.get(docPk, remaining.winner))) {
+      this.#st.insertAccessRow.run(dbId, principal, id, seq, remaining.deleted ? 1 : 0);
+    }
   }
 
   /** Sets the limit of the database named `db`; false when it does not exist. */

@@ -117,6 +117,22 @@ CREATE TABLE view_indexes (
   UNIQUE (db_id, signature)
 );
 `,
+  // 7: per-principal orders of the documents (storage/access-store.ts): by id, by sequence, and by
+  // document (to replace a document's rows when it changes).
+  `
+CREATE TABLE access_rows (
+  db_id INTEGER NOT NULL,
+  principal TEXT NOT NULL,
+  id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  deleted INTEGER NOT NULL,
+  PRIMARY KEY (db_id, principal, id)
+) WITHOUT ROWID;
+CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
+-- id first: a (db_id, …) index would tempt a planner without statistics to scan a whole database
+-- for one user's listing instead of seeking their principal in the primary key.
+CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
+`,
 ];
 
 /** The latest schema version this code knows. */

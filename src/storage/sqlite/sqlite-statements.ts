@@ -57,6 +57,7 @@ export function prepareStatements(db: Connection) {
     deleteLocalsOfDatabase: db.prepare<[number]>('DELETE FROM local_documents WHERE db_id = ?'),
     deleteIndexRowsOfDatabase: db.prepare<[number]>('DELETE FROM mango_index_rows WHERE db_id = ?'),
     deleteIndexesOfDatabase: db.prepare<[number]>('DELETE FROM mango_indexes WHERE db_id = ?'),
+    deleteAccessRowsOfDatabase: db.prepare<[number]>('DELETE FROM access_rows WHERE db_id = ?'),
     deleteDatabase: db.prepare<[number]>('DELETE FROM databases WHERE db_id = ?'),
     updateSecurity: db.prepare<[string, number]>('UPDATE databases SET security = ? WHERE db_id = ?'),
     /** Takes `changes` update sequences and applies the counter deltas; answers the last sequence. */
@@ -83,6 +84,8 @@ export function prepareStatements(db: Connection) {
     updateDocument: db.prepare<[string, string, number, number, number]>(
       'UPDATE documents SET tree = ?, winner = ?, deleted = ?, seq = ? WHERE doc_pk = ?',
     ),
+    deleteAccessRows: db.prepare<[number, string]>('DELETE FROM access_rows WHERE db_id = ? AND id = ?'),
+    insertAccessRow: db.prepare<[number, string, string, number, number]>('INSERT INTO access_rows (db_id, principal, id, seq, deleted) VALUES (?, ?, ?, ?, ?)'),
     ...prepareBodyStatements(db),
     ...prepareAttachmentStatements(db),
 

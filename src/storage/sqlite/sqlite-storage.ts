@@ -1,9 +1,6 @@
 /**
  * The embedded backend: one SQLite file per server (WAL, synchronous=FULL), every write acknowledged
  * after COMMIT, concurrent writes grouped into one transaction per event-loop turn.
- * @example
- * const storage = openSqliteStorage('/var/lib/divan/divan.sqlite')
- * await storage.createDatabase('db', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } })
  */
 import { databaseMissing } from '../../errors/catalog.js';
 import type {
@@ -31,6 +28,7 @@ import { SqliteIndexStore } from './sqlite-index-store.js';
 import { dropUnreachableChunks, SqliteAttachments, sweepUnreferenced } from './sqlite-attachments.js';
 import { SqliteViewStore } from './sqlite-views.js';
 import { SqliteSearchStore } from './sqlite-search.js';
+import { SqliteAccessStore } from './sqlite-access.js';
 import { deleteRowsOfDatabase } from './sqlite-database-removal.js';
 import { LocalLocks, type NamedLocks } from '../../locks/named-locks.js';
 
@@ -45,6 +43,7 @@ export class SqliteStorage implements Storage {
   readonly attachments: SqliteAttachments;
   readonly views: SqliteViewStore;
   readonly search: SqliteSearchStore;
+  readonly access: SqliteAccessStore;
   #closed = false;
   /** Database name → internal id and parsed `_security`, read on nearly every request. */
   readonly #idCache = new Map<string, number>();
@@ -68,6 +67,7 @@ export class SqliteStorage implements Storage {
     this.attachments = new SqliteAttachments(this.#st, this.#queue, idOf);
     this.views = new SqliteViewStore(this.#db, this.#queue, idOf, locks);
     this.search = new SqliteSearchStore(this.#db, this.#queue, idOf, locks);
+    this.access = new SqliteAccessStore(this.#db, (query, name) => this.#read(() => query(this.#databaseId(name))));
     this.#freshness = new Freshness(this.#db, () => {
       this.#idCache.clear();
       this.#securityCache.clear();

@@ -1,4 +1,5 @@
-import { mergeBatch, type QueuedEdit } from '../kit/batch-merge.js';
+import { mergeBatch, type MergedBatch, type QueuedEdit } from '../kit/batch-merge.js';
+import { accessRowsOf } from '../kit/access-rows.js';
 import { REVS_LIMIT } from '../../revisions/revision-tree.js';
 import type { EditResult } from '../storage.js';
 import type { ReclaimedSlice } from '../kit/compaction-slices.js';
@@ -29,6 +30,12 @@ export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedE
   const compactableDelta = superseded + batch.supersededBytes;
   const lastSeq = st.addChanges.get(batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta, compactableDelta, dbId) as number;
   const firstSeq = lastSeq - batch.changes + 1;
+  writeDocuments(st, dbId, batch, firstSeq);
+  return batch.results;
+}
+
+/** The rows of the changed documents, their new bodies and their per-principal rows. */
+function writeDocuments(st: Statements, dbId: number, batch: MergedBatch, firstSeq: number): void {
   for (const doc of batch.documents) {
     const seq = firstSeq + doc.lastChange;
     const deleted = doc.deleted ? 1 : 0;
@@ -44,8 +51,12 @@ export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedE
         countReferences(st, dbId, docPk, rev, body);
       }
     }
+    if (doc.docPk !== undefined) st.deleteAccessRows.run(dbId, doc.id);
   }
-  return batch.results;
+  const storedBody = (doc: { docPk: number | undefined; winner: string }) => (doc.docPk === undefined ? undefined : st.body.get(doc.docPk, doc.winner));
+  for (const row of accessRowsOf(batch.documents, firstSeq, storedBody)) {
+    st.insertAccessRow.run(dbId, row.principal, row.id, row.seq, row.deleted ? 1 : 0);
+  }
 }
 
 /**

@@ -91,7 +91,7 @@ describe('postgres migrations', { skip: POSTGRES_SKIP_REASON }, () => {
     );
     assert.deepEqual(
       tables.map((row) => row.table_name),
-      ['attachment_blobs', 'attachment_chunks', 'attachment_refs', 'databases', 'documents', 'id_blocks', 'local_documents', 'lockout_attempts', 'lockout_failures', 'mango_index_rows', 'mango_indexes', 'purged_infos', 'revision_bodies', 'schema_migrations', 'view_indexes'],
+      ['access_rows', 'attachment_blobs', 'attachment_chunks', 'attachment_refs', 'databases', 'documents', 'id_blocks', 'local_documents', 'lockout_attempts', 'lockout_failures', 'mango_index_rows', 'mango_indexes', 'purged_infos', 'revision_bodies', 'schema_migrations', 'view_indexes'],
     );
     const collations = await query<{ column_name: string; collation_name: string | null }>(
       `SELECT table_name || '.' || column_name AS column_name, collation_name FROM information_schema.columns

@@ -1,0 +1,101 @@
+// Per-document access: listings, changes, replication reads, `_local` and `GET /db` answer a
+// non-admin with their own documents (and design documents), counted and sequenced from their rows.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { describeOnEachBackend } from '../support/backend-servers.js';
+import { ACCESS_DB, as, seedAccessDb } from '../support/access-helpers.js';
+import { FAST_INI, NO_LOCKOUT_INI } from '../support/users-helpers.js';
+
+describeOnEachBackend('per-document access: scoped listings', (server) => {
+  const revs: Record<string, string> = {};
+  before(async () => {
+    await seedAccessDb(server());
+    const docs: [string, string, string[]][] = [['alice', 'a1', ['alice']], ['bob', 'b1', ['bob']], ['alice', 'a2', ['alice']], ['alice', 't1', ['team']], ['bob', 'b2', ['bob']]];
+    for (const [user, id, access] of docs) {
+      const res = await as(server(), user, `/${id}`, { method: 'PUT', body: { _access: access, n: id } });
+      assert.equal(res.status, 201, res.text);
+      revs[id] = res.body.rev;
+    }
+    assert.equal((await server().admin(`/${ACCESS_DB}/_design/app`, { method: 'PUT', body: { views: {} } })).status, 201);
+    assert.equal((await server().admin(`/${ACCESS_DB}/plain`, { method: 'PUT', body: { n: 'admin only' } })).status, 201);
+  });
+
+  test('_all_docs lists the caller\'s documents and design documents, counted from them', async () => {
+    const alice = await as(server(), 'alice', '/_all_docs?include_docs=true');
+    assert.equal(alice.status, 200, alice.text);
+    assert.deepEqual(alice.body.rows.map((row: { id: string }) => row.id), ['_design/app', 'a1', 'a2', 't1']);
+    assert.equal(alice.body.total_rows, 4);
+    assert.deepEqual(alice.body.rows[1].doc._access, ['alice']);
+    const bob = await as(server(), 'bob', '/_all_docs?startkey="b"&limit=1');
+    assert.deepEqual([bob.body.total_rows, bob.body.offset, bob.body.rows.map((row: { id: string }) => row.id)], [3, 1, ['b1']]);
+    const dave = await as(server(), 'dave', '/_all_docs');
+    assert.deepEqual(dave.body.rows.map((row: { id: string }) => row.id), ['_design/app']);
+  });
+
+  test('_all_docs with keys answers another\'s document as not_found, like a missing one', async () => {
+    const res = await as(server(), 'bob', '/_all_docs', { method: 'POST', body: { keys: ['a1', 'b1', 'nope', 'plain'] } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.rows, [
+      { key: 'a1', error: 'not_found' },
+      { id: 'b1', key: 'b1', value: { rev: revs['b1'] } },
+      { key: 'nope', error: 'not_found' },
+      { key: 'plain', error: 'not_found' },
+    ]);
+  });
+
+  test('_changes lists only the caller\'s rows; last_seq and pending count them alone', async () => {
+    const res = await as(server(), 'carol', '/_changes?include_docs=true');
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.results.map((row: { id: string }) => row.id), ['t1', '_design/app']);
+    assert.equal(res.body.results[0].doc.n, 't1');
+    const limited = await as(server(), 'bob', '/_changes?limit=1');
+    assert.deepEqual([limited.body.results.map((row: { id: string }) => row.id), limited.body.pending], [['b1'], 2]);
+    const filtered = await as(server(), 'alice', '/_changes?filter=_doc_ids&doc_ids=["a2","b1"]');
+    assert.deepEqual(filtered.body.results.map((row: { id: string }) => row.id), ['a2']);
+    const selected = await as(server(), 'alice', '/_changes?filter=_selector', { method: 'POST', body: { selector: { n: { $in: ['a1', 'b2'] } } } });
+    assert.deepEqual(selected.body.results.map((row: { id: string }) => row.id), ['a1']);
+  });
+
+  test('a longpoll feed wakes for the caller\'s own write, not for another\'s', async () => {
+    const now = await as(server(), 'alice', '/_changes?since=now');
+    const since = now.body.last_seq;
+    const feed = as(server(), 'alice', `/_changes?feed=longpoll&since=${since}&timeout=3000`);
+    await as(server(), 'bob', '/b3', { method: 'PUT', body: { _access: ['bob'] } });
+    await as(server(), 'alice', '/a3', { method: 'PUT', body: { _access: ['alice'] } });
+    const res = await feed;
+    assert.deepEqual(res.body.results.map((row: { id: string }) => row.id), ['a3']);
+  });
+
+  test('GET /db counts the caller\'s documents; _bulk_get and _revs_diff treat others\' as unknown', async () => {
+    const info = await as(server(), 'bob', '');
+    assert.equal(info.status, 200, info.text);
+    assert.equal(info.body.doc_count, 4, JSON.stringify(info.body));
+    const got = await as(server(), 'bob', '/_bulk_get', { method: 'POST', body: { docs: [{ id: 'a1' }, { id: 'b1' }, { id: 'a1', rev: revs['a1'] }] } });
+    assert.equal(got.status, 200, got.text);
+    const [a1, b1, a1rev] = got.body.results;
+    assert.ok(a1.docs[0].error, JSON.stringify(a1));
+    assert.equal(b1.docs[0].ok._id, 'b1');
+    assert.equal(a1rev.docs[0].error.error, 'not_found');
+    const diff = await as(server(), 'bob', '/_revs_diff', { method: 'POST', body: { a1: [revs['a1']], b1: [revs['b1']] } });
+    assert.deepEqual(diff.body, { a1: { missing: [revs['a1']] } });
+    const openRevs = await as(server(), 'bob', `/a1?open_revs=all`, { headers: { Accept: 'application/json' } });
+    assert.equal(openRevs.status, 404);
+  });
+
+  test('_local documents are per user: another user\'s checkpoint of the same id is their own', async () => {
+    const put = await as(server(), 'alice', '/_local/checkpoint', { method: 'PUT', body: { seq: 1 } });
+    assert.equal(put.status, 201, put.text);
+    assert.equal((await as(server(), 'bob', '/_local/checkpoint')).status, 404);
+    assert.equal((await as(server(), 'bob', '/_local/checkpoint', { method: 'PUT', body: { seq: 9 } })).status, 201);
+    const mine = await as(server(), 'alice', '/_local/checkpoint');
+    assert.deepEqual([mine.body._id, mine.body.seq], ['_local/checkpoint', 1]);
+  });
+
+  test('_bulk_docs checks each document by the write rules: one refused row, the others written', async () => {
+    const res = await as(server(), 'bob', '/_bulk_docs', { method: 'POST', body: { docs: [{ _id: 'bulk-b', _access: ['bob'] }, { _id: 'bulk-x', _access: ['alice'] }, { _id: 'a1', _rev: revs['a1'], _access: ['bob'] }] } });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body[0].ok, true);
+    assert.equal(res.body[1].error, 'forbidden');
+    assert.equal(res.body[2].error, 'not_found');
+  });
+}, FAST_INI + NO_LOCKOUT_INI);
