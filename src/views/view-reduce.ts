@@ -5,7 +5,7 @@
  * values that are not all numbers, and JavaScript reduces reduce the rows at query time, JavaScript
  * in the sandbox in chunks whose results are then rereduced, as CouchDB reduces B-tree nodes.
  */
-import { encode as encodeKey } from '../collation/encode.js';
+import { keyEncoder } from '../collation/key-collation.js';
 import { CouchError } from '../errors/couch-error.js';
 import type { LoopTurns } from '../turns/loop-turns.js';
 import type { Json, JsonObject } from '../json/json.js';
@@ -52,6 +52,7 @@ function groupKey(key: Json, level: CheckedArgs['level']): Json {
 async function groupsOf(rows: readonly ViewRow[], args: CheckedArgs, turns: LoopTurns): Promise<Group[]> {
   const groups: Group[] = [];
   let last: Buffer | undefined;
+  const encodeKey = keyEncoder(args.collation);
   for (const row of rows) {
     await turns.maybeYield();
     const key = groupKey(row.key, args.level);

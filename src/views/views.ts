@@ -57,7 +57,7 @@ export class Views {
   async query(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs, signal?: AbortSignal): Promise<JsonObject> {
     const view = group.views.get(viewName);
     if (view === undefined) throw notFound('missing_named_view');
-    const checked = checkArgs(args, view.reduce !== undefined);
+    const checked = checkArgs(args, view.reduce !== undefined, group.maps[view.map]!.collation);
     let seq: number;
     if (args.update === 'true') seq = await this.refresh(opened, group);
     else seq = await opened.storage.views.open(opened.db, group.signature);
