@@ -77,6 +77,17 @@ export interface ViewIndexInfo {
   rows: number;
 }
 
+/**
+ * What an index takes, as CouchDB's `_info` `sizes`: `file` the bytes its tables and their indexes
+ * occupy, `active` the bytes of the data they hold (at most `file`: pages also hold free space),
+ * `external` the JSON text of its rows' keys and values.
+ */
+export interface ViewIndexSizes {
+  file: number;
+  active: number;
+  external: number;
+}
+
 export interface ViewStore {
   /** Creates the index when missing; answers the update sequence it has reached. */
   open(db: string, signature: string): Promise<number>;
@@ -93,6 +104,8 @@ export interface ViewStore {
    * partial reductions, `skip` and `limit` counting groups; undefined for a level that is not stored.
    */
   reduce(db: string, signature: string, range: ViewRange, level: ReduceLevel): Promise<ViewAggregate[] | undefined>;
+  /** The sizes of an index; undefined when it was never built. */
+  sizes(db: string, signature: string): Promise<ViewIndexSizes | undefined>;
   /** Every index of the database. */
   list(db: string): Promise<ViewIndexInfo[]>;
   /** Drops the given indexes (their tables); answers how many existed. */
