@@ -247,8 +247,9 @@ export class OpenedDatabase {
     );
   }
 
-  info(): Promise<DatabaseInfo | undefined> {
-    return this.storage.databaseInfo(this.db);
+  /** With `sizes`, also what the database takes (one scan of its documents' rows). */
+  info(options: { sizes?: boolean } = {}): Promise<DatabaseInfo | undefined> {
+    return this.storage.databaseInfo(this.db, options);
   }
 
   listDocuments(options: RangeOptions): Promise<RangeResult> {

@@ -51,6 +51,21 @@ export interface DatabaseInfo {
   purgedInfosLimit: number;
   /** Purge requests applied so far (`purge_seq`). */
   purgeSeq: number;
+  /** What the database takes, when asked for (`databaseInfo(name, { sizes: true })`: it reads every document's row). */
+  sizes?: DatabaseSizes;
+}
+
+/**
+ * CouchDB's `sizes` of `GET /{db}`, over the records the database keeps in the backend's tables
+ * (one SQLite file or PostgreSQL schema holds every database): `external` the JSON of the leaf
+ * revisions' bodies; `active` that plus the documents' ids and revision trees, the `_local`
+ * documents and the attachments the leaves name; `file` that plus what compaction reclaims (the
+ * bodies of superseded revisions, attachments no revision names) and the purge history.
+ */
+export interface DatabaseSizes {
+  file: number;
+  active: number;
+  external: number;
 }
 
 /** One edit of one document, as a client sent it (after the HTTP layer split off the `_` fields). */
@@ -130,7 +145,7 @@ export interface Storage {
   deleteDatabase(name: string): Promise<boolean>;
   /** Database names in ascending (byte) order. */
   listDatabases(): Promise<string[]>;
-  databaseInfo(name: string): Promise<DatabaseInfo | undefined>;
+  databaseInfo(name: string, options?: { sizes?: boolean }): Promise<DatabaseInfo | undefined>;
 
   /** undefined when the database does not exist. */
   getSecurity(db: string): Promise<SecurityObject | undefined>;

@@ -113,8 +113,8 @@ export class SqliteStorage implements Storage {
     return this.#read(() => this.#st.databaseNames.all());
   }
 
-  async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
-    const row = this.#read(() => this.#st.databaseByName.get(name));
+  async databaseInfo(name: string, options: { sizes?: boolean } = {}): Promise<DatabaseInfo | undefined> {
+    const row = this.#read(() => (options.sizes === true ? this.#ranges.databaseWithSizes(name) : this.#st.databaseByName.get(name)));
     return row === undefined ? undefined : databaseInfo(row);
   }
 
