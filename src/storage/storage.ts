@@ -207,8 +207,9 @@ export interface Storage {
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean>;
 
   /**
-   * Reclaims the bodies of revisions that are no longer leaves (CouchDB's compaction), in slices of
-   * one transaction each so that writes and reads go on in between; leaves are never touched. Then
+   * Stems every document's revision tree to the database's `_revs_limit`, then reclaims the bodies
+   * of revisions that are no longer leaves (CouchDB's compaction), in slices of one transaction each
+   * so that writes and reads go on in between; leaves are never touched. Then
    * removes the attachment data no body has named for `UNREFERENCED_GRACE_MS`.
    * Resolves with the bytes reclaimed. Rejects with a not-found CouchError when the database does
    * not exist (or is deleted meanwhile).

@@ -23,7 +23,7 @@ import type {
 } from '../storage.js';
 import { PostgresAttachments, sweepUnreferenced } from './postgres-attachments.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
-import { COMPACTION_SLICE, compactInSlices, type ReclaimedSlice } from '../kit/compaction-slices.js';
+import { COMPACTION_SLICE, compactInSlices, stemInSlices, type ReclaimedSlice, type StemmedSlice } from '../kit/compaction-slices.js';
 import { databaseInfo, storedSizeColumns, type DatabaseRow } from '../kit/stored-rows.js';
 import { sliceEdits } from '../kit/write-slices.js';
 import { createPool } from './postgres-connection.js';
@@ -224,7 +224,9 @@ export class PostgresStorage implements Storage {
   }
 
   async compact(db: string, options: CompactOptions = {}): Promise<number> {
-    // One slice per lane batch: the database row is locked for one slice at a time.
+    // One slice per lane batch: the database row is locked for one slice at a time. Trees are
+    // stemmed first, so the bodies of the revisions stemmed away are reclaimed with the others.
+    await stemInSlices((afterId) => this.#write<StemmedSlice>(db, { kind: 'stem', afterId, limit: COMPACTION_SLICE }));
     const bytes = await compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
     await sweepUnreferenced(this.#pool, db, options.graceMs);
     return bytes;
