@@ -10,17 +10,11 @@
  * keys), and every key extending a sequence lies in [sequence, sequence + 0xFF).
  */
 import type { Json, JsonObject } from '../json/json.js';
+import { END, ICU_TYPES } from './key-layout.js';
 import { collationWeights, supplementaryPrimary, type Weights } from './weights.js';
 
-const END = 0x00;
 const LEVEL = 0x01;
-const NULL = 0x01;
-const FALSE = 0x02;
-const TRUE = 0x03;
-const NUMBER = 0x04;
-const STRING = 0x05;
-const ARRAY = 0x06;
-const OBJECT = 0x07;
+const { null: NULL, false: FALSE, true: TRUE, number: NUMBER, string: STRING, array: ARRAY, object: OBJECT } = ICU_TYPES;
 /** Weight digits avoid 0 (END) and 1 (LEVEL), so a shorter level sorts before a longer one. */
 const DIGIT_BASE = 254;
 

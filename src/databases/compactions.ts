@@ -1,7 +1,7 @@
 /**
  * Compactions running on this node, started by `POST /{db}/_compact`: the request is answered at
- * once (202, as CouchDB) and the storage reclaims superseded revision bodies in slices meanwhile
- * (Storage.compact), so the event loop and concurrent writes go on. A second request for a
+ * once (202, as CouchDB) and the storage stems revision trees to `_revs_limit` and reclaims
+ * superseded revision bodies in slices meanwhile (Storage.compact), so the event loop and concurrent writes go on. A second request for a
  * database already being compacted joins the running one; `GET /{db}` shows `compact_running`.
  */
 import { isCouchError } from '../errors/couch-error.js';

@@ -255,8 +255,9 @@ export class OpenedDatabase {
     );
   }
 
-  async info(): Promise<DatabaseInfo | undefined> {
-    const info = await this.storage.databaseInfo(this.db);
+  /** With `sizes`, also what the database takes (scoped callers see their own figures). */
+  async info(options: { sizes?: boolean } = {}): Promise<DatabaseInfo | undefined> {
+    const info = await this.storage.databaseInfo(this.db, options);
     return this.scope ? this.scope.info(info) : info;
   }
 

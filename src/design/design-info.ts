@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { collatorVersion } from '../collation/collator-version.js';
 import type { JsonObject } from '../json/json.js';
 
 /** What the view index of a design document reports (the views' builder fills it in). */
@@ -36,6 +37,8 @@ function viewSignature(ddoc: JsonObject): string {
 /** `GET /{db}/_design/{name}/_info`, in CouchDB's shape. */
 export function designInfoBody(name: string, ddoc: JsonObject, index: ViewIndexFigures = NO_INDEX): JsonObject {
   const language = typeof ddoc['language'] === 'string' ? ddoc['language'] : 'javascript';
+  // Every index keys its ICU-collated views with the weights of the running ICU (src/collation/weights.ts).
+  const collator = collatorVersion();
   return {
     name,
     view_index: {
@@ -49,6 +52,7 @@ export function designInfoBody(name: string, ddoc: JsonObject, index: ViewIndexF
       purge_seq: index.purgeSeq,
       language,
       compact_running: index.compactRunning,
+      collator_versions: collator === undefined ? [] : [collator],
     },
   };
 }

@@ -5,7 +5,8 @@
 import { compare as collate } from '../collation/compare.js';
 import { isObject } from './document-json.js';
 import type { Json, JsonObject } from '../json/json.js';
-import { compareRaw, equal } from './selector-collation.js';
+import { compareRaw } from '../collation/raw-compare.js';
+import { equal } from './selector-collation.js';
 import type { SelectorRegex } from './selector-regex.js';
 import type { ValueSet } from './selector-values.js';
 

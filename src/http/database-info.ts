@@ -2,16 +2,17 @@ import { Sequences } from '../databases/sequences.js';
 import type { DatabaseInfo } from '../databases/types.js';
 import type { JsonObject } from '../json/json.js';
 
-/** `GET /{db}` and each `info` of `/_dbs_info`, in CouchDB's shape; `props` from `propsOf` (databases/partitions.ts). */
+/** `GET /{db}` and each `info` of `/_dbs_info`, in CouchDB's shape (`info` read with its sizes); `props` from `propsOf` (databases/partitions.ts). */
 export function databaseInfoBody(info: DatabaseInfo, compactRunning: boolean, props: JsonObject): JsonObject {
+  const sizes = info.sizes;
+  if (sizes === undefined) throw new Error(`the info of ${info.name} was read without its sizes (opened.info({ sizes: true }))`);
   const sequences = new Sequences(info.instanceStartTime);
   return {
     instance_start_time: info.instanceStartTime,
     db_name: info.name,
     purge_seq: sequences.format(info.purgeSeq),
     update_seq: sequences.format(info.updateSeq),
-    // `file` also counts the superseded bodies compaction reclaims; the others count leaves.
-    sizes: { file: info.dataSize + info.compactableSize, external: info.dataSize, active: info.dataSize },
+    sizes: { file: sizes.file, external: sizes.external, active: sizes.active },
     props,
     doc_del_count: info.deletedDocCount,
     doc_count: info.docCount,

@@ -24,7 +24,7 @@ export function requestFacts(request: Request, body?: JsonObject, bodyText?: str
 
 /** The database a design function runs for: its `GET /{db}` answer and `_security`. */
 export async function databaseFacts(services: Services, opened: OpenedDatabase): Promise<DatabaseFacts> {
-  const info = await opened.info();
+  const info = await opened.info({ sizes: true });
   return {
     name: opened.db,
     info: info ? databaseInfoBody(info, services.databases.compactionRunning(opened.db), propsOf(opened.security)) : null,

@@ -54,6 +54,21 @@ export interface DatabaseInfo {
   purgedInfosLimit: number;
   /** Purge requests applied so far (`purge_seq`). */
   purgeSeq: number;
+  /** What the database takes, when asked for (`databaseInfo(name, { sizes: true })`: it reads every document's row). */
+  sizes?: DatabaseSizes;
+}
+
+/**
+ * CouchDB's `sizes` of `GET /{db}`, over the records the database keeps in the backend's tables
+ * (one SQLite file or PostgreSQL schema holds every database): `external` the JSON of the leaf
+ * revisions' bodies; `active` that plus the documents' ids and revision trees, the `_local`
+ * documents and the attachments the leaves name; `file` that plus what compaction reclaims (the
+ * bodies of superseded revisions, attachments no revision names) and the purge history.
+ */
+export interface DatabaseSizes {
+  file: number;
+  active: number;
+  external: number;
 }
 
 /** One edit of one document, as a client sent it (after the HTTP layer split off the `_` fields). */
@@ -137,7 +152,7 @@ export interface Storage {
   deleteDatabase(name: string): Promise<boolean>;
   /** Database names in ascending (byte) order. */
   listDatabases(): Promise<string[]>;
-  databaseInfo(name: string): Promise<DatabaseInfo | undefined>;
+  databaseInfo(name: string, options?: { sizes?: boolean }): Promise<DatabaseInfo | undefined>;
 
   /** undefined when the database does not exist. */
   getSecurity(db: string): Promise<SecurityObject | undefined>;
@@ -199,8 +214,9 @@ export interface Storage {
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean>;
 
   /**
-   * Reclaims the bodies of revisions that are no longer leaves (CouchDB's compaction), in slices of
-   * one transaction each so that writes and reads go on in between; leaves are never touched. Then
+   * Stems every document's revision tree to the database's `_revs_limit`, then reclaims the bodies
+   * of revisions that are no longer leaves (CouchDB's compaction), in slices of one transaction each
+   * so that writes and reads go on in between; leaves are never touched. Then
    * removes the attachment data no body has named for `UNREFERENCED_GRACE_MS`.
    * Resolves with the bytes reclaimed. Rejects with a not-found CouchError when the database does
    * not exist (or is deleted meanwhile).

@@ -113,6 +113,17 @@ export interface ViewIndexInfo {
   rows: number;
 }
 
+/**
+ * What an index takes, as CouchDB's `_info` `sizes`: `file` the bytes its tables and their indexes
+ * occupy, `active` the bytes of the data they hold (at most `file`: pages also hold free space),
+ * `external` the JSON text of its rows' keys and values.
+ */
+export interface ViewIndexSizes {
+  file: number;
+  active: number;
+  external: number;
+}
+
 export interface ViewStore {
   /** Creates the index when missing; answers the update sequence it has reached. */
   open(db: string, signature: string): Promise<number>;
@@ -138,6 +149,8 @@ export interface ViewStore {
   staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]>;
   /** Stores blocks' reductions; one whose block changed since (another version) is left out. */
   storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void>;
+  /** The sizes of an index; undefined when it was never built. */
+  sizes(db: string, signature: string): Promise<ViewIndexSizes | undefined>;
   /** Every index of the database. */
   list(db: string): Promise<ViewIndexInfo[]>;
   /** Drops the given indexes (their tables); answers how many existed. */

@@ -7,8 +7,8 @@
  * finds the index already up to date). A map function that throws skips that document (logged).
  */
 import { withoutEncodingInfo } from '../attachments/encoding.js';
-import { encode } from '../collation/encode.js';
-import { compareRaw } from '../documents/selector-collation.js';
+import { keyEncoder } from '../collation/key-collation.js';
+import { compareRaw } from '../collation/raw-compare.js';
 import { isObject } from '../documents/document-json.js';
 import { osProcessError } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
@@ -34,8 +34,8 @@ interface IndexerContext {
 }
 
 /** `prefix`: the encoded partition a partitioned index keys its rows by (view-ranges.ts reads it back as a range). */
-function encodedRow(view: number, key: Json, value: Json, prefix: Buffer | undefined): EncodedRow {
-  return { view, key: prefix ? Buffer.concat([prefix, encode(key)]) : encode(key), keyJson: JSON.stringify(key), valueJson: JSON.stringify(value), num: typeof value === 'number' ? value : null };
+function encodedRow(view: number, encoded: Buffer, key: Json, value: Json, prefix: Buffer | undefined): EncodedRow {
+  return { view, key: prefix ? Buffer.concat([prefix, encoded]) : encoded, keyJson: JSON.stringify(key), valueJson: JSON.stringify(value), num: typeof value === 'number' ? value : null };
 }
 
 /** Rows of one document from each map function's outcome; a failed map adds none. */
@@ -54,8 +54,9 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
       return;
     }
     const pairs = Array.isArray(outcome.value) ? outcome.value : [];
+    const encode = keyEncoder(group.maps[view]!.collation);
     const emitted: { row: EncodedRow; value: Json }[] = [];
-    for (const pair of pairs) if (Array.isArray(pair)) emitted.push({ row: encodedRow(view, pair[0] ?? null, pair[1] ?? null, prefix), value: pair[1] ?? null });
+    for (const pair of pairs) if (Array.isArray(pair)) emitted.push({ row: encodedRow(view, encode(pair[0] ?? null), pair[0] ?? null, pair[1] ?? null, prefix), value: pair[1] ?? null });
     // Rows of one document under one key come in Erlang's order of their values, as CouchDB's
     // updater sorts a document's emits before it stores them (`couch_mrview_updater:insert_results`).
     emitted.sort((a, b) => Buffer.compare(a.row.key, b.row.key) || compareRaw(a.value, b.value));

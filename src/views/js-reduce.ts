@@ -3,7 +3,7 @@
  * stored block reductions rereduced (`rereduce=true`) into the group's value, as CouchDB reduces its
  * B-tree nodes. `reduce_limit` applies to every call's result, stored ones included.
  */
-import { encode as encodeKey } from '../collation/encode.js';
+import { keyEncoder, type KeyCollation } from '../collation/key-collation.js';
 import { CouchError } from '../errors/couch-error.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
@@ -57,7 +57,8 @@ export function groupKey(key: Json, level: CheckedArgs['level']): Json {
 }
 
 /** The encoded key a group is told apart by (the row's own encoding for exact groups). */
-export const groupEncoding = (key: Json, encoded: Buffer, level: CheckedArgs['level']): Buffer => (level === 'exact' ? encoded : encodeKey(key));
+export const groupEncoding = (key: Json, encoded: Buffer, level: CheckedArgs['level'], collation: KeyCollation): Buffer =>
+  level === 'exact' ? encoded : keyEncoder(collation)(key);
 
 function failure(outcome: { kind: string; error: Json }): CouchError {
   const error = outcome.error;

@@ -7,6 +7,7 @@
  */
 import type { Json, JsonObject } from '../json/json.js';
 import type { ReductionPiece, RowPosition, StaleBlock, ViewRange } from '../storage/storage.js';
+import type { KeyCollation } from '../collation/key-collation.js';
 import { groupEncoding, groupKey, rawReduce, reduceWithJs, rowOf, type JsGroup, type Reducer } from './js-reduce.js';
 import { inputSizeOf } from './reduce-limit.js';
 import type { CheckedArgs } from './view-ranges.js';
@@ -55,7 +56,10 @@ class GroupCollector {
   readonly groups: JsGroup[] = [];
   #last: Buffer | undefined;
 
-  constructor(readonly level: CheckedArgs['level']) {}
+  constructor(
+    readonly level: CheckedArgs['level'],
+    readonly collation: KeyCollation,
+  ) {}
 
   #place(key: Json, encoded: Buffer): JsGroup {
     if (this.#last === undefined || !this.#last.equals(encoded)) {
@@ -67,19 +71,19 @@ class GroupCollector {
 
   stored(piece: Extract<ReductionPiece, { kind: 'stored' }>): void {
     const key = groupKey(JSON.parse(piece.keyJson) as Json, this.level);
-    this.#place(key, groupEncoding(key, piece.key, this.level)).stored!.push({ value: JSON.parse(piece.valueJson) as Json, inputSize: piece.inputSize });
+    this.#place(key, groupEncoding(key, piece.key, this.level, this.collation)).stored!.push({ value: JSON.parse(piece.valueJson) as Json, inputSize: piece.inputSize });
   }
 
   row(row: { key: Json; id: string; value: Json; encoded: Buffer }): void {
     const key = groupKey(row.key, this.level);
-    this.#place(key, groupEncoding(key, row.encoded, this.level)).rows.push(row);
+    this.#place(key, groupEncoding(key, row.encoded, this.level, this.collation)).rows.push(row);
   }
 }
 
-async function groupsOfRange(index: IndexAt, range: ViewRange, level: CheckedArgs['level'], reducer: string, wanted: number): Promise<JsGroup[]> {
+async function groupsOfRange(index: IndexAt, range: ViewRange, level: CheckedArgs['level'], collation: KeyCollation, reducer: string, wanted: number): Promise<JsGroup[]> {
   const pieces = await index.storage.views.reductionPlan(index.db, index.signature, range, level, reducer);
   if (range.descending) pieces.reverse();
-  const collector = new GroupCollector(level);
+  const collector = new GroupCollector(level, collation);
   for (const piece of pieces) {
     // The group after the wanted ones has started: those are complete.
     if (collector.groups.length > wanted) break;
@@ -104,7 +108,7 @@ export async function storedJsReduce(index: IndexAt, args: CheckedArgs, reducer:
   for (const query of queries) {
     for (const range of rangesOf(query, index.view)) {
       await index.turns.maybeYield();
-      groups.push(...(await groupsOfRange(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args.level, reducer.view, wanted - groups.length)));
+      groups.push(...(await groupsOfRange(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args.level, args.collation, reducer.view, wanted - groups.length)));
     }
   }
   const selected = groups.slice(args.skip, args.skip + limit);

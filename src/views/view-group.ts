@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
 import { isObject } from '../documents/document-json.js';
+import { collationOf, type KeyCollation } from '../collation/key-collation.js';
 
 interface ViewDefinition {
   name: string;
@@ -22,8 +23,11 @@ export interface ViewGroup {
   id: string;
   signature: string;
   language: string;
-  /** The map functions' sources, numbered by position, with the name of one view using each. */
-  maps: { source: string; view: string }[];
+  /**
+   * The map functions' sources, numbered by position, with the name of one view using each and the
+   * collation of its keys (`options.collation`, part of what makes two views share their rows).
+   */
+  maps: { source: string; view: string; collation: KeyCollation }[];
   views: Map<string, ViewDefinition>;
   /** The design document as stored, for the sandbox. */
   doc: JsonObject;
@@ -46,7 +50,7 @@ function canonical(value: Json | undefined): Json | null {
 export function viewGroupOf(doc: JsonObject, partitioned = false): ViewGroup {
   const views = isObject(doc['views']) ? doc['views'] : {};
   const language = typeof doc['language'] === 'string' ? doc['language'] : 'javascript';
-  const maps: { source: string; view: string; options: string }[] = [];
+  const maps: { source: string; view: string; options: string; collation: KeyCollation }[] = [];
   const definitions = new Map<string, ViewDefinition>();
   const signed: Json[] = [];
   for (const name of Object.keys(views).sort()) {
@@ -54,7 +58,7 @@ export function viewGroupOf(doc: JsonObject, partitioned = false): ViewGroup {
     if (name === 'lib' || !isObject(view) || typeof view['map'] !== 'string') continue;
     const options = JSON.stringify(canonical(view['options']));
     let map = maps.findIndex((entry) => entry.source === view['map'] && entry.options === options);
-    if (map < 0) map = maps.push({ source: view['map'], view: name, options }) - 1;
+    if (map < 0) map = maps.push({ source: view['map'], view: name, options, collation: collationOf(view['options']) }) - 1;
     const reduce = typeof view['reduce'] === 'string' ? view['reduce'] : undefined;
     definitions.set(name, { name, map, ...(reduce === undefined ? {} : { reduce }) });
     signed.push([name, view['map'], reduce ?? null, canonical(view['options'])]);
@@ -63,5 +67,5 @@ export function viewGroupOf(doc: JsonObject, partitioned = false): ViewGroup {
   const signature = createHash('md5')
     .update(JSON.stringify([language, canonical(doc['options']), signed, lib]))
     .digest('hex');
-  return { id: String(doc['_id']), signature, language, maps: maps.map(({ source, view }) => ({ source, view })), views: definitions, doc, partitioned };
+  return { id: String(doc['_id']), signature, language, maps: maps.map(({ source, view, collation }) => ({ source, view, collation })), views: definitions, doc, partitioned };
 }

@@ -2,7 +2,7 @@
  * Checks a view query's options against the view (`couch_mrview_util:validate_args`, same texts)
  * and turns its keys into the encoded ranges storage scans: one range, or one per key of `keys`.
  */
-import { encode } from '../collation/encode.js';
+import { keyEncoder, type KeyCollation } from '../collation/key-collation.js';
 import { queryParseError } from '../errors/query-errors.js';
 import { partitionKeyPrefix } from '../databases/partitions.js';
 import type { Json } from '../json/json.js';
@@ -13,6 +13,8 @@ import type { ViewArgs } from './query-args.js';
 type GroupLevel = number | 'exact';
 
 export interface CheckedArgs extends ViewArgs {
+  /** The view's collation: how its keys and the query's bounds are encoded. */
+  collation: KeyCollation;
   /** Whether the query reduces (the view has a reduce function and `reduce` is not false). */
   reducing: boolean;
   groupLevel: number;
@@ -49,7 +51,7 @@ function compareDocIds(a: string | undefined, aLow: boolean, b: string | undefin
  * only: `_all_docs` answers no rows): the start must sort before the end in the query's direction,
  * keys by view collation, then document ids (absent ones at the range's far ends).
  */
-function checkRange(args: ViewArgs): void {
+function checkRange(args: ViewArgs, encode: (key: Json) => Buffer): void {
   if (args.startKey === undefined || args.endKey === undefined) return;
   if (JSON.stringify(args.startKey) === JSON.stringify(args.endKey)) return;
   const byKey = Buffer.compare(encode(args.startKey), encode(args.endKey));
@@ -60,7 +62,7 @@ function checkRange(args: ViewArgs): void {
 }
 
 /** CouchDB's checks, in its order; `hasReduce`: the view has a reduce function. */
-export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
+export function checkArgs(args: ViewArgs, hasReduce: boolean, collation: KeyCollation): CheckedArgs {
   const level = groupLevelOf(args);
   if (!hasReduce && args.reduce === true) throw queryParseError('Reduce is invalid for map-only views.');
   const reducing = hasReduce && args.reduce !== false;
@@ -70,10 +72,10 @@ export function checkArgs(args: ViewArgs, hasReduce: boolean): CheckedArgs {
   if (!reducing && level !== 0) throw queryParseError('Invalid use of grouping on a map view.');
   if (reducing && args.includeDocs) throw queryParseError('`include_docs` is invalid for reduce');
   if (reducing && args.conflicts !== undefined) throw queryParseError('`conflicts` is invalid for reduce views.');
-  checkRange(args);
+  checkRange(args, keyEncoder(collation));
   // A descending map query answers `keys` last first, as CouchDB's `fabric_view_map` reverses them.
   const keys = !reducing && args.descending && args.keys !== undefined ? [...args.keys].reverse() : args.keys;
-  return { ...args, keys, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
+  return { ...args, collation, keys, reducing, level, groupLevel: level === 'exact' ? Number.MAX_SAFE_INTEGER : level };
 }
 
 /** Above every encoded key that starts with a given prefix (every encoded value is self-delimiting, none starts with 0xFF). */
@@ -85,6 +87,7 @@ const PAST_PREFIX = Buffer.from([0xff]);
  */
 function partitionRanges(args: CheckedArgs, view: number, partition: string): ViewRange[] {
   const prefix = partitionKeyPrefix(partition);
+  const encode = keyEncoder(args.collation);
   const bound = (key: Json | undefined, high: boolean): Buffer => (key === undefined ? (high ? Buffer.concat([prefix, PAST_PREFIX]) : prefix) : Buffer.concat([prefix, encode(key)]));
   const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
   if (args.keys !== undefined) return args.keys.map((key) => ({ ...base, startKey: bound(key, false), endKey: bound(key, false), inclusiveEnd: true }));
@@ -95,6 +98,7 @@ function partitionRanges(args: CheckedArgs, view: number, partition: string): Vi
 /** The ranges to scan, in answer order: one per key of `keys`, else one. */
 export function rangesOf(args: CheckedArgs, view: number): ViewRange[] {
   if (args.partition !== undefined) return partitionRanges(args, view, args.partition);
+  const encode = keyEncoder(args.collation);
   const base = { view, descending: args.descending, skip: 0, startDocId: args.startDocId, endDocId: args.endDocId };
   if (args.keys !== undefined) {
     return args.keys.map((key) => ({ ...base, startKey: encode(key), endKey: encode(key), inclusiveEnd: true }));

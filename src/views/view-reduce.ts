@@ -26,7 +26,7 @@ async function groupsOf(rows: readonly ViewRow[], args: CheckedArgs, turns: Loop
   for (const row of rows) {
     await turns.maybeYield();
     const key = groupKey(row.key, args.level);
-    const encoded = groupEncoding(key, row.encoded, args.level);
+    const encoded = groupEncoding(key, row.encoded, args.level, args.collation);
     if (last !== undefined && last.equals(encoded)) groups[groups.length - 1]!.rows.push(row);
     else groups.push({ key, rows: [row] });
     last = encoded;

@@ -88,7 +88,7 @@ export class Views {
   async #prepare(opened: OpenedDatabase, group: ViewGroup, viewName: string, args: ViewArgs, signal?: AbortSignal) {
     const view = group.views.get(viewName);
     if (view === undefined) throw notFound('missing_named_view');
-    const checked = checkArgs(args, view.reduce !== undefined);
+    const checked = checkArgs(args, view.reduce !== undefined, group.maps[view.map]!.collation);
     let seq: number;
     if (args.update === 'true') seq = await this.refresh(opened, group);
     else seq = await opened.storage.views.open(opened.db, group.signature);
@@ -140,7 +140,8 @@ export class Views {
   async info(opened: OpenedDatabase, group: ViewGroup): Promise<ViewIndexFigures> {
     const index = (await opened.storage.views.list(opened.db)).find((entry) => entry.signature === group.signature);
     const pending = Math.max(0, ((await opened.info())?.updateSeq ?? 0) - (index?.updateSeq ?? 0));
-    return { ...NO_INDEX, updateSeq: index?.updateSeq ?? 0, updatesPending: { minimum: pending, preferred: pending, total: pending } };
+    const sizes = index === undefined ? undefined : await opened.storage.views.sizes(opened.db, group.signature);
+    return { ...NO_INDEX, sizes: sizes ?? NO_INDEX.sizes, updateSeq: index?.updateSeq ?? 0, updatesPending: { minimum: pending, preferred: pending, total: pending } };
   }
 
   /** `_view_cleanup`: drops the indexes no design document of the database uses any more. */

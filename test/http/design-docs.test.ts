@@ -38,7 +38,7 @@ describe('design document listings and info', () => {
     assert.equal(info.status, 200);
     assert.equal(info.body.name, 'alpha');
     const index = info.body.view_index;
-    assert.deepEqual(Object.keys(index).sort(), ['compact_running', 'language', 'purge_seq', 'signature', 'sizes', 'update_seq', 'updater_running', 'updates_pending', 'waiting_clients', 'waiting_commit']);
+    assert.deepEqual(Object.keys(index).sort(), ['collator_versions', 'compact_running', 'language', 'purge_seq', 'signature', 'sizes', 'update_seq', 'updater_running', 'updates_pending', 'waiting_clients', 'waiting_commit']);
     assert.match(index.signature, /^[0-9a-f]{32}$/);
     assert.equal(index.language, 'javascript');
     const stored = await server.admin('/dd/_design/alpha');

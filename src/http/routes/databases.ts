@@ -31,7 +31,7 @@ export async function database(request: Request, services: Services): Promise<Re
     case 'GET':
     case 'HEAD': {
       const opened = await services.databases.openScoped(db, request.userCtx);
-      const info = await opened.info();
+      const info = await opened.info({ sizes: true });
       if (!info) throw databaseMissing();
       const props = { ...propsOf(opened.security), ...(isAccessDb(opened.security) ? { access: true } : {}) };
       return json(200, databaseInfoBody(info, services.databases.compactionRunning(db), props));

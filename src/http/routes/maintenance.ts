@@ -81,7 +81,7 @@ async function databaseEntry(db: unknown, request: Request, services: Services):
   if (typeof db !== 'string') return { key: db as null, error: 'not_found' };
   try {
     const opened = await services.databases.open(db, request.userCtx);
-    const info = await opened.info();
+    const info = await opened.info({ sizes: true });
     if (info) return { key: db, info: databaseInfoBody(info, services.databases.compactionRunning(db), propsOf(opened.security)) };
   } catch (error) {
     if (!isCouchError(error)) throw error;

@@ -18,6 +18,7 @@ import {
 import type {
   ChangeRow,
   DatabaseInfo,
+  DatabaseSizes,
   DocumentSummary,
   JsonObject,
   OpenedRevision,
@@ -55,8 +56,44 @@ export function instanceStartTime(): string {
   return String(lastInstanceStart);
 }
 
-export function databaseInfo(row: Omit<DatabaseRow, 'db_id' | 'security'>): DatabaseInfo {
+/** The byte counts `storedSizeColumns` adds to a `databases` row. */
+interface StoredSizes {
+  tree_bytes: number | string;
+  local_bytes: number | string;
+  live_attachment_bytes: number | string;
+  attachment_bytes: number | string;
+  purge_bytes: number | string;
+}
+
+/**
+ * Columns of a database's stored sizes, for a SELECT over `databases` aliased `t`: `bytes` is the
+ * dialect's byte length of a text column, `leaf` its test of `revision_bodies.leaf` (aliased `v`).
+ * Each is an indexed scan of the database's own rows. An attachment is live while a leaf's body
+ * names it: a deleted document's attachment waits, named by a superseded body, for compaction.
+ */
+export function storedSizeColumns(bytes: (column: string) => string, leaf: string): string {
+  const sum = (expression: string, table: string, where = ''): string => `(SELECT coalesce(sum(${expression}), 0) FROM ${table} WHERE db_id = t.db_id${where})`;
+  const named = `SELECT r.digest FROM documents d JOIN revision_bodies v ON v.doc_pk = d.doc_pk AND ${leaf}
+    JOIN attachment_refs r ON r.doc_pk = v.doc_pk AND r.rev = v.rev WHERE d.db_id = t.db_id`;
+  return [
+    `${sum(`${bytes('id')} + ${bytes('tree')} + ${bytes('winner')}`, 'documents')} AS tree_bytes`,
+    `${sum(`${bytes('id')} + ${bytes('body')}`, 'local_documents')} AS local_bytes`,
+    `${sum('length', 'attachment_blobs', ` AND digest IN (${named})`)} AS live_attachment_bytes`,
+    `${sum('length', 'attachment_blobs')} AS attachment_bytes`,
+    `${sum(`${bytes('id')} + ${bytes('revs')}`, 'purged_infos')} AS purge_bytes`,
+  ].join(', ');
+}
+
+function sizesOf(row: Pick<DatabaseRow, 'data_size' | 'compactable_size'> & StoredSizes): DatabaseSizes {
+  const active = Number(row.data_size) + Number(row.tree_bytes) + Number(row.local_bytes) + Number(row.live_attachment_bytes);
+  const reclaimable = Number(row.compactable_size) + Number(row.attachment_bytes) - Number(row.live_attachment_bytes) + Number(row.purge_bytes);
+  return { file: active + reclaimable, active, external: Number(row.data_size) };
+}
+
+/** A `databases` row as `DatabaseInfo`, with `sizes` when the row carries `storedSizeColumns`. */
+export function databaseInfo(row: Omit<DatabaseRow, 'db_id' | 'security'> & Partial<StoredSizes>): DatabaseInfo {
   return {
+    ...(row.tree_bytes === undefined ? {} : { sizes: sizesOf(row as DatabaseRow & StoredSizes) }),
     name: row.name,
     docCount: row.doc_count,
     deletedDocCount: row.deleted_doc_count,

@@ -160,7 +160,7 @@ export function* reduceGroups(tables: IndexTables, range: ViewRange, level: Redu
 /** The range narrowed to the rows of a prefix group (no skip or limit). */
 function within(range: ViewRange, partial: Partial): ViewRange {
   const first = partial.gkey.subarray(0, partial.gkey.length - 1);
-  // No key has 0xff right after a prefix (type bytes are below 0x08), so this bound needs no inclusiveness.
+  // No key has 0xff right after a prefix (type bytes are below 0x20, src/collation/key-layout.ts), so this bound needs no inclusiveness.
   const past = Buffer.concat([first, Buffer.from([0xff])]);
   const { lower, upper } = boundsOf(range);
   const from: Bound = lower === undefined || Buffer.compare(lower.key, first) < 0 ? { key: first, inclusive: true } : lower;

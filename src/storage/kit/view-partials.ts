@@ -7,6 +7,7 @@
  * (`?` placeholders; PostgreSQL renumbers them), as steps of a generator: SQLite runs them inside its
  * synchronous write transaction, PostgreSQL inside its transaction, with no second copy of the logic.
  */
+import { isArrayKey, valueEnd } from '../../collation/key-layout.js';
 import type { EncodedRow, MappedDocument } from '../view-store.js';
 
 /** Array-key prefixes kept as groups of their own; deeper `group_level`s are read from the rows. */
@@ -34,26 +35,9 @@ export interface IndexTables {
 
 export const sqlOf = (sql: string, params: unknown[] = []): Sql => ({ sql, params });
 
-/**
- * Where the value starting at `at` of an encoded key ends (src/views/view-keys.ts: every value is
- * self-delimiting); a bound cut short inside a value (a prefix group's edge) ends at its last byte.
- */
-function valueEnd(key: Buffer, at: number): number {
-  const type = key[at]!;
-  if (type <= 0x03) return at + 1;
-  if (type === 0x04) return Math.min(at + 9, key.length);
-  let i = at + 1;
-  if (type === 0x05) {
-    while (i < key.length && key[i] !== 0x00) i++;
-    return i + 1;
-  }
-  while (i < key.length && key[i] !== 0x00) i = valueEnd(key, i);
-  return i + 1;
-}
-
-/** Members of an encoded array key (0 for any other key). */
+/** Members of an encoded array key (0 for any other key; either collation's, src/collation/key-layout.ts). */
 function arrayDepth(key: Buffer): number {
-  if (key[0] !== 0x06) return 0;
+  if (!isArrayKey(key)) return 0;
   let depth = 0;
   for (let i = 1; i < key.length && key[i] !== 0x00; i = valueEnd(key, i)) depth++;
   return depth;

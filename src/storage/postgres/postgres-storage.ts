@@ -23,8 +23,8 @@ import type {
 } from '../storage.js';
 import { PostgresAttachments, sweepUnreferenced } from './postgres-attachments.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
-import { COMPACTION_SLICE, compactInSlices, type ReclaimedSlice } from '../kit/compaction-slices.js';
-import { databaseInfo, type DatabaseRow } from '../kit/stored-rows.js';
+import { COMPACTION_SLICE, compactInSlices, stemInSlices, type ReclaimedSlice, type StemmedSlice } from '../kit/compaction-slices.js';
+import { databaseInfo, storedSizeColumns, type DatabaseRow } from '../kit/stored-rows.js';
 import { sliceEdits } from '../kit/write-slices.js';
 import { createPool } from './postgres-connection.js';
 import { reasonOf, redactUrl } from '../../log/redaction.js';
@@ -127,12 +127,13 @@ export class PostgresStorage implements Storage {
     return rows.map((row) => row.name);
   }
 
-  async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
+  async databaseInfo(name: string, options: { sizes?: boolean } = {}): Promise<DatabaseInfo | undefined> {
     this.#checkOpen();
+    const sizes = options.sizes === true ? `, ${storedSizeColumns((column) => `octet_length(${column})`, 'v.leaf')}` : '';
     const { rows } = await this.#pool.query<Omit<DatabaseRow, 'db_id' | 'security'>>(
       `SELECT name, doc_count, deleted_doc_count, update_seq, data_size, compactable_size, instance_start_time,
-         revs_limit, purged_infos_limit, purge_seq
-       FROM databases WHERE name = $1`,
+         revs_limit, purged_infos_limit, purge_seq${sizes}
+       FROM databases t WHERE name = $1`,
       [name],
     );
     return rows.length === 0 ? undefined : databaseInfo(rows[0]);
@@ -231,7 +232,9 @@ export class PostgresStorage implements Storage {
   }
 
   async compact(db: string, options: CompactOptions = {}): Promise<number> {
-    // One slice per lane batch: the database row is locked for one slice at a time.
+    // One slice per lane batch: the database row is locked for one slice at a time. Trees are
+    // stemmed first, so the bodies of the revisions stemmed away are reclaimed with the others.
+    await stemInSlices((afterId) => this.#write<StemmedSlice>(db, { kind: 'stem', afterId, limit: COMPACTION_SLICE }));
     const bytes = await compactInSlices(() => this.#write<ReclaimedSlice>(db, { kind: 'compact', limit: COMPACTION_SLICE }));
     await sweepUnreferenced(this.#pool, db, options.graceMs);
     return bytes;

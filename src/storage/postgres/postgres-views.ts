@@ -15,6 +15,7 @@ import type {
   ViewAggregate,
   ViewIndexInfo,
   ViewRange,
+  ViewIndexSizes,
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
@@ -221,6 +222,27 @@ export class PostgresViewStore implements ViewStore {
   async storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void> {
     const name = await this.#table(db, signature);
     await inTransaction(this.#pool, (client) => run(client, storeReductions(tablesOf(name.slice('view_rows_'.length)), view, reducer, reductions)));
+  }
+
+  /**
+   * `file`: the relations of the index's tables with their indexes and TOAST data
+   * (`pg_total_relation_size`); `active`: the stored size of the columns of their live rows
+   * (`pg_column_size`, compressed where PostgreSQL compressed them); `external`: the keys' and
+   * values' JSON.
+   */
+  async sizes(db: string, signature: string): Promise<ViewIndexSizes | undefined> {
+    const index = await this.#index(db, signature);
+    if (index === undefined) return undefined;
+    const { rows, partials } = tablesOf(index.index_id);
+    const column = (names: string[]): string => names.map((name) => `coalesce(pg_column_size(${name}), 0)`).join(' + ');
+    const { rows: [found] } = await this.#pool.query<{ file: string; active: string; external: string }>(
+      `SELECT coalesce(pg_total_relation_size(to_regclass($1)), 0) + coalesce(pg_total_relation_size(to_regclass($2)), 0) AS file,
+         (SELECT coalesce(sum(${column(['view', 'key', 'doc_id', 'n', 'key_json', 'value', 'num'])}), 0) FROM ${rows})
+         + (SELECT coalesce(sum(${column(['view', 'level', 'gkey', 'key_json', 'depth', 'row_count', 'num_count', 'num_sum', 'num_sumsqr', 'num_min', 'num_max', 'key_count'])}), 0) FROM ${partials}) AS active,
+         (SELECT coalesce(sum(octet_length(key_json) + octet_length(value)), 0) FROM ${rows}) AS external`,
+      [rows, partials],
+    );
+    return { file: Number(found!.file), active: Number(found!.active), external: Number(found!.external) };
   }
 
   async list(db: string): Promise<ViewIndexInfo[]> {

@@ -13,7 +13,7 @@ import type { QueuedEdit } from '../kit/batch-merge.js';
 import { decideLocalWrite } from '../kit/local-revisions.js';
 import type { PurgeRequest } from '../../revisions/purge-plan.js';
 import type { DatabaseLimit, DocumentEdit, DocumentLimits, JsonObject, SecurityObject } from '../storage.js';
-import type { ReclaimedSlice } from '../kit/compaction-slices.js';
+import { stemmedTree, type ReclaimedSlice, type StemmedSlice } from '../kit/compaction-slices.js';
 import { purgeDocuments, setDatabaseLimit } from './postgres-purge.js';
 import { instanceStartTime } from '../kit/stored-rows.js';
 import { REVS_LIMIT } from '../../revisions/revision-tree.js';
@@ -31,6 +31,8 @@ export type WriteJob =
   | { kind: 'local'; id: string; rev: string | undefined; body: JsonObject | undefined }
   /** One compaction slice: up to `limit` superseded bodies. */
   | { kind: 'compact'; limit: number }
+  /** One slice of compaction's stemming: up to `limit` documents after `afterId`. */
+  | { kind: 'stem'; afterId: string; limit: number }
   | { kind: 'purge'; requests: readonly PurgeRequest[] }
   | { kind: 'limit'; limit: DatabaseLimit; value: number };
 
@@ -134,6 +136,8 @@ function runOne(database: LockedDatabase, job: DatabaseJob): Promise<unknown> {
       return writeLocal(database, job.id, job.rev, job.body);
     case 'compact':
       return reclaimSuperseded(database, job.limit);
+    case 'stem':
+      return stemTrees(database, job.afterId, job.limit);
     case 'purge':
       return withDatabase(database, (dbId) => purgeDocuments(database.client, dbId, job.requests));
     case 'limit':
@@ -190,6 +194,21 @@ async function putSecurity(database: LockedDatabase, security: SecurityObject): 
   if (dbId === undefined) return false;
   await database.client.query('UPDATE databases SET security = $2 WHERE db_id = $1', [dbId, JSON.stringify(security)]);
   return true;
+}
+
+/** One slice of compaction's stemming (kit/compaction-slices.ts), under the database row's lock. */
+async function stemTrees(database: LockedDatabase, afterId: string, limit: number): Promise<StemmedSlice> {
+  const dbId = await database.id();
+  if (dbId === undefined) throw databaseMissing();
+  const { rows } = await database.client.query<{ doc_pk: string; id: string; tree: string }>(
+    'SELECT doc_pk, id, tree FROM documents WHERE db_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+    [dbId, afterId, limit],
+  );
+  for (const row of rows) {
+    const tree = stemmedTree(row.tree, database.revsLimit);
+    if (tree !== undefined) await database.client.query('UPDATE documents SET tree = $2 WHERE doc_pk = $1', [row.doc_pk, tree]);
+  }
+  return { lastId: rows[rows.length - 1]?.id ?? afterId, read: rows.length };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ChangeRow, ChangesOptions, IdRangeStats, RangeOptions, RangeResult } from '../storage.js';
-import { changeRow, documentSummary } from '../kit/stored-rows.js';
+import { changeRow, documentSummary, storedSizeColumns, type DatabaseRow } from '../kit/stored-rows.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 
 /** `_all_docs` and `_changes` build their SQL from options; each distinct shape is prepared once. */
@@ -27,6 +27,12 @@ export class RangeQueries {
     return this.#statement(sql, true).get(...params, most) as number;
   }
 
+
+  /** The `databases` row of `name` with the byte counts of its stored sizes (kit/stored-rows.ts). */
+  databaseWithSizes(name: string): DatabaseRow | undefined {
+    const sql = `SELECT t.*, ${storedSizeColumns((column) => `length(CAST(${column} AS BLOB))`, 'v.leaf = 1')} FROM databases t WHERE t.name = ?`;
+    return this.#statement(sql).get(name) as DatabaseRow | undefined;
+  }
 
   /** Counts and leaf sizes of the documents with ids in [start, end): an index range, whatever the rest of the database holds. */
   idRangeStats(dbId: number, start: string, end: string): IdRangeStats {

@@ -37,6 +37,11 @@ function prepareBodyStatements(db: Connection) {
        RETURNING doc_pk, rev, length(CAST(body AS BLOB)) AS size`,
     ),
     subtractCompactable: db.prepare<[number, number]>('UPDATE databases SET compactable_size = compactable_size - ? WHERE db_id = ?'),
+    /** One slice of compaction's stemming: documents of a database after an id, in id order. */
+    treesAfter: db.prepare<[number, string, number], { doc_pk: number; id: string; tree: string }>(
+      'SELECT doc_pk, id, tree FROM documents WHERE db_id = ? AND id > ? ORDER BY id LIMIT ?',
+    ),
+    replaceTree: db.prepare<[string, number]>('UPDATE documents SET tree = ? WHERE doc_pk = ?'),
   };
 }
 

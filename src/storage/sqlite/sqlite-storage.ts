@@ -9,12 +9,12 @@ import type {
   RevisionTree, SecurityObject, Storage, StoredRevision, WriteOptions,
 } from '../storage.js';
 import { DEFAULT_DOCUMENT_LIMITS } from '../storage.js';
-import { COMPACTION_SLICE, compactInSlices } from '../kit/compaction-slices.js';
+import { COMPACTION_SLICE, compactInSlices, stemInSlices } from '../kit/compaction-slices.js';
 import { databaseInfo, instanceStartTime } from '../kit/stored-rows.js';
 import { decideLocalWrite, localDocument } from '../kit/local-revisions.js';
 import { sliceEdits } from '../kit/write-slices.js';
 import { openRevisions, readRevision, revisionTree, summarize } from './sqlite-queries.js';
-import { reclaimSuperseded, writeEdits } from './sqlite-writer.js';
+import { reclaimSuperseded, stemTrees, writeEdits } from './sqlite-writer.js';
 import { RangeQueries } from './sqlite-range-queries.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
@@ -114,8 +114,8 @@ export class SqliteStorage implements Storage {
     return this.#read(() => this.#st.databaseNames.all());
   }
 
-  async databaseInfo(name: string): Promise<DatabaseInfo | undefined> {
-    const row = this.#read(() => this.#st.databaseByName.get(name));
+  async databaseInfo(name: string, options: { sizes?: boolean } = {}): Promise<DatabaseInfo | undefined> {
+    const row = this.#read(() => (options.sizes === true ? this.#ranges.databaseWithSizes(name) : this.#st.databaseByName.get(name)));
     return row === undefined ? undefined : databaseInfo(row);
   }
 
@@ -180,11 +180,7 @@ export class SqliteStorage implements Storage {
   async idRangeStats(db: string, startKey: string, endKey: string): Promise<IdRangeStats> {
     return this.#read(() => this.#ranges.idRangeStats(this.#databaseId(db), startKey, endKey));
   }
-  async lookupDocuments(
-    db: string,
-    ids: readonly string[],
-    includeDocs: boolean,
-  ): Promise<(DocumentSummary | undefined)[]> {
+  async lookupDocuments(db: string, ids: readonly string[], includeDocs: boolean): Promise<(DocumentSummary | undefined)[]> {
     return this.#read(() => {
       const dbId = this.#databaseId(db);
       return ids.map((id) => summarize(this.#st, dbId, id, includeDocs));
@@ -241,7 +237,10 @@ export class SqliteStorage implements Storage {
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> { return this.#write(() => this.#purges.setLimitOf(db, limit, value)); }
 
   async compact(db: string, options: CompactOptions = {}): Promise<number> {
-    // One slice per write batch: other requests' writes and reads run between two slices.
+    // One slice per write batch: other requests' writes and reads run between two slices. Trees
+    // are stemmed first, so the bodies of the revisions stemmed away are reclaimed with the others.
+    const forget = (id: string): void => this.#winners.delete(this.#databaseId(db), id);
+    await stemInSlices((afterId) => this.#write(() => stemTrees(this.#st, this.#databaseId(db), afterId, COMPACTION_SLICE, forget)));
     const bytes = await compactInSlices(() => this.#write(() => reclaimSuperseded(this.#st, this.#databaseId(db), COMPACTION_SLICE)));
     if ((await this.#write(() => sweepUnreferenced(this.#st, this.#databaseId(db), options.graceMs))) > 0) {
       await this.#write(() => dropUnreachableChunks(this.#st));

@@ -14,6 +14,7 @@ import type {
   ViewAggregate,
   ViewIndexInfo,
   ViewRange,
+  ViewIndexSizes,
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
@@ -59,6 +60,7 @@ export class SqliteViewStore implements ViewStore {
   readonly #statements = new Map<string, Statement>();
   readonly #locks: NamedLocks;
   readonly #aggregates = new AnswerCache<ViewAggregate[]>();
+  readonly #sizes = new AnswerCache<ViewIndexSizes>();
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
@@ -207,6 +209,25 @@ export class SqliteViewStore implements ViewStore {
 
   storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void> {
     return this.#queue.enqueue(() => this.#run(storeReductions(tablesOf(this.#existing(db, signature).index_id), view, reducer, reductions)));
+  }
+
+  /**
+   * `file` and `active` from SQLite's `dbstat` (the pages of the index's tables and their indexes,
+   * and the bytes of the records in them); `external` the keys' and values' JSON. Computed once per
+   * update sequence of the index.
+   */
+  async sizes(db: string, signature: string): Promise<ViewIndexSizes | undefined> {
+    const index = this.#index(db, signature);
+    if (index === undefined || !this.#current(index)) return undefined;
+    const { rows, partials } = tablesOf(index.index_id);
+    const names = [rows, `${rows}_docs`, `${rows}_sums`, partials, `${partials}_depths`];
+    const pagesSql = `SELECT coalesce(sum(pgsize), 0) AS file, coalesce(sum(payload), 0) AS active FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`;
+    const jsonSql = `SELECT coalesce(sum(length(CAST(key_json AS BLOB)) + length(CAST(value AS BLOB))), 0) AS external FROM ${rows}`;
+    return this.#sizes.get(rows, index.update_seq, pagesSql, names, () => {
+      const pages = this.#statement(pagesSql).get(...names) as { file: number; active: number };
+      const json = this.#statement(jsonSql).get() as { external: number };
+      return { file: pages.file, active: pages.active, external: json.external };
+    });
   }
 
   async list(db: string): Promise<ViewIndexInfo[]> {

@@ -2,7 +2,7 @@ import { mergeBatch, type MergedBatch, type QueuedEdit } from '../kit/batch-merg
 import { accessRowsOf } from '../kit/access-rows.js';
 import { REVS_LIMIT } from '../../revisions/revision-tree.js';
 import type { EditResult } from '../storage.js';
-import type { ReclaimedSlice } from '../kit/compaction-slices.js';
+import { stemmedTree, type ReclaimedSlice, type StemmedSlice } from '../kit/compaction-slices.js';
 import { countReferences, releaseReferences } from './sqlite-attachments.js';
 import type { Statements } from './sqlite-statements.js';
 
@@ -65,6 +65,19 @@ function writeDocuments(st: Statements, dbId: number, batch: MergedBatch, firstS
  * leaf, and never becomes a leaf's again, so this cannot lose a leaf whatever writes run between
  * two slices, and an interrupted compaction merely leaves some bodies to the next one.
  */
+/** One slice of compaction's stemming (kit/compaction-slices.ts); `forget` drops what is cached of a stemmed document. */
+export function stemTrees(st: Statements, dbId: number, afterId: string, limit: number, forget: (id: string) => void): StemmedSlice {
+  const revsLimit = st.revsLimit.get(dbId) ?? REVS_LIMIT;
+  const rows = st.treesAfter.all(dbId, afterId, limit);
+  for (const row of rows) {
+    const tree = stemmedTree(row.tree, revsLimit);
+    if (tree === undefined) continue;
+    st.replaceTree.run(tree, row.doc_pk);
+    forget(row.id);
+  }
+  return { lastId: rows[rows.length - 1]?.id ?? afterId, read: rows.length };
+}
+
 export function reclaimSuperseded(st: Statements, dbId: number, limit: number): ReclaimedSlice {
   const reclaimed = st.reclaimSuperseded.all(dbId, limit);
   const bytes = reclaimed.reduce((sum, row) => sum + row.size, 0);
