@@ -1,3 +1,4 @@
+import { infoWithSizes } from './database-sizes.js';
 import { requireDbMember } from '../identity/authorization.js';
 import type { ActiveTasks } from '../tasks/active-tasks.js';
 import type { Config } from '../config/config.js';
@@ -255,9 +256,9 @@ export class OpenedDatabase {
     );
   }
 
-  /** With `sizes`, also what the database takes (scoped callers see their own figures). */
+  /** With `sizes`, also what the database takes (database-sizes.ts; scoped callers see their own figures). */
   async info(options: { sizes?: boolean } = {}): Promise<DatabaseInfo | undefined> {
-    const info = await this.storage.databaseInfo(this.db, options);
+    const info = options.sizes === true ? await infoWithSizes(this.storage, this.db) : await this.storage.databaseInfo(this.db);
     return this.scope ? this.scope.info(info) : info;
   }
 

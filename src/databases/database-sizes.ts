@@ -1,0 +1,57 @@
+/**
+ * `sizes` of `GET /{db}`, bounded in cost. Storage computes them by reading every document's row
+ * (`databaseInfo(name, { sizes: true })`), which grows with the database and runs on the serving
+ * loop. While a measurement is cheap (under `CHEAP_MS`) every request measures, so sizes follow
+ * every write, compaction and `_local` document. Once it is not, the database's kept sizes answer
+ * while its update and purge sequences are unchanged, and a changed database is measured again at
+ * most once per `SPACING` times what the last measurement took, so reading sizes never takes more
+ * than about 2 % of the loop however often a client asks. The sizes of a large database can so lag
+ * its last writes (and its compactions and `_local` documents, which move no sequence) by a few seconds.
+ */
+import type { DatabaseInfo, DatabaseSizes, Storage } from '../storage/storage.js';
+
+const CHEAP_MS = 10;
+const SPACING = 50;
+
+interface Kept {
+  /** The database's creation, so a database deleted and created again is measured anew. */
+  instanceStartTime: string;
+  updateSeq: number;
+  purgeSeq: number;
+  sizes: DatabaseSizes;
+  measuredAt: number;
+  costMs: number;
+}
+
+const keptByStorage = new WeakMap<Storage, Map<string, Kept>>();
+
+function keptOf(storage: Storage): Map<string, Kept> {
+  let kept = keptByStorage.get(storage);
+  if (kept === undefined) {
+    kept = new Map();
+    keptByStorage.set(storage, kept);
+  }
+  return kept;
+}
+
+/** The database's info with `sizes`, measured again only as the rules above allow. */
+export async function infoWithSizes(storage: Storage, db: string): Promise<DatabaseInfo | undefined> {
+  const kept = keptOf(storage);
+  const last = kept.get(db);
+  if (last !== undefined) {
+    const info = await storage.databaseInfo(db);
+    if (info === undefined) {
+      kept.delete(db);
+      return undefined;
+    }
+    const unchanged = info.updateSeq === last.updateSeq && info.purgeSeq === last.purgeSeq;
+    const same = info.instanceStartTime === last.instanceStartTime;
+    const tooSoon = performance.now() - last.measuredAt < last.costMs * SPACING;
+    if (same && last.costMs >= CHEAP_MS && (unchanged || tooSoon)) return { ...info, sizes: last.sizes };
+  }
+  const started = performance.now();
+  const info = await storage.databaseInfo(db, { sizes: true });
+  if (info?.sizes === undefined) return info;
+  kept.set(db, { instanceStartTime: info.instanceStartTime, updateSeq: info.updateSeq, purgeSeq: info.purgeSeq, sizes: info.sizes, measuredAt: performance.now(), costMs: performance.now() - started });
+  return info;
+}
