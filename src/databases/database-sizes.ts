@@ -1,7 +1,7 @@
 /**
  * `sizes` of `GET /{db}`, bounded in cost. Storage computes them by reading every document's row
  * (`databaseInfo(name, { sizes: true })`), which grows with the database and runs on the serving
- * loop. While a measurement is cheap (under `CHEAP_MS`) every request measures, so sizes follow
+ * loop. While a measurement is cheap (under `CHEAP_MS`, 1 ms) every request measures, so sizes follow
  * every write, compaction and `_local` document. Once it is not, the database's kept sizes answer
  * while its update and purge sequences are unchanged, and a changed database is measured again at
  * most once per `SPACING` times what the last measurement took, so reading sizes never takes more
@@ -10,7 +10,7 @@
  */
 import type { DatabaseInfo, DatabaseSizes, Storage } from '../storage/storage.js';
 
-const CHEAP_MS = 10;
+const CHEAP_MS = 1;
 const SPACING = 50;
 
 interface Kept {
