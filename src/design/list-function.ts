@@ -30,7 +30,15 @@ interface ListCall {
   readonly rows: AsyncIterator<JsonObject[]>;
 }
 
-const notAString = (): CouchError => javascriptError('render_error', 'list function sent a chunk that is not a string');
+/**
+ * A chunk's text as CouchDB writes a chunk (an iolist): a string as it is, an array as its strings
+ * (nested arrays too) in order; anything else (a number, an object) writes nothing, as CouchDB's
+ * answer to `return {a: 1}` is an empty body.
+ */
+function chunkText(chunk: Json): string {
+  if (typeof chunk === 'string') return chunk;
+  return Array.isArray(chunk) ? chunk.map(chunkText).join('') : '';
+}
 
 /** One message of the function, `[label, chunks, start?]`: the head when given, then the chunks' text. */
 async function deliver(message: Json, sink: ListSink): Promise<void> {
@@ -41,8 +49,7 @@ async function deliver(message: Json, sink: ListSink): Promise<void> {
     const { status, headers } = renderedResponse(isObject(start) ? start : {}, 200);
     sink.head(status, headers);
   }
-  if (!Array.isArray(chunks) || chunks.some((chunk) => typeof chunk !== 'string')) throw notAString();
-  const text = (chunks as string[]).join('');
+  const text = Array.isArray(chunks) ? chunks.map(chunkText).join('') : '';
   if (text !== '') await sink.write(text);
 }
 

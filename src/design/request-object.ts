@@ -34,9 +34,17 @@ export interface DatabaseFacts {
   readonly secObj: JsonObject;
 }
 
+/** A header name as Erlang's HTTP parser hands it to CouchDB: each hyphenated word capitalised (`x-foo-bar` → `X-Foo-Bar`). */
+function canonicalHeaderName(name: string): string {
+  return name
+    .split('-')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1).toLowerCase())
+    .join('-');
+}
+
 function headersOf(rawHeaders: readonly string[]): JsonObject {
   const headers: JsonObject = {};
-  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (!SECRET_HEADERS.has(rawHeaders[i]!.toLowerCase())) headers[rawHeaders[i]!] = rawHeaders[i + 1]!;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (!SECRET_HEADERS.has(rawHeaders[i]!.toLowerCase())) headers[canonicalHeaderName(rawHeaders[i]!)] = rawHeaders[i + 1]!;
   return headers;
 }
 

@@ -128,7 +128,8 @@ describeOnEachBackend('list functions', (server) => {
     assert.match(late.text, /^head\n\{"code":500,"error":"render_error","reason":"function raised error: ReferenceError: 'fooBarBam' is not defined"\}\n$/);
     const loops = await get('loops/by_n');
     assert.deepEqual([loops.status, loops.body.error], [500, 'os_process_error']);
+    // As CouchDB 3.5.0 answers (a chunk is an iolist): an object returned writes nothing.
     const object = await get('objectTail/by_n');
-    assert.deepEqual([object.status, object.body], [500, { error: 'render_error', reason: 'list function sent a chunk that is not a string' }]);
+    assert.deepEqual([object.status, object.text], [200, '']);
   });
 }, '[couchdb]\nos_process_timeout = 2000\n');

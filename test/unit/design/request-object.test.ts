@@ -36,6 +36,11 @@ describe('CouchDB\'s req object, from plain request facts', () => {
     assert.deepEqual(req['cookie'], { theme: 'dark' });
   });
 
+  test('header names are canonical as CouchDB hands them on (x-foo-bar → X-Foo-Bar), so req.headers.Accept is found', () => {
+    const req = requestObject({ ...FACTS, rawHeaders: ['accept', 'text/html', 'x-foo-BAR', '1'] }, DB);
+    assert.deepEqual(req['headers'], { Accept: 'text/html', 'X-Foo-Bar': '1' });
+  });
+
   test('the body is the JSON text of a POST, "undefined" otherwise; a document id is passed on', () => {
     assert.equal(requestObject(FACTS, DB)['body'], 'undefined');
     assert.equal(requestObject({ ...FACTS, method: 'POST', body: { a: 1 } }, DB)['body'], '{"a":1}');
