@@ -43,6 +43,9 @@ export const DEFAULTS = {
     reduce_limit_ratio: '2.0',
   },
   chttpd: {
+    // Empty: unset, so `[httpd]`'s value (or 100 and true) applies (src/http/dispatch/rewrite.ts).
+    rewrite_limit: '',
+    secure_rewrites: '',
     port: 5984,
     bind_address: '127.0.0.1',
     authentication_handlers: '{chttpd_auth, cookie_authentication_handler}, {chttpd_auth, default_authentication_handler}',

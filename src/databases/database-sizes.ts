@@ -1,7 +1,8 @@
 /**
  * `sizes` of `GET /{db}`, bounded in cost. Storage computes them by reading every document's row
  * (`databaseInfo(name, { sizes: true })`), which grows with the database and runs on the serving
- * loop. While a measurement is cheap (under `CHEAP_MS`, 1 ms) every request measures, so sizes follow
+ * loop. While the database is small (under 10 000 documents) or a measurement cheap (under 1 ms)
+ * every request measures, so sizes follow
  * every write, compaction and `_local` document. Once it is not, the database's kept sizes answer
  * while its update and purge sequences are unchanged, and a changed database is measured again at
  * most once per `SPACING` times what the last measurement took, so reading sizes never takes more
@@ -11,6 +12,8 @@
 import type { DatabaseInfo, DatabaseSizes, Storage } from '../storage/storage.js';
 
 const CHEAP_MS = 1;
+/** Databases with fewer documents (live and deleted) are always measured: their scan is short whatever the storage's latency. */
+const SMALL_DATABASE = 10_000;
 const SPACING = 50;
 
 interface Kept {
@@ -47,7 +50,8 @@ export async function infoWithSizes(storage: Storage, db: string): Promise<Datab
     const unchanged = info.updateSeq === last.updateSeq && info.purgeSeq === last.purgeSeq;
     const same = info.instanceStartTime === last.instanceStartTime;
     const tooSoon = performance.now() - last.measuredAt < last.costMs * SPACING;
-    if (same && last.costMs >= CHEAP_MS && (unchanged || tooSoon)) return { ...info, sizes: last.sizes };
+    const small = info.docCount + info.deletedDocCount < SMALL_DATABASE;
+    if (same && !small && last.costMs >= CHEAP_MS && (unchanged || tooSoon)) return { ...info, sizes: last.sizes };
   }
   const started = performance.now();
   const info = await storage.databaseInfo(db, { sizes: true });

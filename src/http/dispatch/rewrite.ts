@@ -26,7 +26,11 @@ import { parseTarget } from '../target.js';
 type Dispatch = (request: Request) => Reply | Promise<Reply>;
 
 /** A `[chttpd]` setting, read from `[httpd]` when `[chttpd]` does not set it (chttpd_util:get_chttpd_config). */
-const chttpdSetting = (config: Config, key: string): string | undefined => config.get('chttpd', key) ?? config.get('httpd', key);
+/** `[chttpd] key`, else `[httpd] key` (CouchDB reads both); an empty value (the built-in default) counts as unset. */
+const chttpdSetting = (config: Config, key: string): string | undefined => {
+  const set = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
+  return set(config.get('chttpd', key)) ?? set(config.get('httpd', key));
+};
 
 const invalidPath = (): CouchError => new CouchError(404, 'rewrite_error', 'Invalid path.');
 

@@ -5,8 +5,8 @@ import type { DatabaseInfo, Storage } from '../../../src/storage/storage.js';
 
 /** A storage whose size measurement is counted and takes `costMs` of the loop, as a large database's does. */
 function measuredStorage(costMs: number) {
-  const state = { updateSeq: 1, measured: 0, instance: '1' };
-  const info = (): DatabaseInfo => ({ name: 'db', instanceStartTime: state.instance, updateSeq: state.updateSeq, purgeSeq: 0, docCount: 1, deletedDocCount: 0, dataSize: 10 }) as unknown as DatabaseInfo;
+  const state = { updateSeq: 1, measured: 0, instance: '1', docs: 50_000 };
+  const info = (): DatabaseInfo => ({ name: 'db', instanceStartTime: state.instance, updateSeq: state.updateSeq, purgeSeq: 0, docCount: state.docs, deletedDocCount: 0, dataSize: 10 }) as unknown as DatabaseInfo;
   const storage = {
     async databaseInfo(_db: string, options: { sizes?: boolean } = {}) {
       if (!options.sizes) return info();
@@ -49,6 +49,14 @@ describe('database sizes: bounded in cost', () => {
     const answer = await infoWithSizes(storage, 'db');
     assert.equal(state.measured, 1);
     assert.deepEqual([answer?.updateSeq, answer?.sizes?.file], [2, 100], 'current counts, the kept sizes');
+  });
+
+  test('a small database is measured on every request however long the measurement takes', async () => {
+    const { storage, state } = measuredStorage(15);
+    state.docs = 10;
+    await infoWithSizes(storage, 'db');
+    await infoWithSizes(storage, 'db');
+    assert.equal(state.measured, 2);
   });
 
   test('a database created again under the same name is measured anew', async () => {
