@@ -1,7 +1,7 @@
 /**
  * CouchDB's render environment of list functions (share/server/render.js and mimeparse.js), as a
  * function expression the prelude (prelude.ts) calls once with the host's exchange function:
- * `start`, `send`, `getRow`, `provides`, `registerType` and `list` (render.js runList).
+ * `start`, `send`, `getRow`, `provides`, `registerType`, `list` (render.js runList) and `show` (runShow).
  *
  * The rows come a batch at a time: `getRow` reads from the batch it holds and, once that is used
  * up, sends the output gathered so far (`["start", chunks, head]` the first time, then
@@ -129,7 +129,28 @@ export const RENDER_KIT = String.raw`
     if (typeof tail != 'undefined') chunks.push(tail);
     return flush('end');
   }
+  function wrap(resp) { return typeof resp == 'string' ? { body: resp } : resp; }
+  // render.js runShow: start()/send() output goes before the body, a provides() answer after it.
+  function show(fun, ddoc, args) {
+    resetMime();
+    chunks = []; startResp = {}; newHeader = false;
+    var resp = wrap(fun.apply(ddoc, args) || {});
+    if (chunks.length > 0) {
+      resp.headers = resp.headers || {};
+      for (var header in startResp) resp.headers[header] = startResp[header];
+      resp.body = chunks.join('') + (resp.body || '');
+      chunks = []; startResp = {};
+    }
+    if (providesUsed) {
+      var provided = wrap(runProvides(args[1], ddoc) || {});
+      resp.body = (resp.body || '') + chunks.join('');
+      resp.body += provided.body || '';
+      resp = withContentType(resp);
+      chunks = []; startResp = {};
+    }
+    return resp;
+  }
   resetMime();
-  return { start: start, send: send, getRow: getRow, provides: provides, registerType: registerType, list: list };
+  return { start: start, send: send, getRow: getRow, provides: provides, registerType: registerType, list: list, show: show };
 })
 `;

@@ -224,7 +224,7 @@ ${INDEX_FUNCTION}
     }
     return keysOf(global).length;
   }
-  var current = null, currentMode = 'call', currentError = null;
+  var current = null, currentMode = 'call', currentError = null, showCall = false;
   function run(index) {
     emitted = currentMode === 'map' || currentMode === 'index' ? [] : null;
     emittedChars = 0; emitOverflow = null;
@@ -233,6 +233,7 @@ ${INDEX_FUNCTION}
       if (currentError !== null) throw currentError;
       var args = shared.length === 0 ? batch[index] : batch[index].concat(shared);
       if (currentMode === 'map' || currentMode === 'index') { current.call(ddoc, args[0]); answer = mapped(); } else if (currentMode === 'list') answer = outcome(true, render.list(current, ddoc, args));
+      else if (showCall) answer = outcome(true, render.show(current, ddoc, args));
       else answer = outcome(true, current.apply(ddoc, args));
     } catch (e) {
       answer = outcome(false, errorToJson(e));
@@ -258,6 +259,7 @@ ${INDEX_FUNCTION}
     batch = parse(json);
     shared = deepFreeze(parse(sharedJson));
     currentMode = mode;
+    showCall = mode === 'call' && parse(pathJson)[0] === 'shows';
     requireRoot = mode === 'call' ? ddoc : viewsRoot;
     emitLimits = { rows: maxRows, chars: maxChars };
     // A new caller: closures of the previous batch's functions and modules are not reachable from here.

@@ -12,6 +12,9 @@ describe('show functions', () => {
     empty: 'function () { return null; }',
     needs_doc: 'function (doc) { return doc.title; }',
     number: 'function () { return 7; }',
+    negotiated: 'function (doc) { provides("html", function () { return "<b>" + doc.title + "</b>"; }); provides("json", function () { return toJSON({ title: doc.title }); }); }',
+    list_style: 'function (doc) { start({ "X-Couch-Test-Header": "Yeah" }); send("Hey "); return "there"; }',
+    counted: 'function (doc, req) { return { body: String(Date.now()) + Math.random() }; }',
   };
 
   before(async () => {
@@ -57,5 +60,37 @@ describe('show functions', () => {
     assert.deepEqual([number.status, number.body], [500, { error: 'render_error', reason: 'undefined response from show function' }]);
     const put = await server.admin('/sh/_design/app/_show/title', { method: 'PUT', body: {} });
     assert.equal(put.status, 405);
+  });
+
+  test('provides chooses by Accept or ?format, and start/send output goes before the body (render.js runShow)', async () => {
+    const html = await server.admin('/sh/_design/app/_show/negotiated/doc1', { headers: { Accept: 'text/html' } });
+    assert.deepEqual([html.status, html.text, html.headers['content-type']], [200, '<b>First</b>', 'text/html; charset=utf-8']);
+    const json = await server.admin('/sh/_design/app/_show/negotiated/doc1', { headers: { accept: 'application/json' } });
+    assert.deepEqual([json.text, json.headers['content-type']], ['{"title":"First"}', 'application/json']);
+    assert.equal((await server.admin('/sh/_design/app/_show/negotiated/doc1?format=json')).text, '{"title":"First"}');
+    const first = await server.admin('/sh/_design/app/_show/negotiated/doc1');
+    assert.equal(first.text, '<b>First</b>', 'without Accept the first provides answers');
+    const refused = await server.admin('/sh/_design/app/_show/negotiated/doc1', { headers: { Accept: 'text/csv' } });
+    assert.deepEqual([refused.status, refused.body.error], [406, 'not_acceptable']);
+    const listStyle = await server.admin('/sh/_design/app/_show/list_style/doc1');
+    assert.deepEqual([listStyle.status, listStyle.text, listStyle.headers['x-couch-test-header']], [200, 'Hey there', 'Yeah']);
+  });
+
+  test('the ETag names the document, design document, Accept and roles: If-None-Match answers 304 without running the function', async () => {
+    const first = await server.admin('/sh/_design/app/_show/counted/doc1');
+    const etag = first.headers['etag'] as string;
+    assert.match(etag, /^"[0-9A-Z]+"$/);
+    assert.equal(first.headers['vary'], 'Accept');
+    const again = await server.admin('/sh/_design/app/_show/counted/doc1', { headers: { 'If-None-Match': etag } });
+    assert.deepEqual([again.status, again.text, again.headers['etag']], [304, '', etag]);
+    const otherAccept = await server.admin('/sh/_design/app/_show/counted/doc1', { headers: { 'If-None-Match': etag, Accept: 'text/plain' } });
+    assert.equal(otherAccept.status, 200);
+    assert.notEqual(otherAccept.headers['etag'], etag);
+    const doc = await server.admin('/sh/doc1');
+    assert.equal((await server.admin('/sh/doc1', { method: 'PUT', body: { ...doc.body, title: 'Changed' } })).status, 201);
+    const changed = await server.admin('/sh/_design/app/_show/counted/doc1', { headers: { 'If-None-Match': etag } });
+    assert.equal(changed.status, 200, 'a new revision of the document is a new ETag');
+    assert.notEqual(changed.headers['etag'], etag);
+    assert.equal((await server.admin('/sh/doc1', { method: 'PUT', body: { ...(await server.admin('/sh/doc1')).body, title: 'First' } })).status, 201);
   });
 });
