@@ -124,7 +124,8 @@ export function writeReply(res: ServerResponse, reply: Reply, options: WriteOpti
   // A JSON body goes out as a string: Node then sends headers and body in one write() instead of a
   // writev() of two chunks, which is measurable on small answers (the common case).
   const payload: string | Buffer = noContent || reply.body === undefined ? '' : payloadOf(reply.body);
-  const headers = commonHeaders(reply, options, !noContent);
+  // A 304 describes the representation the client holds: no Content-Type of its own, as CouchDB.
+  const headers = commonHeaders(reply, options, !noContent && reply.status !== 304);
   if (!noContent) headers['Content-Length'] = reply.body instanceof JsonText ? reply.body.byteLength : typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
   options.decorate?.(headers);
   res.writeHead(reply.status, headers);
