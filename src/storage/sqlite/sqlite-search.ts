@@ -146,26 +146,28 @@ export class SqliteSearchStore implements SearchStore {
     return this.#queue.enqueue(() => {
       const { index_id: id } = this.#existing(db, signature);
       const t = tableNames(id);
-      // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
-      const indexed = this.#statement(`SELECT 1 FROM ${t.docs} WHERE doc_id = ?`);
+      // Which documents are indexed already, and the fields' types, in one statement per batch each.
+      const ids = JSON.stringify(documents.map((document) => document.id));
+      const indexed = new Set(this.#statement(`SELECT doc_id FROM ${t.docs} WHERE doc_id IN (SELECT value FROM json_each(?))`).pluck().all(ids) as string[]);
+      const fields = new Map<string, SearchFieldType>();
       const textRows = this.#statement(`SELECT rowid, tokenizer FROM ${t.text} WHERE doc_id = ?`);
+      // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
       const removeText = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid = ?`)]));
       const insertFts = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`INSERT INTO ${t.fts(name)} (rowid, body) VALUES (?, ?)`)]));
       const removals = [t.text, t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
       const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id) VALUES (?)`);
       const insertValue = this.#statement(`INSERT INTO ${t.values} (doc_id, n, field, type, str, num, stored) VALUES (?, ?, ?, ?, ?, ?, ?)`);
       const insertText = this.#statement(`INSERT INTO ${t.text} (doc_id, field, tokenizer) VALUES (?, ?, ?)`);
-      const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
       for (const document of documents) {
         // Every row of a document hangs off its `docs` row: a document never indexed has nothing to remove.
-        if (indexed.get(document.id) !== undefined) {
+        if (indexed.has(document.id)) {
           for (const row of textRows.all(document.id) as { rowid: number; tokenizer: string }[]) removeText.get(row.tokenizer)!.run(row.rowid);
           for (const statement of removals) statement.run(document.id);
         }
         if (document.fields.length === 0) continue;
         insertDoc.run(document.id);
         document.fields.forEach((field, n) => {
-          insertField.run(field.name, field.type);
+          if (!fields.has(field.name)) fields.set(field.name, field.type);
           if (field.type === 'text') {
             const tokenizer = tokenizerOf(field.analyzer ?? 'standard');
             const rowid = insertText.run(document.id, field.name, tokenizer).lastInsertRowid;
@@ -177,6 +179,8 @@ export class SqliteSearchStore implements SearchStore {
           }
         });
       }
+      const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
+      for (const [name, type] of fields) insertField.run(name, type);
       this.#statement('UPDATE search_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, id);
     });
   }
