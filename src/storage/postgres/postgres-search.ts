@@ -171,6 +171,15 @@ export class PostgresSearchStore implements SearchStore {
     }
   }
 
+  /** The lexemes of `text` under the analyzer's text search configuration, in order (stop words left out). */
+  async analyze(analyzer: string, text: string): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ lexeme: string }>(
+      'SELECT lexemes[1] AS lexeme FROM ts_debug($1::regconfig, $2) WHERE cardinality(lexemes) > 0',
+      [await this.#configOf(analyzer), text],
+    );
+    return rows.map((row) => row.lexeme);
+  }
+
   async list(db: string): Promise<SearchIndexInfo[]> {
     const { rows } = await this.#pool.query<IndexRow>(
       'SELECT s.index_id, s.signature, s.update_seq FROM search_indexes s JOIN databases d ON d.db_id = s.db_id WHERE d.name = $1 ORDER BY s.signature',

@@ -11,6 +11,7 @@ import { searchAnswer } from '../kit/search-answer.js';
 import type { Param, SearchDialect } from '../kit/search-sql.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
+import { openBetterSqlite3 } from './better-sqlite3-driver.js';
 import type { NamedLocks } from '../../locks/named-locks.js';
 
 /** FTS5 tokenizers by name; `tokenizerOf` maps a Nouveau analyzer to one. */
@@ -81,6 +82,8 @@ export class SqliteSearchStore implements SearchStore {
   readonly #locks: NamedLocks;
   readonly #statements = new Map<string, Statement>();
   #catalog = false;
+  /** An in-memory database for `analyze`, opened on first use. */
+  #analyzer: Connection | undefined;
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
@@ -194,6 +197,27 @@ export class SqliteSearchStore implements SearchStore {
   async search(db: string, signature: string, request: SearchRequest): Promise<SearchAnswer> {
     const dialect = dialectOf(this.#existing(db, signature).index_id);
     return searchAnswer(dialect, request, async (sql, params) => this.#statement(sql).all(...params) as Record<string, unknown>[]);
+  }
+
+  /**
+   * The terms of `text` as the analyzer's FTS5 tokenizer makes them, in order: the text in an FTS5
+   * table of an in-memory database, read back through its `fts5vocab` instance table.
+   */
+  async analyze(analyzer: string, text: string): Promise<string[]> {
+    const tokenizer = tokenizerOf(analyzer);
+    if (this.#analyzer === undefined) {
+      const db = openBetterSqlite3(':memory:', { busyTimeoutMs: 0 });
+      db.exec(Object.entries(TOKENIZERS).map(([name, tokenize]) => `CREATE VIRTUAL TABLE a_${name} USING fts5(body, tokenize = '${tokenize}');
+        CREATE VIRTUAL TABLE v_${name} USING fts5vocab(a_${name}, instance);`).join('\n'));
+      this.#analyzer = db;
+    }
+    const db = this.#analyzer;
+    return db.transaction(() => {
+      db.prepare(`INSERT INTO a_${tokenizer} (rowid, body) VALUES (1, ?)`).run(text);
+      const terms = db.prepare(`SELECT term FROM v_${tokenizer} ORDER BY "offset"`).pluck().all() as string[];
+      db.prepare(`DELETE FROM a_${tokenizer} WHERE rowid = 1`).run();
+      return terms;
+    })();
   }
 
   async list(db: string): Promise<SearchIndexInfo[]> {
