@@ -16,6 +16,7 @@ import type { SearchArgs } from './search-args.js';
 import { analyzerOf, searchIndexOf, type SearchIndex } from './search-index.js';
 import { updateSearchIndex, type IndexFunctionsOf } from './search-indexer.js';
 import { planOf } from './search-plan.js';
+import { expandTerms } from './term-expansion.js';
 import { sortKeysOf } from './search-sort.js';
 
 interface SearchSettings {
@@ -90,6 +91,8 @@ export class Search {
     }
     const store = opened.storage.search;
     const types = await store.fieldTypes(opened.db, index.signature);
+    const vocabulary = (field: string, type: 'text' | 'string'): Promise<string[]> => store.vocabulary(opened.db, index.signature, field, type, analyzerOf(index, field));
+    query = await expandTerms(query, { types, vocabulary });
     const planned = planOf(query, { types, analyzerOf: (field) => analyzerOf(index, field), syntax: store.textSyntax });
     const range = partition === undefined ? undefined : partitionRange(partition);
     const plan: SearchPlan = range === undefined ? planned : { kind: 'and', parts: [{ kind: 'ids', gte: range.start, lt: range.end }, planned] };

@@ -35,11 +35,13 @@ const tableNames = (id: number) => ({
   fields: `search_fields_${id}`,
   text: `search_text_${id}`,
   fts: (tokenizer: string) => `search_fts_${id}_${tokenizer}`,
+  /** The connection's own (temp) fts5vocab table of an FTS5 table: its terms, for fuzzy and regex queries. */
+  vocab: (tokenizer: string) => `temp.search_vocab_${tokenizer}_${id}`,
 });
 
 function dropTables(db: Connection, id: number): void {
   const t = tableNames(id);
-  db.exec([t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).map(t.fts)].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n'));
+  db.exec([t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).flatMap((name) => [t.vocab(name), t.fts(name)])].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n'));
 }
 
 /** Drops the search tables of a database (inside the caller's write transaction). */
@@ -197,6 +199,14 @@ export class SqliteSearchStore implements SearchStore {
   async search(db: string, signature: string, request: SearchRequest): Promise<SearchAnswer> {
     const dialect = dialectOf(this.#existing(db, signature).index_id);
     return searchAnswer(dialect, request, async (sql, params) => this.#statement(sql).all(...params) as Record<string, unknown>[]);
+  }
+
+  async vocabulary(db: string, signature: string, field: string, type: 'text' | 'string', analyzer: string): Promise<string[]> {
+    const t = tableNames(this.#existing(db, signature).index_id);
+    if (type === 'string') return this.#statement(`SELECT DISTINCT str FROM ${t.values} WHERE field = ? AND type = 'string'`).pluck().all(field) as string[];
+    const tokenizer = tokenizerOf(analyzer);
+    this.#db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t.vocab(tokenizer)} USING fts5vocab(main, ${t.fts(tokenizer)}, row)`);
+    return this.#statement(`SELECT term FROM ${t.vocab(tokenizer)}`).pluck().all() as string[];
   }
 
   /**
