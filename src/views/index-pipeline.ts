@@ -21,7 +21,7 @@ export async function inHalves<D, R>(docs: readonly D[], run: (part: readonly D[
   return first.concat(second);
 }
 
-export interface PipelineSteps<T> {
+interface PipelineSteps<T> {
   /** The changes after `since`, at most `limit`. */
   read(since: number, limit: number): Promise<ChangeRow[]>;
   /** What one batch stores (run while the batch before it is stored). */
