@@ -3,8 +3,9 @@
  * (src/views/indexer.ts) and through the same pipeline (src/views/index-pipeline.ts): changes read
  * in batches, the index function run on each live document (design documents excepted) in two
  * sandbox calls at once while the previous batch is stored, each document's fields stored in place
- * of its old ones, one batch per transaction, one updater per index (`SearchStore.exclusive`). A deleted document, or one whose
- * index function throws (logged) or indexes nothing, leaves the index; purged documents too.
+ * of its old ones, one batch per transaction, one updater per index (`SearchStore.exclusive`). A
+ * deleted document, or one whose index function throws (logged) or indexes nothing, leaves the
+ * index; purged documents too.
  * A field keeps the type it was first indexed with; a value of another type is left out (logged).
  * Text fields under the `keyword` analyzer are indexed whole, as string fields.
  */
