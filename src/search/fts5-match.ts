@@ -1,7 +1,7 @@
 /**
  * A parsed Lucene query (lucene-query.ts) as an SQLite FTS5 MATCH expression, for a query whose
  * every leaf searches one text field: terms and phrases become FTS5 strings, a trailing `*` a
- * prefix query, `must` clauses `AND`, `should` clauses `OR` and `must_not` clauses `NOT`. Anything
+ * prefix query, the terms a fuzzy or regex query expanded to `OR`, `must` clauses `AND`, `should` clauses `OR` and `must_not` clauses `NOT`. Anything
  * FTS5 cannot say (ranges, `*:*`, a wildcard other than a trailing `*`, a query of prohibited
  * clauses alone) answers null: the caller evaluates it another way.
  */
@@ -15,6 +15,8 @@ function leaf(query: SearchQuery): string | null {
     case 'term':
     case 'phrase':
       return quoted(query.text);
+    case 'terms':
+      return query.terms.length === 0 ? null : query.terms.map(quoted).join(' OR ');
     case 'wildcard': {
       const stem = query.pattern.slice(0, -1);
       if (!query.pattern.endsWith('*') || stem === '' || /[*?]/.test(stem)) return null;

@@ -1,8 +1,9 @@
 /**
  * The Lucene query syntax Nouveau's `q` takes, parsed into a tree (docs/search.md): terms, phrases,
  * `field:` prefixes, `AND`/`OR`/`NOT` (and `&&`, `||`, `!`), `+`/`-`, grouping, wildcards `*` and
- * `?`, ranges `[a TO b]` and `{a TO b}` (`*` for an open end), `*:*`, and `^boost` (accepted,
- * ignored). Clauses combine as Lucene's classic parser does with `OR` as the default operator
+ * `?`, ranges `[a TO b]` and `{a TO b}` (`*` for an open end), fuzzy terms (`term~`, `term~1`,
+ * Lucene's old `term~0.8` similarity as edits), regular expressions (`/re/`, matching whole terms),
+ * `*:*`, and `^boost` (accepted, ignored). Clauses combine as Lucene's classic parser does with `OR` as the default operator
  * (`QueryParserBase.addClause`): `AND` makes both neighbours required, `NOT` prohibits the next.
  * Unqualified terms search the field `default`, as Nouveau's. A query it cannot read throws
  * `LuceneSyntaxError` (CouchDB answers 400 `bad_request`).
@@ -17,6 +18,12 @@ export type SearchQuery =
   | { readonly type: 'term'; readonly field: string; readonly text: string }
   | { readonly type: 'phrase'; readonly field: string; readonly text: string }
   | { readonly type: 'wildcard'; readonly field: string; readonly pattern: string }
+  /** Terms within `edits` (0 to 2) insertions, deletions, substitutions or transpositions of `text`. */
+  | { readonly type: 'fuzzy'; readonly field: string; readonly text: string; readonly edits: number }
+  /** Terms the regular expression matches whole. */
+  | { readonly type: 'regex'; readonly field: string; readonly pattern: string }
+  /** Any of these terms: what a fuzzy or regex query expands to (term-expansion.ts), never parsed. */
+  | { readonly type: 'terms'; readonly field: string; readonly terms: readonly string[] }
   | {
       readonly type: 'range';
       readonly field: string;
@@ -32,7 +39,10 @@ export class LuceneSyntaxError extends Error {}
 type Token =
   | { kind: 'open' | 'close' | 'plus' | 'minus' | 'and' | 'or' | 'not' | 'colon' | 'rangeOpen' | 'rangeClose' | 'to' | 'boost'; text: string }
   | { kind: 'word'; text: string; wild: boolean }
-  | { kind: 'quoted'; text: string };
+  | { kind: 'quoted'; text: string }
+  /** `~` and its number, if any. */
+  | { kind: 'fuzzy'; text: string; value: string }
+  | { kind: 'regex'; text: string; pattern: string };
 
 const SPECIAL = new Set(['(', ')', ':', '"', '[', ']', '{', '}', '^', '+', '-', '!', '~', '\\', '/', ' ', '\t', '\n', '\r']);
 
@@ -68,6 +78,27 @@ function readQuoted(input: string, start: number): { token: Token; end: number }
   return { token: { kind: 'quoted', text }, end: i + 1 };
 }
 
+/** `/…/`: a `\/` inside stands for `/`; other escapes are the expression's own. */
+function readRegex(input: string, start: number): { token: Token; end: number } {
+  let pattern = '';
+  let i = start + 1;
+  while (i < input.length && input[i] !== '/') {
+    if (input[i] === '\\' && input[i + 1] === '/') i++;
+    else if (input[i] === '\\' && i + 1 < input.length) pattern += input[i++];
+    pattern += input[i++];
+  }
+  if (i >= input.length) throw new LuceneSyntaxError('Cannot parse query: a regular expression is missing its closing /');
+  return { token: { kind: 'regex', text: input.slice(start, i + 1), pattern }, end: i + 1 };
+}
+
+/** Lucene's edits of `term~value` (FuzzyQuery.floatToEdits): 2 by default, at most 2; a similarity below 1 counts by the term's length. */
+function editsOf(value: string, term: string): number {
+  if (value === '') return 2;
+  const number = Number(value);
+  if (number >= 1) return Math.min(Math.floor(number), 2);
+  return number === 0 ? 0 : Math.min(Math.floor((1 - number) * [...term].length), 2);
+}
+
 const PUNCTUATION: Readonly<Record<string, Token['kind']>> = { '(': 'open', ')': 'close', '+': 'plus', '-': 'minus', '!': 'not', ':': 'colon', '[': 'rangeOpen', '{': 'rangeOpen', ']': 'rangeClose', '}': 'rangeClose' };
 
 function tokenize(input: string): Token[] {
@@ -87,7 +118,15 @@ function tokenize(input: string): Token[] {
       tokens.push({ kind: 'boost', text: match[0] });
       i += match[0].length;
     } else if (PUNCTUATION[c] !== undefined) (tokens.push({ kind: PUNCTUATION[c]!, text: c } as Token), i++);
-    else if (c === '~' || c === '/') throw new LuceneSyntaxError(`Cannot parse query: ${c === '~' ? 'fuzzy and proximity' : 'regular expression'} queries are not supported`);
+    else if (c === '~') {
+      const match = /^~(\d+(\.\d+)?|\.\d+)?/.exec(input.slice(i))!;
+      tokens.push({ kind: 'fuzzy', text: match[0], value: match[1] ?? '' });
+      i += match[0].length;
+    } else if (c === '/') {
+      const { token, end } = readRegex(input, i);
+      tokens.push(token);
+      i = end;
+    }
     else {
       const { token, end } = readWord(input, i);
       tokens.push(Object.hasOwn(KEYWORDS, token.text) && token.kind === 'word' && !token.wild ? { kind: KEYWORDS[token.text]!, text: token.text } : token);
@@ -155,10 +194,22 @@ class Parser {
       return this.boosted(inner);
     }
     if (token.kind === 'rangeOpen') return this.boosted(this.range(field, token.text === '['));
-    if (token.kind === 'quoted') return this.boosted({ type: 'phrase', field, text: token.text });
+    if (token.kind === 'quoted') {
+      if (this.peek()?.kind === 'fuzzy') throw new LuceneSyntaxError('Cannot parse query: proximity queries ("…"~n) are not supported');
+      return this.boosted({ type: 'phrase', field, text: token.text });
+    }
+    if (token.kind === 'regex') {
+      if (field === '*') throw new LuceneSyntaxError('Cannot parse query: the field * only takes *');
+      return this.boosted({ type: 'regex', field, pattern: token.pattern });
+    }
     if (token.kind === 'word') {
       if (token.text === '*' && field === '*') return this.boosted({ type: 'all' });
       if (field === '*') throw new LuceneSyntaxError('Cannot parse query: the field * only takes *');
+      const fuzzy = this.peek();
+      if (fuzzy?.kind === 'fuzzy' && !token.wild) {
+        this.next();
+        return this.boosted({ type: 'fuzzy', field, text: token.text, edits: editsOf(fuzzy.value, token.text) });
+      }
       return this.boosted(token.wild ? { type: 'wildcard', field, pattern: token.text } : { type: 'term', field, text: token.text });
     }
     throw new LuceneSyntaxError(`Cannot parse query: unexpected ${JSON.stringify(token.text)}`);

@@ -1,9 +1,11 @@
 /**
  * Brings a search index up to its database's update sequence, as the view indexer does
- * (src/views/indexer.ts): changes read in batches, the index function run on each live document
- * (design documents excepted), each document's fields stored in place of its old ones, one batch
- * per transaction, one updater per index (`SearchStore.exclusive`). A deleted document, or one whose
- * index function throws (logged) or indexes nothing, leaves the index; purged documents too.
+ * (src/views/indexer.ts) and through the same pipeline (src/views/index-pipeline.ts): changes read
+ * in batches, the index function run on each live document (design documents excepted) in two
+ * sandbox calls at once while the previous batch is stored, each document's fields stored in place
+ * of its old ones, one batch per transaction, one updater per index (`SearchStore.exclusive`). A
+ * deleted document, or one whose index function throws (logged) or indexes nothing, leaves the
+ * index; purged documents too.
  * A field keeps the type it was first indexed with; a value of another type is left out (logged).
  * Text fields under the `keyword` analyzer are indexed whole, as string fields.
  */
@@ -13,9 +15,7 @@ import type { Logger } from '../log/logger.js';
 import type { ChangeRow, SearchDocument, SearchField, SearchFieldType, Storage } from '../storage/storage.js';
 import { analyzerOf, type SearchIndex } from './search-index.js';
 import type { FunctionOutcome } from '../views/view-functions.js';
-
-/** Changes read, indexed and stored per transaction. */
-const INDEX_BATCH = 1000;
+import { catchUp, inHalves } from '../views/index-pipeline.js';
 
 /** What the search engine needs of the sandbox: an index function over documents. */
 export type IndexFunctionsOf = (db: string) => (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => Promise<FunctionOutcome[]>;
@@ -53,16 +53,32 @@ function fieldsOf(outcome: FunctionOutcome, index: SearchIndex, types: Map<strin
   return fields;
 }
 
-async function indexBatch(context: SearchIndexerContext, db: string, index: SearchIndex, changes: readonly ChangeRow[], types: Map<string, SearchFieldType>): Promise<SearchDocument[]> {
+/** The index function's outcomes for the live documents of a batch (design documents never indexed). */
+interface RunBatch {
+  changes: readonly ChangeRow[];
+  live: readonly ChangeRow[];
+  outcomes: FunctionOutcome[];
+}
+
+async function runBatch(context: SearchIndexerContext, db: string, index: SearchIndex, changes: readonly ChangeRow[]): Promise<RunBatch> {
   const live = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
   const docs = live.map((change) => ({ _id: change.id, _rev: change.changes[0]!, ...change.body }) as JsonObject);
-  const outcomes = docs.length === 0 ? [] : await context.functions(db)(index.doc, ['nouveau', index.name, 'index'], docs);
+  const functions = context.functions(db);
+  const outcomes = await inHalves(docs, (part) => functions(index.doc, ['nouveau', index.name, 'index'], part));
+  return { changes, live, outcomes };
+}
+
+/**
+ * The documents a batch stores. Read in batch order, once the batches before it are stored (not
+ * while the sandbox runs), so a field's first type is the one of the earliest change.
+ */
+function documentsOf(context: SearchIndexerContext, db: string, index: SearchIndex, batch: RunBatch, types: Map<string, SearchFieldType>): SearchDocument[] {
   const byId = new Map<string, SearchField[]>();
-  live.forEach((change, i) => {
+  batch.live.forEach((change, i) => {
     const warn = (message: string): void => context.log.warning(`search index ${db}/${index.ddocId}/${index.name}, document ${JSON.stringify(change.id)}: ${message}`);
-    byId.set(change.id, fieldsOf(outcomes[i]!, index, types, warn));
+    byId.set(change.id, fieldsOf(batch.outcomes[i]!, index, types, warn));
   });
-  return changes.map((change) => ({ id: change.id, fields: byId.get(change.id) ?? [] }));
+  return batch.changes.map((change) => ({ id: change.id, fields: byId.get(change.id) ?? [] }));
 }
 
 /** Purged documents that no longer exist leave no change behind: their fields are dropped. */
@@ -76,6 +92,9 @@ async function dropPurged(storage: Storage, db: string, index: SearchIndex, seq:
 /** Updates the index to the database's current sequence; answers the sequence reached. */
 export async function updateSearchIndex(context: SearchIndexerContext, db: string, index: SearchIndex): Promise<number> {
   const { storage } = context;
+  // An index already at the database's sequence answers without the updater lock, as views do.
+  const reached = await storage.search.open(db, index.signature);
+  if (reached >= ((await storage.databaseInfo(db))?.updateSeq ?? 0)) return reached;
   return storage.search.exclusive(db, index.signature, async () => {
     let seq = await storage.search.open(db, index.signature);
     const info = await storage.databaseInfo(db);
@@ -83,14 +102,11 @@ export async function updateSearchIndex(context: SearchIndexerContext, db: strin
     if (seq >= target) return seq;
     if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, index, seq);
     const types = await storage.search.fieldTypes(db, index.signature);
-    for (;;) {
-      const changes = await storage.changes(db, { since: seq, limit: INDEX_BATCH, includeDocs: true });
-      if (changes.length === 0) break;
-      const documents = await indexBatch(context, db, index, changes, types);
-      seq = changes[changes.length - 1]!.seq;
-      await storage.search.update(db, index.signature, documents, seq);
-      if (changes.length < INDEX_BATCH) break;
-    }
+    seq = await catchUp(seq, {
+      read: (since, limit) => storage.changes(db, { since, limit, includeDocs: true }),
+      index: (changes) => runBatch(context, db, index, changes),
+      store: (batch, reached) => storage.search.update(db, index.signature, documentsOf(context, db, index, batch, types), reached),
+    });
     // A purge moves the database's sequence without a change to read: the index has reached it too.
     if (seq < target) {
       await storage.search.update(db, index.signature, [], target);

@@ -3,6 +3,7 @@
  * type its field was indexed with. Text fields become full-text leaves in the backend's syntax
  * (fts5-match.ts, tsquery.ts), a whole sub-query at once when it searches one text field; string
  * fields match exactly (wildcards and ranges too); double fields match numbers and numeric ranges.
+ * Fuzzy and regex leaves arrive expanded into the terms they match (term-expansion.ts).
  * A field nothing was indexed under matches nothing, as in Lucene. Clauses combine as Lucene's
  * boolean query: required ones all match, optional ones only when none is required, prohibited
  * ones exclude.
@@ -43,13 +44,18 @@ function number(text: string | null): number | undefined {
 }
 
 function doubleLeaf(query: Leaf): SearchPlan {
-  if (query.type === 'wildcard') return NONE;
+  if (query.type === 'wildcard' || query.type === 'terms' || query.type === 'fuzzy' || query.type === 'regex') return NONE;
   if (query.type === 'range') return { kind: 'double', field: query.field, range: { lower: number(query.lower), upper: number(query.upper), includeLower: query.includeLower, includeUpper: query.includeUpper } };
   const value = number(query.text);
   return { kind: 'double', field: query.field, range: { lower: value, upper: value, includeLower: true, includeUpper: true } };
 }
 
 function stringLeaf(query: Leaf): SearchPlan {
+  if (query.type === 'fuzzy' || query.type === 'regex') return NONE;
+  if (query.type === 'terms') {
+    const parts: SearchPlan[] = query.terms.map((equals) => ({ kind: 'string', field: query.field, equals }));
+    return parts.length === 0 ? NONE : parts.length === 1 ? parts[0]! : { kind: 'or', parts };
+  }
   if (query.type === 'wildcard') return { kind: 'string', field: query.field, pattern: query.pattern };
   if (query.type === 'range') {
     const range = { lower: query.lower ?? undefined, upper: query.upper ?? undefined, includeLower: query.includeLower, includeUpper: query.includeUpper };
@@ -62,7 +68,7 @@ function leafPlan(query: Leaf, context: PlanContext): SearchPlan {
   const type = context.types.get(query.field);
   if (type === 'double') return doubleLeaf(query);
   if (type === 'string') return stringLeaf(query);
-  if (type !== 'text') return NONE;
+  if (type !== 'text' || query.type === 'fuzzy' || query.type === 'regex' || (query.type === 'terms' && query.terms.length === 0)) return NONE;
   const match = textMatch(query, query.field, context);
   if (match !== null) return { kind: 'text', field: query.field, analyzer: context.analyzerOf(query.field), match };
   if (query.type === 'range') throw badRequest(`ranges search string and double fields; ${JSON.stringify(query.field)} is a text field`);

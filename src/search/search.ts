@@ -5,21 +5,25 @@
  * fields, doc}], bookmark, counts, ranges, update_latency}`.
  */
 import { designPartitioned, partitionRange } from '../databases/partitions.js';
+import { isNouveauAnalyzer } from '../design/registry.js';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { badRequest } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
-import type { SearchHitRow, SearchPlan, SearchSortKey } from '../storage/storage.js';
+import type { SearchHitRow, SearchPlan, SearchSortKey, SearchStore } from '../storage/storage.js';
 import { LuceneSyntaxError, parseLuceneQuery } from './lucene-query.js';
 import type { SearchArgs } from './search-args.js';
 import { analyzerOf, searchIndexOf, type SearchIndex } from './search-index.js';
 import { updateSearchIndex, type IndexFunctionsOf } from './search-indexer.js';
 import { planOf } from './search-plan.js';
+import { expandTerms } from './term-expansion.js';
 import { sortKeysOf } from './search-sort.js';
 
 interface SearchSettings {
   functions: IndexFunctionsOf;
   log: Logger;
+  /** The backend's search store, for `analyze`. */
+  store: SearchStore;
 }
 
 /** A hit's sort values as Nouveau writes them: each with its type. */
@@ -70,6 +74,10 @@ export class Search {
 
   /** One query; with `partition`, of that partition's documents only. */
   async query(opened: OpenedDatabase, index: SearchIndex, args: SearchArgs, partition?: string): Promise<JsonObject> {
+    // As CouchDB's search of partitioned indexes (dreyfus_httpd's partition checks): a partitioned
+    // index answers a partition's queries only, a global one never a partition's.
+    if (index.partitioned && partition === undefined) throw badRequest('`partition` parameter is mandatory for queries to this index.');
+    if (!index.partitioned && partition !== undefined) throw badRequest('`partition` not supported on this index');
     const started = Date.now();
     if (args.update) await this.refresh(opened, index);
     else await opened.storage.search.open(opened.db, index.signature);
@@ -83,6 +91,8 @@ export class Search {
     }
     const store = opened.storage.search;
     const types = await store.fieldTypes(opened.db, index.signature);
+    const vocabulary = (field: string, type: 'text' | 'string'): Promise<string[]> => store.vocabulary(opened.db, index.signature, field, type, analyzerOf(index, field));
+    query = await expandTerms(query, { types, vocabulary });
     const planned = planOf(query, { types, analyzerOf: (field) => analyzerOf(index, field), syntax: store.textSyntax });
     const range = partition === undefined ? undefined : partitionRange(partition);
     const plan: SearchPlan = range === undefined ? planned : { kind: 'and', parts: [{ kind: 'ids', gte: range.start, lt: range.end }, planned] };
@@ -117,6 +127,20 @@ export class Search {
       name: `${index.ddocId}/${index.name}`,
       search_index: { update_seq: found?.updateSeq ?? 0, purge_seq: found === undefined ? 0 : purgeSeq, num_docs: found?.docs ?? 0, disk_size: 0, signature: index.signature },
     };
+  }
+
+  /**
+   * `POST /_nouveau_analyze`: the terms of `text` under `analyzer`, as the index makes them
+   * (`keyword`: the whole text, as it is indexed as a string field). Errors as CouchDB's
+   * (nouveau_api:analyze and Nouveau's AnalyzeResource).
+   */
+  async analyze(body: JsonObject): Promise<JsonObject> {
+    const { analyzer, text } = body;
+    if (typeof analyzer !== 'string' || typeof text !== 'string') throw badRequest("'text' and 'analyzer' fields must be non-empty strings");
+    const empty = [analyzer === '' ? 'analyzer must not be empty' : '', text === '' ? 'text must not be empty' : ''].filter((problem) => problem !== '');
+    if (empty.length > 0) throw badRequest(empty.join(' and '));
+    if (!isNouveauAnalyzer(analyzer)) throw badRequest(`${analyzer} is not a valid analyzer name`);
+    return { tokens: analyzer === 'keyword' ? [text] : await this.#settings.store.analyze(analyzer, text) };
   }
 
   /** `_nouveau_cleanup`: drops the indexes no design document of the database defines. */

@@ -1,7 +1,7 @@
 /**
  * A parsed Lucene query (lucene-query.ts) as the text PostgreSQL's `to_tsquery(config, text)`
  * reads, for a query whose every leaf searches one text field: a term is a quoted lexeme, a phrase
- * its words joined by `<->`, a trailing `*` a `:*` prefix, `must` clauses `&`, `should` clauses
+ * its words joined by `<->`, a trailing `*` a `:*` prefix, expanded terms (fuzzy, regex) `|`, `must` clauses `&`, `should` clauses
  * `|`, `must_not` clauses `& !`. `to_tsquery` runs each lexeme through the field's text search
  * configuration, so stemming and stop words match the indexed side. Anything it cannot say
  * (ranges, `*:*`, a wildcard other than a trailing `*`, prohibitions alone) answers null.
@@ -19,6 +19,8 @@ function leaf(query: SearchQuery): string | null {
       const words = query.text.split(/\s+/).filter((word) => word !== '');
       return words.length === 0 ? null : words.map(lexeme).join(' <-> ');
     }
+    case 'terms':
+      return query.terms.length === 0 ? null : query.terms.map(lexeme).join(' | ');
     case 'wildcard': {
       const stem = query.pattern.slice(0, -1);
       if (!query.pattern.endsWith('*') || stem === '' || /[*?]/.test(stem)) return null;

@@ -108,6 +108,13 @@ export interface SearchStore {
   /** Each field's type as first indexed (a field keeps its first type, as in Nouveau). */
   fieldTypes(db: string, signature: string): Promise<Map<string, SearchFieldType>>;
   search(db: string, signature: string, request: SearchRequest): Promise<SearchAnswer>;
+  /**
+   * The distinct terms of a text field (as analysed; on SQLite those of every text field sharing
+   * its tokenizer) or the distinct values of a string field: what fuzzy and regex queries expand over.
+   */
+  vocabulary(db: string, signature: string, field: string, type: 'text' | 'string', analyzer: string): Promise<string[]>;
+  /** The terms `text` becomes under a Nouveau analyzer's approximation, in order (`_nouveau_analyze`). */
+  analyze(analyzer: string, text: string): Promise<string[]>;
   /** Every index of the database. */
   list(db: string): Promise<SearchIndexInfo[]>;
   /** Drops the given indexes; answers how many existed. */

@@ -18,11 +18,10 @@ import type { ActiveTasks, TaskHandle } from '../tasks/active-tasks.js';
 import type { ViewGroup } from './view-group.js';
 import { partitionKeyPrefix, partitionOf } from '../databases/partitions.js';
 import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
+import { catchUp, inHalves, INDEX_BATCH } from './index-pipeline.js';
 
-/** Changes read, mapped and stored per transaction. */
-export const INDEX_BATCH = 1000;
-/** Batches with at least this many documents are mapped in two calls at once. */
-const SPLIT_FROM = 200;
+export { INDEX_BATCH } from './index-pipeline.js';
+
 /** Builds with more changes than this show in `_active_tasks`. */
 const TASK_THRESHOLD = INDEX_BATCH;
 
@@ -65,17 +64,6 @@ function rowsOf(outcomes: readonly FunctionOutcome[], db: string, group: ViewGro
   return rows;
 }
 
-/**
- * A map function over a batch, cut in two calls sent at once: the pool gives each its own worker
- * (`[divan] js_workers`), so both cores map while the main thread reads and stores.
- */
-async function mapInHalves(functions: ViewFunctions, ddoc: JsonObject, path: string[], docs: JsonObject[]): Promise<FunctionOutcome[]> {
-  if (docs.length < SPLIT_FROM) return docs.length === 0 ? [] : functions.map(ddoc, path, docs);
-  const half = Math.ceil(docs.length / 2);
-  const [first, second] = await Promise.all([functions.map(ddoc, path, docs.slice(0, half)), functions.map(ddoc, path, docs.slice(half))]);
-  return first.concat(second);
-}
-
 async function indexBatch(context: IndexerContext, db: string, group: ViewGroup, changes: readonly ChangeRow[]): Promise<MappedDocument[]> {
   // The design document's `options` (CouchDB's `design_opts`): `include_design` maps design
   // documents too, `local_seq` gives each document its sequence as `_local_seq`.
@@ -90,7 +78,7 @@ async function indexBatch(context: IndexerContext, db: string, group: ViewGroup,
     if (change.conflicts !== undefined && change.conflicts.length > 0) doc['_conflicts'] = change.conflicts;
     return withoutEncodingInfo(doc);
   });
-  const perMap = await Promise.all(group.maps.map((map) => mapInHalves(context.functions, group.doc, ['views', map.view, 'map'], docs)));
+  const perMap = await Promise.all(group.maps.map((map) => inHalves(docs, (part) => context.functions.map(group.doc, ['views', map.view, 'map'], part))));
   const rowsById = new Map<string, EncodedRow[]>();
   mapped.forEach((change, i) => rowsById.set(change.id, rowsOf(perMap.map((outcomes) => outcomes[i]!), db, group, change.id, context.log)));
   return changes.map((change) => ({ id: change.id, rows: rowsById.get(change.id) ?? [] }));
@@ -127,39 +115,14 @@ export async function updateIndex(context: IndexerContext, db: string, group: Vi
       task = context.tasks.begin({ type: 'indexer', database: db, design_document: group.id, progress: 0, changes_done: 0, total_changes: total });
     }
     try {
-      return await catchUp(context, db, group, seq, (done) => task?.update({ changes_done: done, progress: Math.min(100, Math.floor((done * 100) / total)) }));
+      return await catchUp(seq, {
+        read: (since, limit) => storage.changes(db, { since, limit, includeDocs: true, conflicts: true }),
+        index: (changes) => indexBatch(context, db, group, changes),
+        store: (indexed, reached) => storage.views.update(db, group.signature, indexed, reached),
+        progress: (done) => task?.update({ changes_done: done, progress: Math.min(100, Math.floor((done * 100) / total)) }),
+      });
     } finally {
       task?.finish();
     }
   });
-}
-
-/**
- * The batches from `seq` on, as a pipeline: while the sandbox maps one batch, the main thread
- * stores the previous one and reads the next. Batches are stored in order, each with its last
- * sequence, so an interrupted build still resumes where it stopped.
- */
-async function catchUp(context: IndexerContext, db: string, group: ViewGroup, seq: number, progress: (done: number) => void): Promise<number> {
-  const { storage } = context;
-  let pending: { seq: number; count: number; indexed: Promise<MappedDocument[]> } | undefined;
-  let [read, stored, done] = [seq, seq, 0];
-  const store = async (batch: NonNullable<typeof pending>): Promise<void> => {
-    await storage.views.update(db, group.signature, await batch.indexed, batch.seq);
-    [stored, done] = [batch.seq, done + batch.count];
-    progress(done);
-  };
-  for (;;) {
-    const changes = await storage.changes(db, { since: read, limit: INDEX_BATCH, includeDocs: true, conflicts: true });
-    const next = changes.length === 0 ? undefined : { seq: changes[changes.length - 1]!.seq, count: changes.length, indexed: indexBatch(context, db, group, changes) };
-    // Awaited once the batch before it is stored; a failure meanwhile must not go unobserved.
-    next?.indexed.catch(() => undefined);
-    if (pending) await store(pending);
-    pending = next;
-    if (next === undefined) return stored;
-    read = next.seq;
-    if (changes.length < INDEX_BATCH) {
-      await store(next);
-      return stored;
-    }
-  }
 }

@@ -41,7 +41,7 @@ export function servicesOf(parts: WiredParts): Services {
     gather,
     peers,
     views: wireViews(data.sandbox, config, log, data.databases.tasks),
-    search: wireSearch(data.sandbox, log),
+    search: wireSearch(data.sandbox, log, data.backend.search),
     sandbox: data.sandbox,
     version,
     nodeName: () => config.getString('divan', 'node_name'),

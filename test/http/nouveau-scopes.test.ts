@@ -27,8 +27,21 @@ describeOnEachBackend('Nouveau search scopes', (server) => {
     const red = await server().admin('/parts/_partition/red/_design/s/_nouveau/t?q=title:apple');
     assert.equal(red.status, 200, red.text);
     assert.deepEqual(red.body.hits.map((hit: { id: string }) => hit.id), ['red:1']);
-    const all = await server().admin('/parts/_design/s/_nouveau/t?q=title:apple&sort="_id"');
+    const byParameter = await server().admin('/parts/_design/s/_nouveau/t?q=title:apple&partition=blue');
+    assert.deepEqual(byParameter.body.hits.map((hit: { id: string }) => hit.id), ['blue:1']);
+  });
+
+  test('a partitioned index refuses a global query, and a global index of a partitioned database a partition\'s (400, as CouchDB\'s search)', async () => {
+    const global = await server().admin('/parts/_design/s/_nouveau/t?q=title:apple');
+    assert.deepEqual([global.status, global.body], [400, { error: 'bad_request', reason: '`partition` parameter is mandatory for queries to this index.' }]);
+    const posted = await server().admin('/parts/_design/s/_nouveau/t', { method: 'POST', body: { q: 'title:apple' } });
+    assert.equal(posted.status, 400);
+    const ddoc = { options: { partitioned: false }, nouveau: { t: { index: INDEX } } };
+    assert.equal((await server().admin('/parts/_design/g', { method: 'PUT', body: ddoc })).status, 201);
+    const all = await server().admin('/parts/_design/g/_nouveau/t?q=title:apple&sort="_id"');
     assert.deepEqual(all.body.hits.map((hit: { id: string }) => hit.id), ['blue:1', 'red:1']);
+    const inPartition = await server().admin('/parts/_partition/red/_design/g/_nouveau/t?q=title:apple');
+    assert.deepEqual([inPartition.status, inPartition.body], [400, { error: 'bad_request', reason: '`partition` not supported on this index' }]);
   });
 
   test('in a database with per-document access, search is for database admins: members get 403', async () => {
@@ -41,7 +54,7 @@ describeOnEachBackend('Nouveau search scopes', (server) => {
   });
 
   test('_nouveau_cleanup drops the indexes no design document defines any more', async () => {
-    await server().admin('/parts/_design/s/_nouveau/t?q=*:*');
+    await server().admin('/parts/_partition/red/_design/s/_nouveau/t?q=*:*');
     const before = await server().admin('/parts/_design/s/_nouveau_info/t');
     assert.equal(before.body.search_index.num_docs, 3);
     const ddoc = await server().admin('/parts/_design/s');
@@ -52,8 +65,8 @@ describeOnEachBackend('Nouveau search scopes', (server) => {
     // The old definition again: its index was dropped, so it starts empty.
     const current = await server().admin('/parts/_design/s');
     assert.equal((await server().admin('/parts/_design/s', { method: 'PUT', body: { ...current.body, nouveau: ddoc.body.nouveau } })).status, 201);
-    assert.equal((await server().admin('/parts/_design/s/_nouveau/t?q=*:*&update=false')).body.total_hits, 0);
-    assert.equal((await server().admin('/parts/_design/s/_nouveau/t?q=*:*')).body.total_hits, 3);
+    assert.equal((await server().admin('/parts/_partition/red/_design/s/_nouveau/t?q=*:*&update=false')).body.total_hits, 0);
+    assert.equal((await server().admin('/parts/_partition/red/_design/s/_nouveau/t?q=*:*')).body.total_hits, 2);
   });
 
   test('conflicted documents are indexed by their winning revision; purging a winner indexes the next one (CouchDB\'s "purge with conflicts")', async () => {

@@ -27,9 +27,14 @@ const NOUVEAU_ANALYZERS: readonly string[] = [
   'spanish', 'standard', 'swedish', 'thai', 'turkish', 'whitespace',
 ];
 
+/** A name `_nouveau_analyze` and design documents accept. */
+export function isNouveauAnalyzer(name: string): boolean {
+  return NOUVEAU_ANALYZERS.includes(name);
+}
+
 function analyzerProblem(where: string, value: unknown): string | undefined {
   if (typeof value !== 'string') return `${where} must be a string`;
-  return NOUVEAU_ANALYZERS.includes(value) ? undefined : `${where}: unknown analyzer ${JSON.stringify(value)}`;
+  return isNouveauAnalyzer(value) ? undefined : `${where}: unknown analyzer ${JSON.stringify(value)}`;
 }
 
 function indexProblem(name: string, index: unknown): string | undefined {

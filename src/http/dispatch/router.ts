@@ -26,7 +26,7 @@ import { reshard } from '../routes/reshard.js';
 import { session } from '../routes/session.js';
 import { utils } from '../routes/utils.js';
 import { tempView, viewCleanup, viewCompact, viewQuery } from '../routes/views.js';
-import { nouveauCleanup, nouveauInfo, nouveauQuery } from '../routes/nouveau.js';
+import { nouveauAnalyze, nouveauCleanup, nouveauInfo, nouveauQuery } from '../routes/nouveau.js';
 import { partitionInfo, partitionQuery } from '../routes/partitions.js';
 import { shards, syncShards } from '../routes/shards.js';
 import { clouseauSearch, searchAnalyze } from '../routes/clouseau.js';
@@ -61,6 +61,7 @@ const SERVER_ENDPOINTS: ReadonlyMap<string, Endpoint> = new Map([
   ['_session', session],
   ['_replicate', replicate],
   ['_search_analyze', only(['POST'], searchAnalyze)],
+  ['_nouveau_analyze', only(['POST'], nouveauAnalyze)],
 ]);
 
 /** Endpoints below a database, by second path segment. */

@@ -1,11 +1,12 @@
 /**
  * Full-text search endpoints (docs/search.md): `GET|POST /{db}/_design/{d}/_nouveau/{index}` (also
  * below `/{db}/_partition/{p}/`), `GET /{db}/_design/{d}/_nouveau_info/{index}` and `POST
- * /{db}/_nouveau_cleanup` (database admins). Members search;
+ * /{db}/_nouveau_cleanup` (database admins), and `POST /_nouveau_analyze` (server admins, as every
+ * `/_…` path CouchDB does not open to others). Members search;
  * in a database with per-document access, database admins only (the database layer's rule).
  */
 import { validatePartition } from '../../databases/partitions.js';
-import { requireDbAdmin } from '../../identity/authorization.js';
+import { requireDbAdmin, requireServerAdmin } from '../../identity/authorization.js';
 import { methodNotAllowed, notFound, requestBodyNotObject } from '../../errors/catalog.js';
 import type { Json } from '../../json/json.js';
 import { searchArgsOf } from '../../search/search-args.js';
@@ -59,4 +60,12 @@ export async function nouveauInfo(request: Request, services: Services): Promise
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed(['GET']);
   const { opened, index } = await openIndex(request, services);
   return json(200, await services.search.info(opened, index));
+}
+
+/** `POST /_nouveau_analyze`: `{"analyzer", "text"}` → `{"tokens": […]}`. */
+export async function nouveauAnalyze(request: Request, services: Services): Promise<Reply> {
+  requireServerAdmin(request.userCtx);
+  const body = (await readBulkJson(request, services.config)) as Json;
+  if (!bodyObject(body)) throw requestBodyNotObject();
+  return json(200, await services.search.analyze(body));
 }

@@ -171,6 +171,25 @@ export class PostgresSearchStore implements SearchStore {
     }
   }
 
+  async vocabulary(db: string, signature: string, field: string, type: 'text' | 'string'): Promise<string[]> {
+    const t = tableNames((await this.#existing(db, signature)).index_id);
+    const sql =
+      type === 'string'
+        ? `SELECT DISTINCT str AS term FROM ${t.values} WHERE field = $1 AND type = 'string'`
+        : `SELECT word AS term FROM ts_stat(format('SELECT tsv FROM ${t.text} WHERE field = %L', $1::text))`;
+    const { rows } = await this.#pool.query<{ term: string }>(sql, [field]);
+    return rows.map((row) => row.term);
+  }
+
+  /** The lexemes of `text` under the analyzer's text search configuration, in order (stop words left out). */
+  async analyze(analyzer: string, text: string): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ lexeme: string }>(
+      'SELECT lexemes[1] AS lexeme FROM ts_debug($1::regconfig, $2) WHERE cardinality(lexemes) > 0',
+      [await this.#configOf(analyzer), text],
+    );
+    return rows.map((row) => row.lexeme);
+  }
+
   async list(db: string): Promise<SearchIndexInfo[]> {
     const { rows } = await this.#pool.query<IndexRow>(
       'SELECT s.index_id, s.signature, s.update_seq FROM search_indexes s JOIN databases d ON d.db_id = s.db_id WHERE d.name = $1 ORDER BY s.signature',

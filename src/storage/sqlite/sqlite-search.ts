@@ -11,6 +11,7 @@ import { searchAnswer } from '../kit/search-answer.js';
 import type { Param, SearchDialect } from '../kit/search-sql.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
+import { openBetterSqlite3 } from './better-sqlite3-driver.js';
 import type { NamedLocks } from '../../locks/named-locks.js';
 
 /** FTS5 tokenizers by name; `tokenizerOf` maps a Nouveau analyzer to one. */
@@ -34,11 +35,13 @@ const tableNames = (id: number) => ({
   fields: `search_fields_${id}`,
   text: `search_text_${id}`,
   fts: (tokenizer: string) => `search_fts_${id}_${tokenizer}`,
+  /** The connection's own (temp) fts5vocab table of an FTS5 table: its terms, for fuzzy and regex queries. */
+  vocab: (tokenizer: string) => `temp.search_vocab_${tokenizer}_${id}`,
 });
 
 function dropTables(db: Connection, id: number): void {
   const t = tableNames(id);
-  db.exec([t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).map(t.fts)].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n'));
+  db.exec([t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).flatMap((name) => [t.vocab(name), t.fts(name)])].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n'));
 }
 
 /** Drops the search tables of a database (inside the caller's write transaction). */
@@ -81,6 +84,8 @@ export class SqliteSearchStore implements SearchStore {
   readonly #locks: NamedLocks;
   readonly #statements = new Map<string, Statement>();
   #catalog = false;
+  /** An in-memory database for `analyze`, opened on first use. */
+  #analyzer: Connection | undefined;
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
@@ -146,26 +151,28 @@ export class SqliteSearchStore implements SearchStore {
     return this.#queue.enqueue(() => {
       const { index_id: id } = this.#existing(db, signature);
       const t = tableNames(id);
-      // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
-      const indexed = this.#statement(`SELECT 1 FROM ${t.docs} WHERE doc_id = ?`);
+      // Which documents are indexed already, and the fields' types, in one statement per batch each.
+      const ids = JSON.stringify(documents.map((document) => document.id));
+      const indexed = new Set(this.#statement(`SELECT doc_id FROM ${t.docs} WHERE doc_id IN (SELECT value FROM json_each(?))`).pluck().all(ids) as string[]);
+      const fields = new Map<string, SearchFieldType>();
       const textRows = this.#statement(`SELECT rowid, tokenizer FROM ${t.text} WHERE doc_id = ?`);
+      // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
       const removeText = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid = ?`)]));
       const insertFts = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`INSERT INTO ${t.fts(name)} (rowid, body) VALUES (?, ?)`)]));
       const removals = [t.text, t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
       const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id) VALUES (?)`);
       const insertValue = this.#statement(`INSERT INTO ${t.values} (doc_id, n, field, type, str, num, stored) VALUES (?, ?, ?, ?, ?, ?, ?)`);
       const insertText = this.#statement(`INSERT INTO ${t.text} (doc_id, field, tokenizer) VALUES (?, ?, ?)`);
-      const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
       for (const document of documents) {
         // Every row of a document hangs off its `docs` row: a document never indexed has nothing to remove.
-        if (indexed.get(document.id) !== undefined) {
+        if (indexed.has(document.id)) {
           for (const row of textRows.all(document.id) as { rowid: number; tokenizer: string }[]) removeText.get(row.tokenizer)!.run(row.rowid);
           for (const statement of removals) statement.run(document.id);
         }
         if (document.fields.length === 0) continue;
         insertDoc.run(document.id);
         document.fields.forEach((field, n) => {
-          insertField.run(field.name, field.type);
+          if (!fields.has(field.name)) fields.set(field.name, field.type);
           if (field.type === 'text') {
             const tokenizer = tokenizerOf(field.analyzer ?? 'standard');
             const rowid = insertText.run(document.id, field.name, tokenizer).lastInsertRowid;
@@ -177,6 +184,8 @@ export class SqliteSearchStore implements SearchStore {
           }
         });
       }
+      const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
+      for (const [name, type] of fields) insertField.run(name, type);
       this.#statement('UPDATE search_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, id);
     });
   }
@@ -190,6 +199,35 @@ export class SqliteSearchStore implements SearchStore {
   async search(db: string, signature: string, request: SearchRequest): Promise<SearchAnswer> {
     const dialect = dialectOf(this.#existing(db, signature).index_id);
     return searchAnswer(dialect, request, async (sql, params) => this.#statement(sql).all(...params) as Record<string, unknown>[]);
+  }
+
+  async vocabulary(db: string, signature: string, field: string, type: 'text' | 'string', analyzer: string): Promise<string[]> {
+    const t = tableNames(this.#existing(db, signature).index_id);
+    if (type === 'string') return this.#statement(`SELECT DISTINCT str FROM ${t.values} WHERE field = ? AND type = 'string'`).pluck().all(field) as string[];
+    const tokenizer = tokenizerOf(analyzer);
+    this.#db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t.vocab(tokenizer)} USING fts5vocab(main, ${t.fts(tokenizer)}, row)`);
+    return this.#statement(`SELECT term FROM ${t.vocab(tokenizer)}`).pluck().all() as string[];
+  }
+
+  /**
+   * The terms of `text` as the analyzer's FTS5 tokenizer makes them, in order: the text in an FTS5
+   * table of an in-memory database, read back through its `fts5vocab` instance table.
+   */
+  async analyze(analyzer: string, text: string): Promise<string[]> {
+    const tokenizer = tokenizerOf(analyzer);
+    if (this.#analyzer === undefined) {
+      const db = openBetterSqlite3(':memory:', { busyTimeoutMs: 0 });
+      db.exec(Object.entries(TOKENIZERS).map(([name, tokenize]) => `CREATE VIRTUAL TABLE a_${name} USING fts5(body, tokenize = '${tokenize}');
+        CREATE VIRTUAL TABLE v_${name} USING fts5vocab(a_${name}, instance);`).join('\n'));
+      this.#analyzer = db;
+    }
+    const db = this.#analyzer;
+    return db.transaction(() => {
+      db.prepare(`INSERT INTO a_${tokenizer} (rowid, body) VALUES (1, ?)`).run(text);
+      const terms = db.prepare(`SELECT term FROM v_${tokenizer} ORDER BY "offset"`).pluck().all() as string[];
+      db.prepare(`DELETE FROM a_${tokenizer} WHERE rowid = 1`).run();
+      return terms;
+    })();
   }
 
   async list(db: string): Promise<SearchIndexInfo[]> {

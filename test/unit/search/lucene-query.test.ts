@@ -68,8 +68,29 @@ describe('the Lucene query parser', () => {
     }
   });
 
+  test('fuzzy terms take Lucene\'s edits: 2 by default, at most 2, a similarity below 1 by the term\'s length', () => {
+    const fuzzy = (field: string, text: string, edits: number) => ({ type: 'fuzzy', field, text, edits });
+    assert.deepEqual(parseLuceneQuery('title:roam~'), fuzzy('title', 'roam', 2));
+    assert.deepEqual(parseLuceneQuery('roam~1'), fuzzy(DEFAULT_FIELD, 'roam', 1));
+    assert.deepEqual(parseLuceneQuery('roam~5'), fuzzy(DEFAULT_FIELD, 'roam', 2));
+    assert.deepEqual(parseLuceneQuery('roam~0'), fuzzy(DEFAULT_FIELD, 'roam', 0));
+    assert.deepEqual(parseLuceneQuery('abcdefghij~0.7'), fuzzy(DEFAULT_FIELD, 'abcdefghij', 2));
+    assert.deepEqual(parseLuceneQuery('abcde~0.75'), fuzzy(DEFAULT_FIELD, 'abcde', 1));
+  });
+
+  test('a regular expression between slashes is one leaf; \\/ stands for a slash, other escapes stay', () => {
+    assert.deepEqual(parseLuceneQuery('title:/ro[a-z]+/'), { type: 'regex', field: 'title', pattern: 'ro[a-z]+' });
+    assert.deepEqual(parseLuceneQuery('/a\\/b\\d/ OR x'), {
+      type: 'bool',
+      clauses: [
+        { occur: 'should', query: { type: 'regex', field: DEFAULT_FIELD, pattern: 'a/b\\d' } },
+        { occur: 'should', query: term(DEFAULT_FIELD, 'x') },
+      ],
+    });
+  });
+
   test('queries it cannot read are syntax errors', () => {
-    for (const q of ['', '(a', 'a)', '"open', 'AND a', 'price:[1 TO', 'a~2', '/re/', 'a^', 'x:']) {
+    for (const q of ['', '(a', 'a)', '"open', 'AND a', 'price:[1 TO', '"a b"~2', '/open', 'a* ~', '~2', 'a^', 'x:']) {
       assert.throws(() => parseLuceneQuery(q), LuceneSyntaxError, q);
     }
   });

@@ -1,0 +1,58 @@
+/**
+ * How an index is built from the change sequence, shared by view indexes (indexer.ts) and search
+ * indexes (src/search/search-indexer.ts): batches of changes read in order, each batch's function
+ * calls cut in two calls sent at once (the sandbox pool gives each its own worker,
+ * `[divan] js_workers`), and a pipeline in which the sandbox runs one batch while the main thread
+ * stores the previous one and reads the next. Batches are stored in order, each with its last
+ * sequence, so an interrupted build resumes where it stopped.
+ */
+import type { ChangeRow } from '../storage/storage.js';
+
+/** Changes read, run and stored per transaction. */
+export const INDEX_BATCH = 1000;
+/** Batches with at least this many documents are run in two calls at once. */
+const SPLIT_FROM = 200;
+
+/** `run` over `docs`, in two calls at once when there are enough of them; results in order. */
+export async function inHalves<D, R>(docs: readonly D[], run: (part: readonly D[]) => Promise<R[]>): Promise<R[]> {
+  if (docs.length < SPLIT_FROM) return docs.length === 0 ? [] : run(docs);
+  const half = Math.ceil(docs.length / 2);
+  const [first, second] = await Promise.all([run(docs.slice(0, half)), run(docs.slice(half))]);
+  return first.concat(second);
+}
+
+interface PipelineSteps<T> {
+  /** The changes after `since`, at most `limit`. */
+  read(since: number, limit: number): Promise<ChangeRow[]>;
+  /** What one batch stores (run while the batch before it is stored). */
+  index(changes: readonly ChangeRow[]): Promise<T>;
+  /** Stores a batch and records `seq` as reached, in one transaction. */
+  store(indexed: T, seq: number): Promise<void>;
+  /** Changes stored so far. */
+  progress?(done: number): void;
+}
+
+/** The batches from `seq` on, through the pipeline; answers the last sequence stored. */
+export async function catchUp<T>(seq: number, steps: PipelineSteps<T>): Promise<number> {
+  let pending: { seq: number; count: number; indexed: Promise<T> } | undefined;
+  let [read, stored, done] = [seq, seq, 0];
+  const store = async (batch: NonNullable<typeof pending>): Promise<void> => {
+    await steps.store(await batch.indexed, batch.seq);
+    [stored, done] = [batch.seq, done + batch.count];
+    steps.progress?.(done);
+  };
+  for (;;) {
+    const changes = await steps.read(read, INDEX_BATCH);
+    const next = changes.length === 0 ? undefined : { seq: changes[changes.length - 1]!.seq, count: changes.length, indexed: steps.index(changes) };
+    // Awaited once the batch before it is stored; a failure meanwhile must not go unobserved.
+    next?.indexed.catch(() => undefined);
+    if (pending) await store(pending);
+    pending = next;
+    if (next === undefined) return stored;
+    read = next.seq;
+    if (changes.length < INDEX_BATCH) {
+      await store(next);
+      return stored;
+    }
+  }
+}
