@@ -58,7 +58,8 @@ export class PostgresSearchStore implements SearchStore {
   /** The configuration of a Nouveau analyzer: a language's own where PostgreSQL has it, else `simple`. */
   async #configOf(analyzer: string): Promise<string> {
     this.#configs ??= this.#pool.query<{ cfgname: string }>('SELECT cfgname FROM pg_ts_config').then(({ rows }) => new Set(rows.map((row) => row.cfgname)));
-    return (await this.#configs).has(analyzer) ? analyzer : 'simple';
+    const language = analyzer === 'portugese' ? 'portuguese' : analyzer;
+    return (await this.#configs).has(language) ? language : 'simple';
   }
 
   #dialect(id: string): SearchDialect {
