@@ -188,8 +188,13 @@ export async function listDocuments(opened: OpenedDatabase, query: URLSearchPara
 }
 
 
-/** A row as a list function sees it (couch_mrview_show:send_list_row): `id`, `key`, `value` and `doc` only, so a missing key's row is `{key}`. */
+/**
+ * A row as a list function sees it (couch_mrview_show:send_list_row keeps `id`, `key`, `value` and
+ * `doc`): a `keys` entry without a document, `{key, error}` in `_all_docs`, reaches the function as
+ * CouchDB 3.5.0 hands it on, `{"id": "error", "key": …, "value": "not_found"}`.
+ */
 function listRow(row: JsonObject): JsonObject {
+  if (row['error'] !== undefined) return { id: 'error', key: row['key']!, value: row['error']! };
   const shown: JsonObject = {};
   for (const name of ['id', 'key', 'value', 'doc']) if (row[name] !== undefined) shown[name] = row[name]!;
   return shown;
