@@ -256,9 +256,12 @@ export class OpenedDatabase {
     );
   }
 
-  /** With `sizes`, also what the database takes (database-sizes.ts; scoped callers see their own figures). */
-  async info(options: { sizes?: boolean } = {}): Promise<DatabaseInfo | undefined> {
-    const info = options.sizes === true ? await infoWithSizes(this.storage, this.db) : await this.storage.databaseInfo(this.db);
+  /**
+   * With `sizes`, also what the database takes (database-sizes.ts; scoped callers see their own
+   * figures); `'recent'`: sizes that may lag the latest writes by a bounded few milliseconds.
+   */
+  async info(options: { sizes?: boolean | 'recent' } = {}): Promise<DatabaseInfo | undefined> {
+    const info = options.sizes === undefined || options.sizes === false ? await this.storage.databaseInfo(this.db) : await infoWithSizes(this.storage, this.db, options.sizes === 'recent');
     return this.scope ? this.scope.info(info) : info;
   }
 

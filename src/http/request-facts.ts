@@ -22,9 +22,13 @@ export function requestFacts(request: Request, body?: JsonObject, bodyText?: str
   };
 }
 
-/** The database a design function runs for: its `GET /{db}` answer and `_security`. */
+/**
+ * The database a design function runs for: its `GET /{db}` answer and `_security`. Its `sizes`
+ * are recent rather than measured per call (database-sizes.ts), so a show or update costs the
+ * same however large the database.
+ */
 export async function databaseFacts(services: Services, opened: OpenedDatabase): Promise<DatabaseFacts> {
-  const info = await opened.info({ sizes: true });
+  const info = await opened.info({ sizes: 'recent' });
   return {
     name: opened.db,
     info: info ? databaseInfoBody(info, services.databases.compactionRunning(opened.db), propsOf(opened.security)) : null,

@@ -81,6 +81,33 @@ describeOnEachBackend('list functions', (server) => {
     assert.equal((await get('basic/other/neg?limit=3')).text, 'head-9-8-7tail');
   });
 
+  test('_all_docs through a list: its rows a page after another, head, keys (a missing one as CouchDB hands it on), include_docs, another design document', async () => {
+    const all = DOCS + 2;
+    assert.equal((await get('span/_all_docs')).text, `${all} _design/app d02499`);
+    assert.equal((await get('span/_all_docs?descending=true&skip=100')).text, `${all - 100} d02399 _design/app`);
+    const paged = await get('json/_all_docs?startkey="d00010"&limit=2');
+    assert.deepEqual(paged.body.head, { total_rows: all, offset: 12 });
+    assert.deepEqual(paged.body.rows.map((row: { id: string; key: string; value: { rev: string } }) => [row.id, row.key, typeof row.value.rev]), [['d00010', 'd00010', 'string'], ['d00011', 'd00011', 'string']]);
+    assert.deepEqual(paged.body.req.path, ['ls', '_design', 'app', '_list', 'json', '_all_docs']);
+    const gone = await server().admin('/ls/gone', { method: 'PUT', body: {} });
+    await server().admin(`/ls/gone?rev=${gone.body.rev}`, { method: 'DELETE' });
+    const keyed = await server().admin('/ls/_design/app/_list/json/_all_docs?include_docs=true', { method: 'POST', body: { keys: ['d00007', 'nope', 'gone', 5] } });
+    assert.deepEqual(keyed.body.head, { total_rows: all, offset: null });
+    const [found, missing, deleted, number] = keyed.body.rows;
+    assert.deepEqual([found.doc.n, deleted.value.deleted, deleted.doc], [7, true, null]);
+    // As CouchDB 3.5.0 answers, side by side.
+    assert.deepEqual([missing, number], [{ id: 'error', key: 'nope', value: 'not_found' }, { id: 'error', key: 5, value: 'not_found' }]);
+    assert.equal((await get('basic/_all_docs?keys=["d00009","d00001"]')).text, 'headd00009d00001tail');
+    assert.equal((await get('docs/_all_docs?include_docs=true&key="d00042"')).text, '42');
+    assert.equal((await get('basic/other/_all_docs?limit=2')).text, 'head_design/app_design/othertail');
+    assert.deepEqual((await get('basic/ghost/_all_docs')).status, 404);
+    assert.deepEqual((await get('nope/_all_docs')).body, { error: 'not_found', reason: 'missing json key: nope' });
+    const badKeys = await get('basic/_all_docs?keys=5');
+    assert.deepEqual([badKeys.status, badKeys.body], [400, { error: 'query_parse_error', reason: '`keys` must be an array of strings.' }]);
+    const mixed = await get('basic/_all_docs?keys=["d00001"]&key="d00002"');
+    assert.deepEqual([mixed.status, mixed.body.error], [400, 'query_parse_error']);
+  });
+
   test('getRow after the last row, breaking out early, and a function that never reads rows', async () => {
     assert.equal((await get('tooManyGetRows/by_n?limit=10')).text, '0123456789after row: null');
     assert.equal((await get('stopIter/by_n')).text, 'head 0 1 2 tail');

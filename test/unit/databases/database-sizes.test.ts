@@ -66,4 +66,20 @@ describe('database sizes: bounded in cost', () => {
     await infoWithSizes(storage, 'db');
     assert.equal(state.measured, 2);
   });
+
+  test('recent sizes (req.info): a small, cheaply measured database changed on every call is measured again only once due', async () => {
+    const { storage, state } = measuredStorage(1);
+    state.docs = 10;
+    await infoWithSizes(storage, 'db', true);
+    state.updateSeq = 2;
+    const answer = await infoWithSizes(storage, 'db', true);
+    assert.equal(state.measured, 1);
+    assert.deepEqual([answer?.updateSeq, answer?.sizes?.file], [2, 100], 'current counts, the kept sizes');
+    // Due after 50 times the measurement (about 50 ms); a second leaves room for a loaded machine.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.equal((await infoWithSizes(storage, 'db', true))?.sizes?.file, 200, 'measured again once due');
+    assert.equal(state.measured, 2);
+    await infoWithSizes(storage, 'db');
+    assert.equal(state.measured, 3, 'GET /{db} of a small database still measures every time');
+  });
 });
