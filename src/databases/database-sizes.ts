@@ -43,8 +43,11 @@ function keptOf(storage: Storage): Map<string, Kept> {
   return kept;
 }
 
-/** The database's info with `sizes`, measured again only as the rules above allow. */
-export async function infoWithSizes(storage: Storage, db: string, recent = false): Promise<DatabaseInfo | undefined> {
+/**
+ * The database's info with `sizes`, measured again only as the rules above allow. `now` is the
+ * clock the rules read (milliseconds); tests pass their own so no answer depends on the machine's load.
+ */
+export async function infoWithSizes(storage: Storage, db: string, recent = false, now: () => number = () => performance.now()): Promise<DatabaseInfo | undefined> {
   const kept = keptOf(storage);
   const last = kept.get(db);
   if (last !== undefined) {
@@ -55,14 +58,15 @@ export async function infoWithSizes(storage: Storage, db: string, recent = false
     }
     const unchanged = info.updateSeq === last.updateSeq && info.purgeSeq === last.purgeSeq;
     const same = info.instanceStartTime === last.instanceStartTime;
-    const tooSoon = performance.now() - last.measuredAt < last.costMs * SPACING;
+    const tooSoon = now() - last.measuredAt < last.costMs * SPACING;
     const small = info.docCount + info.deletedDocCount < SMALL_DATABASE;
     const costly = !small && last.costMs >= CHEAP_MS;
     if (same && ((recent && tooSoon) || (costly && (unchanged || tooSoon)))) return { ...info, sizes: last.sizes };
   }
-  const started = performance.now();
+  const started = now();
   const info = await storage.databaseInfo(db, { sizes: true });
   if (info?.sizes === undefined) return info;
-  kept.set(db, { instanceStartTime: info.instanceStartTime, updateSeq: info.updateSeq, purgeSeq: info.purgeSeq, sizes: info.sizes, measuredAt: performance.now(), costMs: performance.now() - started });
+  const measuredAt = now();
+  kept.set(db, { instanceStartTime: info.instanceStartTime, updateSeq: info.updateSeq, purgeSeq: info.purgeSeq, sizes: info.sizes, measuredAt, costMs: measuredAt - started });
   return info;
 }
