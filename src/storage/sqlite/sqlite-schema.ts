@@ -133,6 +133,21 @@ CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
 -- for one user's listing instead of seeking their principal in the primary key.
 CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
 `,
+  // 8: live documents counted per block of ids (kit/id-blocks.ts, kept by the writer in its
+  // transaction): `_all_docs` offsets sum blocks and count inside one instead of counting every id
+  // before the start key. Existing databases get blocks of 1 024 live documents.
+  `
+CREATE TABLE id_blocks (
+  db_id INTEGER NOT NULL,
+  first_id TEXT NOT NULL,
+  live INTEGER NOT NULL,
+  PRIMARY KEY (db_id, first_id)
+) WITHOUT ROWID;
+INSERT INTO id_blocks (db_id, first_id, live)
+  SELECT db_id, CASE WHEN block = 0 THEN '' ELSE min(id) END, count(*)
+  FROM (SELECT db_id, id, (row_number() OVER (PARTITION BY db_id ORDER BY id) - 1) / 1024 AS block FROM documents WHERE deleted = 0)
+  GROUP BY db_id, block;
+`,
 ];
 
 /** The latest schema version this code knows. */
