@@ -42,6 +42,46 @@ describe('sqlite schema migrations', () => {
     reopened.close();
   });
 
+  it('counts the live documents of a version 7 file in id blocks: _all_docs offsets right from the first read and after writes', async () => {
+    const old = new Database(file);
+    for (const step of MIGRATIONS.slice(0, 7)) old.exec(step);
+    old.pragma('user_version = 7');
+    const ids = Array.from({ length: 5000 }, (_, i) => `d${String(i).padStart(4, '0')}`);
+    const deleted = (i: number): boolean => i % 3 === 0;
+    const live = ids.filter((_, i) => !deleted(i)).length;
+    for (const name of ['other', 'db']) {
+      old.prepare("INSERT INTO databases (name, security, doc_count, update_seq, instance_start_time) VALUES (?, '{}', ?, ?, '1')").run(name, live, ids.length);
+    }
+    const insert = old.prepare('INSERT INTO documents (db_id, id, tree, winner, deleted, seq) VALUES (?, ?, ?, ?, ?, ?)');
+    old.transaction(() => {
+      for (const dbId of [1, 2]) ids.forEach((id, i) => insert.run(dbId, id, TREE, REV, deleted(i) ? 1 : 0, i + 1));
+    })();
+    old.close();
+
+    const storage = openSqliteStorage(file);
+    const liveBefore = (n: number): number => ids.slice(0, n).filter((_, i) => !deleted(i)).length;
+    try {
+      for (const at of [0, 1, 1023, 1500, 3001, 4999]) {
+        const page = await storage.listDocuments('db', { startKey: ids[at], limit: 1 });
+        assert.equal(page.offset, liveBefore(at), `offset of ${ids[at]}`);
+        assert.equal(page.totalRows, live);
+        const descending = await storage.listDocuments('db', { startKey: ids[at], limit: 1, descending: true });
+        assert.equal(descending.offset, live - liveBefore(at + 1), `descending offset of ${ids[at]}`);
+      }
+      // Later writes land in the backfilled blocks: 1 500 new ids in one block split it.
+      await storage.writeDocuments('db', Array.from({ length: 1500 }, (_, i) => ({ id: `d2000x${i}`, body: {}, deleted: false })), { newEdits: true });
+      assert.equal((await storage.listDocuments('db', { startKey: 'd4000', limit: 1 })).offset, liveBefore(4000) + 1500);
+      assert.equal((await storage.listDocuments('db', { startKey: 'd2001', limit: 1 })).offset, liveBefore(2001) + 1500);
+      assert.equal((await storage.listDocuments('other', { startKey: 'd4000', limit: 1 })).offset, liveBefore(4000), 'another database keeps its own blocks');
+    } finally {
+      await storage.close();
+    }
+    const reopened = new Database(file, { readonly: true });
+    const blocks = reopened.prepare('SELECT count(*) FROM id_blocks WHERE db_id = 2').pluck().get() as number;
+    reopened.close();
+    assert.ok(blocks >= 4, `${blocks} blocks of 1 024 live documents and a split`);
+  });
+
   it('refuses a file migrated by a newer Divan', () => {
     const newer = new Database(file);
     newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
