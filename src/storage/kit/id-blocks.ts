@@ -13,8 +13,8 @@
  */
 import { compareIds } from './view-blocks.js';
 
-export const ID_BLOCK_SPLIT = 2048;
-export const ID_BLOCK_HALF = 1024;
+const ID_BLOCK_SPLIT = 2048;
+const ID_BLOCK_HALF = 1024;
 
 /** +1: the document became live (created, or recreated after a deletion); -1: it stopped being live. */
 export interface IdLiveChange {
