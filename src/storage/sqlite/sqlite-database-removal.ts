@@ -17,6 +17,7 @@ export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: Sql
   st.deleteLocalsOfDatabase.run(dbId);
   st.deleteAccessRowsOfDatabase.run(dbId);
   st.idBlocks.deleteOfDatabase.run(dbId);
+  st.idBlocks.deleteGroupsOfDatabase.run(dbId);
   st.deleteIndexRowsOfDatabase.run(dbId);
   st.deleteIndexesOfDatabase.run(dbId);
   purges.deleteOfDatabase(dbId);
