@@ -1,6 +1,6 @@
 /**
- * `_all_docs` offsets come from live documents counted per block of ids, kept by the backends'
- * triggers on PostgreSQL (postgres-id-blocks.ts; SQLite counts the ids before the key). After random creations, deletions,
+ * `_all_docs` offsets come from live documents counted per block of ids, kept by SQLite's writer
+ * (kit/id-blocks.ts) and PostgreSQL's triggers (postgres-id-blocks.ts). After random creations, deletions,
  * recreations, purges and more documents than one block holds, every offset must still equal the
  * count of live ids before the start key, computed here from the documents themselves.
  */

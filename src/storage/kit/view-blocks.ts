@@ -30,7 +30,7 @@ export interface BlockTables {
 const ORIGIN: RowPosition = { key: Buffer.alloc(0), docId: '', n: -1 };
 
 /** Orders strings by code point, as SQLite's BINARY and PostgreSQL's "C" compare their UTF-8 bytes. */
-function compareIds(a: string, b: string): number {
+export function compareIds(a: string, b: string): number {
   if (a === b) return 0;
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {

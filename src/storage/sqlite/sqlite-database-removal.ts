@@ -16,6 +16,8 @@ export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: Sql
   st.deleteDocumentsOfDatabase.run(dbId);
   st.deleteLocalsOfDatabase.run(dbId);
   st.deleteAccessRowsOfDatabase.run(dbId);
+  st.idBlocks.deleteOfDatabase.run(dbId);
+  st.idBlocks.deleteGroupsOfDatabase.run(dbId);
   st.deleteIndexRowsOfDatabase.run(dbId);
   st.deleteIndexesOfDatabase.run(dbId);
   purges.deleteOfDatabase(dbId);

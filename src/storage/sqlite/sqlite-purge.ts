@@ -6,6 +6,8 @@ import { PurgeTally, planDocumentPurge, type PurgeRequest } from '../../revision
 import type { DatabaseLimit } from '../storage.js';
 import { releaseReferences } from './sqlite-attachments.js';
 import { principalsOfDocument } from '../kit/access-rows.js';
+import { countIdChanges, liveDelta, type IdLiveChange } from '../kit/id-blocks.js';
+import { idBlockStore } from './sqlite-id-blocks.js';
 import type { Connection } from './sqlite-connection.js';
 import type { Statements } from './sqlite-statements.js';
 
@@ -46,6 +48,7 @@ export class SqlitePurges {
   purge(dbId: number, requests: readonly PurgeRequest[]): string[][] {
     const counters = this.#purge.counters.get(dbId)!;
     const tally = new PurgeTally(counters.update_seq, counters.purge_seq);
+    const liveChanges: IdLiveChange[] = [];
     const results = requests.map(({ id, revs }) => {
       const row = this.#st.document.get(dbId, id);
       if (row === undefined) return [];
@@ -58,12 +61,15 @@ export class SqlitePurges {
       // The purged bodies no longer name their attachments: compaction's sweep may reclaim the data.
       releaseReferences(this.#st, dbId, plan.removed.map((rev) => ({ doc_pk: row.doc_pk, rev })));
       const seq = tally.document(row.deleted === 1, plan);
-      if (plan.remaining === undefined || seq === undefined) this.#purge.deleteDocument.run(row.doc_pk);
-      else this.#st.updateDocument.run(plan.remaining.treeJson, plan.remaining.winner, plan.remaining.deleted ? 1 : 0, seq, row.doc_pk);
+      const gone = plan.remaining === undefined || seq === undefined;
+      if (gone) this.#purge.deleteDocument.run(row.doc_pk);
+      else this.#st.updateDocument.run(plan.remaining!.treeJson, plan.remaining!.winner, plan.remaining!.deleted ? 1 : 0, seq!, row.doc_pk);
+      liveChanges.push({ id, delta: liveDelta(row.deleted === 0, !gone && !plan.remaining!.deleted) });
       this.#refreshAccessRows(dbId, id, row.doc_pk, plan.remaining, seq);
       this.#purge.recordPurge.run(dbId, tally.purgeSeq, id, JSON.stringify(plan.purged));
       return plan.purged;
     });
+    countIdChanges(idBlockStore(this.#st.idBlocks), dbId, liveChanges);
     if (tally.finish()) {
       this.#purge.applyCounters.run(tally.updateSeq, tally.purgeSeq, tally.liveDelta, tally.deletedDelta, tally.dataDelta, tally.compactableDelta, dbId);
       this.#purge.forgetPurges.run(dbId, tally.purgeSeq - counters.purged_infos_limit);

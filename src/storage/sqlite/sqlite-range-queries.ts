@@ -1,14 +1,17 @@
 import type { ChangeRow, ChangesOptions, IdRangeStats, RangeOptions, RangeResult } from '../storage.js';
 import { changeRow, documentSummary, storedSizeColumns, type DatabaseRow } from '../kit/stored-rows.js';
 import type { Connection, Statement } from './sqlite-connection.js';
+import { liveBelow, type IdBlockStatements } from './sqlite-id-blocks.js';
 
 /** `_all_docs` and `_changes` build their SQL from options; each distinct shape is prepared once. */
 export class RangeQueries {
   readonly #db: Connection;
+  readonly #idBlocks: IdBlockStatements;
   readonly #cache = new Map<string, Statement>();
 
-  constructor(db: Connection) {
+  constructor(db: Connection, idBlocks: IdBlockStatements) {
     this.#db = db;
+    this.#idBlocks = idBlocks;
   }
 
   #statement(sql: string, pluck = false): Statement {
@@ -67,12 +70,9 @@ export class RangeQueries {
     const rows = raw.map((r) => documentSummary({ ...r, deleted: false }, r.body));
 
     if (options.countOffset === false) return { totalRows, offset: skip, rows };
-    // SQLite counts the documents before the start key (a covering index scan): per-row counters
-    // kept by triggers made bulk writes 1.4× slower; PostgreSQL keeps counted id blocks.
-    const before =
-      options.startKey === undefined
-        ? 0
-        : this.#countLive(descending ? ' AND d.id > ?' : ' AND d.id < ?', [dbId, options.startKey], Number.MAX_SAFE_INTEGER);
+    // The live documents before the start key, from the counted id blocks (sqlite-id-blocks.ts).
+    const start = options.startKey;
+    const before = start === undefined ? 0 : descending ? Math.max(0, totalRows - liveBelow(this.#idBlocks, dbId, start, true)) : liveBelow(this.#idBlocks, dbId, start, false);
     let offset = before + skip;
     if (rows.length === 0 && skip > 0) {
       // Skipped past the end of the range: the first row would have come right after it.

@@ -133,6 +133,32 @@ CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
 -- for one user's listing instead of seeking their principal in the primary key.
 CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
 `,
+  // 8: live documents counted per block of ids (kit/id-blocks.ts, kept by the writer in its
+  // transaction) and per group of blocks: `_all_docs` offsets sum groups and blocks and count inside
+  // one block instead of counting every id before the start key. Existing databases get blocks of
+  // 1 024 live documents in groups of 64 blocks.
+  `
+CREATE TABLE id_blocks (
+  db_id INTEGER NOT NULL,
+  first_id TEXT NOT NULL,
+  live INTEGER NOT NULL,
+  PRIMARY KEY (db_id, first_id)
+) WITHOUT ROWID;
+INSERT INTO id_blocks (db_id, first_id, live)
+  SELECT db_id, CASE WHEN block = 0 THEN '' ELSE min(id) END, count(*)
+  FROM (SELECT db_id, id, (row_number() OVER (PARTITION BY db_id ORDER BY id) - 1) / 1024 AS block FROM documents WHERE deleted = 0)
+  GROUP BY db_id, block;
+CREATE TABLE id_groups (
+  db_id INTEGER NOT NULL,
+  first_id TEXT NOT NULL,
+  live INTEGER NOT NULL,
+  PRIMARY KEY (db_id, first_id)
+) WITHOUT ROWID;
+INSERT INTO id_groups (db_id, first_id, live)
+  SELECT db_id, CASE WHEN grp = 0 THEN '' ELSE min(first_id) END, sum(live)
+  FROM (SELECT db_id, first_id, live, (row_number() OVER (PARTITION BY db_id ORDER BY first_id) - 1) / 64 AS grp FROM id_blocks)
+  GROUP BY db_id, grp;
+`,
 ];
 
 /** The latest schema version this code knows. */

@@ -1,5 +1,6 @@
 import type { DatabaseRow } from '../kit/stored-rows.js';
 import { prepareAttachmentStatements } from './sqlite-attachments.js';
+import { prepareIdBlockStatements } from './sqlite-id-blocks.js';
 import type { Connection } from './sqlite-connection.js';
 
 interface DocumentRow {
@@ -93,6 +94,7 @@ export function prepareStatements(db: Connection) {
     insertAccessRow: db.prepare<[number, string, string, number, number]>('INSERT INTO access_rows (db_id, principal, id, seq, deleted) VALUES (?, ?, ?, ?, ?)'),
     ...prepareBodyStatements(db),
     ...prepareAttachmentStatements(db),
+    idBlocks: prepareIdBlockStatements(db),
 
     local: db.prepare<[number, string], LocalRow>('SELECT rev, body FROM local_documents WHERE db_id = ? AND id = ?'),
     upsertLocal: db.prepare<[number, string, number, string]>(

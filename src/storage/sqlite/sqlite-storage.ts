@@ -61,7 +61,7 @@ export class SqliteStorage implements Storage {
     this.#st = prepareStatements(this.#db);
     this.#queue = new WriteQueue(this.#db, locks);
     this.#purges = new SqlitePurges(this.#db, this.#st);
-    this.#ranges = new RangeQueries(this.#db);
+    this.#ranges = new RangeQueries(this.#db, this.#st.idBlocks);
     const idOf = (name: string): number => this.#read(() => this.#databaseId(name));
     this.indexes = new SqliteIndexStore(this.#db, this.#queue, idOf);
     this.attachments = new SqliteAttachments(this.#st, this.#queue, idOf);

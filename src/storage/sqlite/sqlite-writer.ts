@@ -1,5 +1,7 @@
 import { mergeBatch, type MergedBatch, type QueuedEdit } from '../kit/batch-merge.js';
 import { accessRowsOf } from '../kit/access-rows.js';
+import { countIdChanges, liveDelta } from '../kit/id-blocks.js';
+import { idBlockStore } from './sqlite-id-blocks.js';
 import { REVS_LIMIT } from '../../revisions/revision-tree.js';
 import type { EditResult } from '../storage.js';
 import { stemmedTree, type ReclaimedSlice, type StemmedSlice } from '../kit/compaction-slices.js';
@@ -31,6 +33,8 @@ export function writeEdits(st: Statements, dbId: number, edits: readonly QueuedE
   const lastSeq = st.addChanges.get(batch.changes, batch.liveDelta, batch.deletedDelta, sizeDelta, compactableDelta, dbId) as number;
   const firstSeq = lastSeq - batch.changes + 1;
   writeDocuments(st, dbId, batch, firstSeq);
+  const changes = batch.documents.map((doc) => ({ id: doc.id, delta: liveDelta(doc.storedDeleted === false, !doc.deleted) }));
+  countIdChanges(idBlockStore(st.idBlocks), dbId, changes);
   return batch.results;
 }
 

@@ -42,6 +42,49 @@ describe('sqlite schema migrations', () => {
     reopened.close();
   });
 
+  it('counts the live documents of a version 7 file in id blocks and groups of blocks: _all_docs offsets right from the first read and after writes', async () => {
+    const old = new Database(file);
+    for (const step of MIGRATIONS.slice(0, 7)) old.exec(step);
+    old.pragma('user_version = 7');
+    // 200 000 documents, two thirds live: 130 blocks of 1 024 in 3 groups of up to 64 blocks.
+    const ids = Array.from({ length: 200_000 }, (_, i) => `d${String(i).padStart(6, '0')}`);
+    const deleted = (i: number): boolean => i % 3 === 0;
+    const live = ids.filter((_, i) => !deleted(i)).length;
+    for (const name of ['other', 'db']) {
+      old.prepare("INSERT INTO databases (name, security, doc_count, update_seq, instance_start_time) VALUES (?, '{}', ?, ?, '1')").run(name, live, ids.length);
+    }
+    const insert = old.prepare('INSERT INTO documents (db_id, id, tree, winner, deleted, seq) VALUES (?, ?, ?, ?, ?, ?)');
+    old.transaction(() => {
+      for (const dbId of [1, 2]) ids.forEach((id, i) => insert.run(dbId, id, TREE, REV, deleted(i) ? 1 : 0, i + 1));
+    })();
+    old.close();
+
+    const storage = openSqliteStorage(file);
+    const liveBefore = (n: number): number => ids.slice(0, n).filter((_, i) => !deleted(i)).length;
+    try {
+      for (const at of [0, 1, 1023, 1500, 3001, 98_303, 98_304, 150_000, 199_999]) {
+        const page = await storage.listDocuments('db', { startKey: ids[at], limit: 1 });
+        assert.equal(page.offset, liveBefore(at), `offset of ${ids[at]}`);
+        assert.equal(page.totalRows, live);
+        const descending = await storage.listDocuments('db', { startKey: ids[at], limit: 1, descending: true });
+        assert.equal(descending.offset, live - liveBefore(at + 1), `descending offset of ${ids[at]}`);
+      }
+      // Later writes land in the backfilled blocks: 1 500 new ids in one block split it.
+      await storage.writeDocuments('db', Array.from({ length: 1500 }, (_, i) => ({ id: `d120000x${i}`, body: {}, deleted: false })), { newEdits: true });
+      assert.equal((await storage.listDocuments('db', { startKey: 'd180000', limit: 1 })).offset, liveBefore(180_000) + 1500);
+      assert.equal((await storage.listDocuments('db', { startKey: 'd120001', limit: 1 })).offset, liveBefore(120_001) + 1500);
+      assert.equal((await storage.listDocuments('other', { startKey: 'd180000', limit: 1 })).offset, liveBefore(180_000), 'another database keeps its own blocks');
+    } finally {
+      await storage.close();
+    }
+    const reopened = new Database(file, { readonly: true });
+    const blocks = reopened.prepare('SELECT count(*) FROM id_blocks WHERE db_id = 2').pluck().get() as number;
+    const groups = reopened.prepare('SELECT count(*) FROM id_groups WHERE db_id = 2').pluck().get() as number;
+    reopened.close();
+    assert.equal(blocks, Math.ceil(live / 1024) + 1, 'blocks of 1 024 live documents and a split');
+    assert.equal(groups, 3);
+  });
+
   it('refuses a file migrated by a newer Divan', () => {
     const newer = new Database(file);
     newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
