@@ -91,6 +91,26 @@ describeOnEachBackend('per-document access: scoped listings', (server) => {
     assert.deepEqual([mine.body._id, mine.body.seq], ['_local/checkpoint', 1]);
   });
 
+  test('_local_docs lists the caller\'s own _local documents under the ids they wrote', async () => {
+    await as(server(), 'alice', '/_local/list-a', { method: 'PUT', body: { seq: 2 } });
+    await as(server(), 'bob', '/_local/list-b', { method: 'PUT', body: { seq: 3 } });
+    const alice = await as(server(), 'alice', '/_local_docs?include_docs=true');
+    assert.equal(alice.status, 200, alice.text);
+    assert.deepEqual(alice.body.rows.map((row: { id: string; doc: { seq: number } }) => [row.id, row.doc.seq]), [['_local/checkpoint', 1], ['_local/list-a', 2]]);
+    const bob = await as(server(), 'bob', '/_local_docs', { method: 'POST', body: { keys: ['_local/checkpoint', '_local/list-a', '_local/list-b'] } });
+    assert.deepEqual(bob.body.rows.map((row: { id?: string; error?: string }) => row.id ?? row.error), ['_local/checkpoint', 'not_found', '_local/list-b']);
+    const ranged = await as(server(), 'bob', `/_local_docs?startkey=${encodeURIComponent('"_local/_access"')}&endkey=${encodeURIComponent('"_local/_access\ufff0"')}`);
+    assert.deepEqual(ranged.body.rows, []);
+    assert.deepEqual((await as(server(), 'dave', '/_local_docs')).body.rows, []);
+    const eve = await as(server(), 'eve', '/_local_docs');
+    assert.deepEqual([eve.status, eve.body.error], [403, 'forbidden']);
+    const anonymous = await server().request(`/${ACCESS_DB}/_local_docs`);
+    assert.deepEqual([anonymous.status, anonymous.body.error], [401, 'unauthorized']);
+    // Admins list every stored `_local` document, each user's under its stored id.
+    const admin = await server().admin(`/${ACCESS_DB}/_local_docs`);
+    assert.ok(admin.body.rows.some((row: { id: string }) => row.id === '_local/_access:alice/list-a'), admin.text);
+  });
+
   test('_bulk_docs checks each document by the write rules: one refused row, the others written', async () => {
     const res = await as(server(), 'bob', '/_bulk_docs', { method: 'POST', body: { docs: [{ _id: 'bulk-b', _access: ['bob'] }, { _id: 'bulk-x', _access: ['alice'] }, { _id: 'a1', _rev: revs['a1'], _access: ['bob'] }] } });
     assert.equal(res.status, 201, res.text);
