@@ -52,6 +52,10 @@ function queryableMembers(opened: OpenedDatabase): (member: string) => boolean {
  */
 function queryIndexes(opened: OpenedDatabase, request: FindRequest, indexes: readonly MangoIndex[]): readonly MangoIndex[] {
   if (request.partition !== undefined) requirePartitioned(opened);
+  // A user of a database with per-document access is served from `_all_docs` over their own rows
+  // (`OpenedDatabase.listDocuments`): a json index holds every user's documents, and its key range,
+  // order, bookmark and `execution_stats` would tell of theirs.
+  if (opened.scope !== undefined) return [];
   return indexes.filter((index) => (index.partitioned === true) === (request.partition !== undefined));
 }
 
