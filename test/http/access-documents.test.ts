@@ -102,11 +102,18 @@ describeOnEachBackend('per-document access: documents', (server) => {
       ['GET', '/_index'],
       ['GET', '/_design/app/_show/none/alice-1'],
       ['GET', '/_design/app/_view/none'],
+      ['POST', '/_design/app/_view/none', { keys: ['alice-1'] }],
+      ['POST', '/_design/app/_view/none/queries', { queries: [{}] }],
+      ['GET', '/_design/app/_list/none/none'],
+      ['POST', '/_design/app/_update/none/alice-1', {}],
       ['GET', '/_purged_infos'],
     ];
     for (const [method, path, body] of paths) {
       const res = await as(server(), 'bob', path, { method, ...(body === undefined ? {} : { body }), headers: { Accept: 'application/json' } });
       assert.deepEqual([res.status, res.body], [403, ADMINS_ONLY], `${method} ${path}`);
+      // A member with no document of their own gets the same answer.
+      const dave = await as(server(), 'dave', path, { method, ...(body === undefined ? {} : { body }), headers: { Accept: 'application/json' } });
+      assert.deepEqual([dave.status, dave.body], [403, ADMINS_ONLY], `dave ${method} ${path}`);
     }
     const all = await server().admin(`/${ACCESS_DB}/_all_docs`);
     assert.ok(all.body.rows.some((row: { id: string }) => row.id === 'alice-1'));
