@@ -8,7 +8,7 @@ import type { ReadFilter } from '../documents/database-hooks.js';
 import { renderRevision } from '../documents/document-json.js';
 import { accessDbAdminsOnly } from '../errors/catalog.js';
 import type { UserCtx } from '../identity/user-ctx.js';
-import type { ChangeRow, ChangesOptions, DatabaseInfo, DocumentSummary, OpenedRevision, RangeOptions, RangeResult, RevisionQuery, RevisionTree, Storage, StoredRevision } from '../storage/storage.js';
+import type { ChangeRow, ChangesOptions, DatabaseInfo, DocumentSummary, LocalDocument, OpenedRevision, RangeOptions, RangeResult, RevisionQuery, RevisionTree, Storage, StoredRevision } from '../storage/storage.js';
 import { DESIGN_PRINCIPAL } from '../storage/access-store.js';
 
 /** Where a user's `_local/` documents live: a prefix of their own, so one user's checkpoints are theirs only. */
@@ -89,10 +89,21 @@ export class AccessScope {
     );
   }
 
-  /** The stored id of the caller's `_local/…` document. */
-  localId(id: string): string {
+  /** Where the caller's `_local/…` documents are stored: `_local/_access:{name}/`. */
+  #localPrefix(): string {
     const name = this.#userCtx.name;
     if (name === null) throw accessDbAdminsOnly();
-    return `${LOCAL_PREFIX}${encodeURIComponent(name)}/${id.slice('_local/'.length)}`;
+    return `${LOCAL_PREFIX}${encodeURIComponent(name)}/`;
+  }
+
+  /** The stored id of the caller's `_local/…` document. */
+  localId(id: string): string {
+    return this.#localPrefix() + id.slice('_local/'.length);
+  }
+
+  /** `_local_docs`: the caller's own `_local/` documents, under the ids they wrote them with. */
+  ownLocals(locals: readonly LocalDocument[]): LocalDocument[] {
+    const prefix = this.#localPrefix();
+    return locals.filter((local) => local.id.startsWith(prefix)).map((local) => ({ ...local, id: `_local/${local.id.slice(prefix.length)}` }));
   }
 }

@@ -289,8 +289,9 @@ export class OpenedDatabase {
     return local && { ...local, id };
   }
 
-  listLocal(): Promise<LocalDocument[]> {
-    return this.storage.listLocal(this.db);
+  async listLocal(): Promise<LocalDocument[]> {
+    const locals = await this.storage.listLocal(this.db);
+    return this.scope ? this.scope.ownLocals(locals) : locals;
   }
 
   writeLocal(id: string, body: JsonObject, rev: string | undefined, deleted: boolean): Promise<EditResult> {

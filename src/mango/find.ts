@@ -9,7 +9,7 @@ import type { OpenedDatabase } from '../databases/opened-database.js';
 import type { JsonObject } from '../json/json.js';
 import { runCursor, type Found, type ScanStats } from './cursor.js';
 import type { FindRequest } from './find-request.js';
-import { catalog, listIndexes } from './index-catalog.js';
+import { catalog } from './index-catalog.js';
 import { indexJson, type MangoIndex } from './index-definitions.js';
 import { updateIndex } from './index-updater.js';
 import { plan, type Plan } from './planner.js';
@@ -52,7 +52,20 @@ function queryableMembers(opened: OpenedDatabase): (member: string) => boolean {
  */
 function queryIndexes(opened: OpenedDatabase, request: FindRequest, indexes: readonly MangoIndex[]): readonly MangoIndex[] {
   if (request.partition !== undefined) requirePartitioned(opened);
+  // A user of a database with per-document access is served from `_all_docs` over their own rows
+  // (`OpenedDatabase.listDocuments`): a json index holds every user's documents, and its key range,
+  // order, bookmark and `execution_stats` would tell of theirs.
+  if (opened.scope !== undefined) return [];
   return indexes.filter((index) => (index.partitioned === true) === (request.partition !== undefined));
+}
+
+/**
+ * The json indexes a query may read. None for a user of an access database (see queryIndexes), so
+ * their query neither reads the design documents nor replaces the cached catalog, which is kept by
+ * the database's sequence, with one of their own sequence.
+ */
+async function indexCatalog(opened: OpenedDatabase): Promise<{ seq: number; indexes: readonly MangoIndex[] }> {
+  return opened.scope !== undefined ? { seq: 0, indexes: [] } : catalog(opened);
 }
 
 /** The plan, with mango_idx's words for a sort no index serves in a partitioned database. */
@@ -68,7 +81,7 @@ function planOf(opened: OpenedDatabase, request: FindRequest, indexes: readonly 
 /** `POST /{db}/_find`: one page of matching documents; `signal` aborts when the client went away. */
 export async function find(opened: OpenedDatabase, request: FindRequest, signal?: AbortSignal): Promise<JsonObject> {
   const started = performance.now();
-  const { seq, indexes } = await catalog(opened);
+  const { seq, indexes } = await indexCatalog(opened);
   const planned = planOf(opened, request, indexes);
   if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
   const maxExamined = opened.context.config.getInteger('mango', 'max_docs_examined');
@@ -94,7 +107,7 @@ export async function find(opened: OpenedDatabase, request: FindRequest, signal?
 
 /** `POST /{db}/_explain`: the index `_find` would use and how it would read it. */
 export async function explain(opened: OpenedDatabase, request: FindRequest): Promise<JsonObject> {
-  const planned = planOf(opened, request, await listIndexes(opened));
+  const planned = planOf(opened, request, (await indexCatalog(opened)).indexes);
   // `_all_docs` is read by id: its keys are the ids themselves, not one-member arrays.
   const special = planned.index.type === 'special';
   const opts: JsonObject = {

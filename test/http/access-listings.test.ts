@@ -32,6 +32,41 @@ describeOnEachBackend('per-document access: scoped listings', (server) => {
     assert.deepEqual(dave.body.rows.map((row: { id: string }) => row.id), ['_design/app']);
   });
 
+  test('_find answers the caller\'s documents only; execution_stats examine their rows alone', async () => {
+    const alice = await as(server(), 'alice', '/_find', { method: 'POST', body: { selector: { n: { $exists: true } }, fields: ['_id', 'n'], execution_stats: true } });
+    assert.equal(alice.status, 200, alice.text);
+    assert.deepEqual(alice.body.docs, [{ _id: 'a1', n: 'a1' }, { _id: 'a2', n: 'a2' }, { _id: 't1', n: 't1' }]);
+    // Alice's rows: her three documents and the design document; bob's two are never examined.
+    assert.equal(alice.body.execution_stats.total_docs_examined, 4, alice.text);
+    const bob = await as(server(), 'bob', '/_find', { method: 'POST', body: { selector: { n: { $in: ['a1', 't1', 'plain', 'b2'] } }, execution_stats: true } });
+    assert.deepEqual([bob.body.docs.map((doc: { _id: string }) => doc._id), bob.body.execution_stats.total_docs_examined], [['b2'], 3]);
+    const dave = await as(server(), 'dave', '/_find', { method: 'POST', body: { selector: {} } });
+    assert.deepEqual([dave.status, dave.body.docs, dave.body.bookmark], [200, [], 'nil']);
+  });
+
+  test('_find bookmarks page through the caller\'s rows; one naming another\'s id reveals nothing', async () => {
+    const first = await as(server(), 'alice', '/_find', { method: 'POST', body: { selector: { n: { $exists: true } }, limit: 1 } });
+    assert.deepEqual(first.body.docs.map((doc: { _id: string }) => doc._id), ['a1']);
+    const decoded = JSON.parse(Buffer.from(first.body.bookmark, 'base64url').toString('utf8'));
+    assert.equal(decoded.d, 'a1');
+    const next = await as(server(), 'alice', '/_find', { method: 'POST', body: { selector: { n: { $exists: true } }, limit: 5, bookmark: first.body.bookmark } });
+    assert.deepEqual(next.body.docs.map((doc: { _id: string }) => doc._id), ['a2', 't1']);
+    // A forged bookmark positioned on bob's document: alice's rows after that id, nothing of bob's.
+    const forged = Buffer.from(JSON.stringify({ ...decoded, d: 'b1' })).toString('base64url');
+    const after = await as(server(), 'alice', '/_find', { method: 'POST', body: { selector: {}, bookmark: forged, execution_stats: true } });
+    assert.deepEqual(after.body.docs.map((doc: { _id: string }) => doc._id), ['t1']);
+    assert.equal(after.body.execution_stats.total_docs_examined, 1);
+  });
+
+  test('_find and _explain refuse anonymous callers and users who are no members', async () => {
+    for (const path of ['/_find', '/_explain']) {
+      const eve = await as(server(), 'eve', path, { method: 'POST', body: { selector: {} } });
+      assert.deepEqual([eve.status, eve.body.error], [403, 'forbidden'], path);
+      const anonymous = await server().request(`/${ACCESS_DB}${path}`, { method: 'POST', body: { selector: {} } });
+      assert.deepEqual([anonymous.status, anonymous.body.error], [401, 'unauthorized'], path);
+    }
+  });
+
   test('_all_docs with keys answers another\'s document as not_found, like a missing one', async () => {
     const res = await as(server(), 'bob', '/_all_docs', { method: 'POST', body: { keys: ['a1', 'b1', 'nope', 'plain'] } });
     assert.equal(res.status, 200, res.text);
@@ -91,11 +126,49 @@ describeOnEachBackend('per-document access: scoped listings', (server) => {
     assert.deepEqual([mine.body._id, mine.body.seq], ['_local/checkpoint', 1]);
   });
 
+  test('_local_docs lists the caller\'s own _local documents under the ids they wrote', async () => {
+    await as(server(), 'alice', '/_local/list-a', { method: 'PUT', body: { seq: 2 } });
+    await as(server(), 'bob', '/_local/list-b', { method: 'PUT', body: { seq: 3 } });
+    const alice = await as(server(), 'alice', '/_local_docs?include_docs=true');
+    assert.equal(alice.status, 200, alice.text);
+    assert.deepEqual(alice.body.rows.map((row: { id: string; doc: { seq: number } }) => [row.id, row.doc.seq]), [['_local/checkpoint', 1], ['_local/list-a', 2]]);
+    const bob = await as(server(), 'bob', '/_local_docs', { method: 'POST', body: { keys: ['_local/checkpoint', '_local/list-a', '_local/list-b'] } });
+    assert.deepEqual(bob.body.rows.map((row: { id?: string; error?: string }) => row.id ?? row.error), ['_local/checkpoint', 'not_found', '_local/list-b']);
+    const ranged = await as(server(), 'bob', `/_local_docs?startkey=${encodeURIComponent('"_local/_access"')}&endkey=${encodeURIComponent('"_local/_access\ufff0"')}`);
+    assert.deepEqual(ranged.body.rows, []);
+    assert.deepEqual((await as(server(), 'dave', '/_local_docs')).body.rows, []);
+    const eve = await as(server(), 'eve', '/_local_docs');
+    assert.deepEqual([eve.status, eve.body.error], [403, 'forbidden']);
+    const anonymous = await server().request(`/${ACCESS_DB}/_local_docs`);
+    assert.deepEqual([anonymous.status, anonymous.body.error], [401, 'unauthorized']);
+    // Admins list every stored `_local` document, each user's under its stored id.
+    const admin = await server().admin(`/${ACCESS_DB}/_local_docs`);
+    assert.ok(admin.body.rows.some((row: { id: string }) => row.id === '_local/_access:alice/list-a'), admin.text);
+  });
+
   test('_bulk_docs checks each document by the write rules: one refused row, the others written', async () => {
     const res = await as(server(), 'bob', '/_bulk_docs', { method: 'POST', body: { docs: [{ _id: 'bulk-b', _access: ['bob'] }, { _id: 'bulk-x', _access: ['alice'] }, { _id: 'a1', _rev: revs['a1'], _access: ['bob'] }] } });
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body[0].ok, true);
     assert.equal(res.body[1].error, 'forbidden');
     assert.equal(res.body[2].error, 'not_found');
+  });
+  test('_find as a user never reads a json index: the same answers, and a sort it alone could serve is refused', async () => {
+    const index = await server().admin(`/${ACCESS_DB}/_index`, { method: 'POST', body: { index: { fields: ['n'] }, ddoc: 'by-n', name: 'n' } });
+    assert.equal(index.status, 200, index.text);
+    const admin = await server().admin(`/${ACCESS_DB}/_find`, { method: 'POST', body: { selector: { n: { $gt: null } }, execution_stats: true } });
+    assert.ok(admin.body.docs.some((doc: { _id: string }) => doc._id === 'plain'), admin.text);
+    const bob = await as(server(), 'bob', '/_find', { method: 'POST', body: { selector: { n: { $gt: null } }, use_index: ['by-n', 'n'], execution_stats: true } });
+    assert.equal(bob.status, 200, bob.text);
+    assert.deepEqual(bob.body.docs.map((doc: { _id: string }) => doc._id), ['b1', 'b2']);
+    // Bob's rows of `_all_docs` (his documents and the design documents), not the index's rows.
+    const own = await as(server(), 'bob', '/_all_docs?limit=0');
+    assert.equal(bob.body.execution_stats.total_keys_examined, own.body.total_rows);
+    const sorted = await as(server(), 'bob', '/_find', { method: 'POST', body: { selector: { n: { $gt: null } }, sort: ['n'] } });
+    assert.deepEqual([sorted.status, sorted.body.error], [400, 'no_usable_index']);
+    const explained = await as(server(), 'bob', '/_explain', { method: 'POST', body: { selector: { n: { $gt: null } } } });
+    assert.equal(explained.status, 200, explained.text);
+    assert.equal(explained.body.index.name, '_all_docs');
+    assert.deepEqual(explained.body.index_candidates, []);
   });
 }, FAST_INI + NO_LOCKOUT_INI);

@@ -1,6 +1,6 @@
 // Per-document access as a property: random writes, updates and deletes by three users and an admin,
 // with random `_access` lists, against a model of the rules. Every answer's status is the model's,
-// what each user reads with `GET /db/{id}` is exactly the documents whose current `_access` names
+// what each user reads with `GET /db/{id}` and `_find` is exactly the documents whose current `_access` names
 // them or one of their roles, and writes by other users never change a user's private documents.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -100,6 +100,13 @@ async function readable(server: TestServer, db: string, user: User): Promise<Map
   return seen;
 }
 
+/** What `user`'s `_find` answers for `selector`, by id. */
+async function found(server: TestServer, db: string, user: User, selector: unknown): Promise<Map<string, unknown>> {
+  const res = await call(server, db, user, '/_find', { method: 'POST', body: { selector, execution_stats: true } });
+  assert.equal(res.status, 200, `${user} _find: ${res.text}`);
+  return new Map((res.body.docs as { _id: string }[]).map((doc) => [doc._id, doc]));
+}
+
 function modelReadable(model: Map<string, ModelDoc>, user: User): string[] {
   return [...model].filter(([, doc]) => !doc.deleted && admits(doc.access, user)).map(([id]) => id);
 }
@@ -134,6 +141,7 @@ describeOnEachBackend('per-document access: properties', (server) => {
           const seen = await readable(server(), db, user);
           assert.deepEqual([...seen.keys()].sort(), modelReadable(model, user).sort(), user);
           for (const [id, body] of seen) assert.equal((body as { _rev: string })._rev, model.get(id)!.rev);
+          assert.deepEqual(await found(server(), db, user, {}), seen, `${user} _find`);
         }
       }),
       { numRuns: 40 },
@@ -149,12 +157,14 @@ describeOnEachBackend('per-document access: properties', (server) => {
         for (const o of setup) await apply(server(), db, model, o);
         const before = await readable(server(), db, user);
         const owned = privateTo(model, user);
+        const ownedFound = await found(server(), db, user, { _id: { $in: owned } });
         for (const o of attack) {
           if (o.writer === user || o.writer === 'admin') continue;
           await apply(server(), db, model, o);
         }
         const after = await readable(server(), db, user);
         for (const id of owned) assert.deepEqual(after.get(id), before.get(id), `${user}'s ${id}`);
+        assert.deepEqual(await found(server(), db, user, { _id: { $in: owned } }), ownedFound, `${user}'s _find`);
       }),
       { numRuns: 30 },
     );

@@ -73,7 +73,8 @@ export async function allDocsQueries(request: Request, services: Services): Prom
  * `total_rows` and `offset` are null.
  */
 export async function localDocs(request: Request, services: Services): Promise<Reply> {
-  const opened = await openListing(request, services);
+  // In a database with per-document access a user lists their own (`OpenedDatabase.listLocal`).
+  const opened = await openListing(request, services, true);
   const { keys, query } = await askedListing(request, services);
   const includeDocs = booleanParam(query, 'include_docs');
   const locals = new Map((await opened.listLocal()).map((local) => [local.id, local]));

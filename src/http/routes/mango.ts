@@ -30,14 +30,15 @@ function requireMethod(request: Request, method: string): void {
 /** `POST /{db}/_find`. */
 export async function find(request: Request, services: Services): Promise<Reply> {
   requireMethod(request, 'POST');
-  const opened = await openListing(request, services);
+  // In a database with per-document access a user queries their own documents (mango/find.ts).
+  const opened = await openListing(request, services, true);
   return json(200, await runFind(opened, parseFindRequest(withPartition(request, await objectBody(request, services))), request.signal));
 }
 
 /** `POST /{db}/_explain`. */
 export async function explain(request: Request, services: Services): Promise<Reply> {
   requireMethod(request, 'POST');
-  const opened = await openListing(request, services);
+  const opened = await openListing(request, services, true);
   return json(200, await explainFind(opened, parseFindRequest(withPartition(request, await objectBody(request, services)))));
 }
 

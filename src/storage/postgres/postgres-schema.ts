@@ -199,6 +199,35 @@ CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
 CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
 `,
   },
+  {
+    version: 10,
+    description: 'the per-principal rows of documents written before version 9',
+    // As kit/access-rows.ts computes them for a write: design documents under the empty principal,
+    // every other one under each name of its winning revision's `_access` when that is a list of
+    // strings. PostgreSQL's json parser refuses a \u0000 escape anywhere in a body: each one (not
+    // an escaped backslash followed by "u0000") is read as \ufffd, which no principal needs.
+    sql: `
+INSERT INTO access_rows (db_id, principal, id, seq, deleted)
+SELECT db_id, '', id, seq, deleted FROM documents WHERE left(id, 8) = '_design/'
+ON CONFLICT DO NOTHING;
+WITH accessed AS (
+  SELECT d.db_id, d.id, d.seq, d.deleted,
+    (CASE WHEN strpos(b.body, '\\u0000') > 0 THEN regexp_replace(b.body, '(?<!\\\\)((?:\\\\\\\\)*)\\\\u0000', '\\1\\\\ufffd', 'g') ELSE b.body END)::json -> '_access' AS access
+  FROM documents d
+  JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner
+  WHERE left(d.id, 8) <> '_design/' AND strpos(b.body, '"_access"') > 0
+), listed AS (
+  SELECT * FROM accessed
+  WHERE json_typeof(access) = 'array'
+    AND NOT EXISTS (SELECT 1 FROM json_array_elements(access) item WHERE json_typeof(item) <> 'string')
+)
+INSERT INTO access_rows (db_id, principal, id, seq, deleted)
+SELECT DISTINCT l.db_id, p.principal, l.id, l.seq, l.deleted
+FROM listed l, json_array_elements_text(l.access) AS p(principal)
+WHERE p.principal <> ''
+ON CONFLICT DO NOTHING;
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

@@ -159,6 +159,23 @@ INSERT INTO id_groups (db_id, first_id, live)
   FROM (SELECT db_id, first_id, live, (row_number() OVER (PARTITION BY db_id ORDER BY first_id) - 1) / 64 AS grp FROM id_blocks)
   GROUP BY db_id, grp;
 `,
+  // 9: the per-principal rows of documents written before version 7 (kit/access-rows.ts computes
+  // the same rows for a write): every design document under the empty principal, every other one
+  // under each name of its winning revision's `_access` when that is a list of strings.
+  `
+INSERT OR IGNORE INTO access_rows (db_id, principal, id, seq, deleted)
+SELECT db_id, '', id, seq, deleted FROM documents WHERE substr(id, 1, 8) = '_design/';
+INSERT OR IGNORE INTO access_rows (db_id, principal, id, seq, deleted)
+SELECT DISTINCT d.db_id, p.value, d.id, d.seq, d.deleted
+FROM documents d
+JOIN revision_bodies b ON b.doc_pk = d.doc_pk AND b.rev = d.winner
+JOIN json_each(b.body, '$._access') p
+WHERE substr(d.id, 1, 8) <> '_design/'
+  AND instr(b.body, '"_access"') > 0
+  AND json_type(b.body, '$._access') = 'array'
+  AND p.type = 'text' AND p.value <> ''
+  AND NOT EXISTS (SELECT 1 FROM json_each(b.body, '$._access') q WHERE q.type <> 'text');
+`,
 ];
 
 /** The latest schema version this code knows. */

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { MIGRATIONS, SCHEMA_VERSION, migrate } from '../../../../src/storage/postgres/postgres-schema.js';
 import { openPostgresStorage } from '../../../../src/storage/postgres/postgres-storage.js';
+import { accessListings, writeAccessDocuments } from '../../../support/access-backfill.js';
 import { POSTGRES_SKIP_REASON, POSTGRES_TEST_URL, dropSchema, uniqueSchema } from '../../../support/backends.js';
 
 const url = POSTGRES_TEST_URL as string;
@@ -57,6 +58,29 @@ describe('postgres migrations', { skip: POSTGRES_SKIP_REASON }, () => {
     } finally {
       await Promise.all(clients.map((client) => client.end()));
     }
+  });
+
+  it('fills the per-principal rows of documents written before they existed, the rows the writes keep', async () => {
+    const storage = await openPostgresStorage({ url, schema });
+    const rowsSql = `SELECT db_id::int AS db_id, principal, id, seq::int AS seq, deleted FROM "${schema}".access_rows ORDER BY db_id, principal, id`;
+    let listed: unknown[];
+    try {
+      await writeAccessDocuments(storage);
+      listed = await accessListings(storage);
+    } finally {
+      await storage.close();
+    }
+    const kept = await query(rowsSql);
+    assert.equal(kept.length, 8, JSON.stringify(kept));
+    // A schema of the version before the rows: no rows at all.
+    await query(`DELETE FROM "${schema}".access_rows; DELETE FROM "${schema}".schema_migrations WHERE version = 10`);
+    const upgraded = await openPostgresStorage({ url, schema });
+    try {
+      assert.deepEqual(await accessListings(upgraded), listed);
+    } finally {
+      await upgraded.close();
+    }
+    assert.deepEqual(await query(rowsSql), kept);
   });
 
   it('upgrades a version 1 schema in place: its leaf bodies stay readable leaves, nothing to compact', async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../../../src/storage/sqlite/sqlite-schema.js';
 import { openSqliteStorage } from '../../../../src/storage/sqlite/sqlite-storage.js';
+import { accessListings, writeAccessDocuments } from '../../../support/access-backfill.js';
 
 const REV = `1-${'a'.repeat(32)}`;
 const TREE = JSON.stringify({ [REV]: { parent: null, deleted: false } });
@@ -83,6 +84,33 @@ describe('sqlite schema migrations', () => {
     reopened.close();
     assert.equal(blocks, Math.ceil(live / 1024) + 1, 'blocks of 1 024 live documents and a split');
     assert.equal(groups, 3);
+  });
+
+  it('fills the per-principal rows of documents written before they existed, the rows the writes keep', async () => {
+    const storage = openSqliteStorage(file);
+    await writeAccessDocuments(storage);
+    const listed = await accessListings(storage);
+    await storage.close();
+    const raw = new Database(file);
+    const rows = () => raw.prepare('SELECT db_id, principal, id, seq, deleted FROM access_rows ORDER BY db_id, principal, id').all();
+    const kept = rows();
+    assert.equal(kept.length, 8, JSON.stringify(kept));
+    // A file of the version before the backfill step (9): no rows at all.
+    raw.exec('DELETE FROM access_rows');
+    raw.pragma('user_version = 8');
+    raw.close();
+    const upgraded = openSqliteStorage(file);
+    try {
+      assert.deepEqual(await accessListings(upgraded), listed);
+    } finally {
+      await upgraded.close();
+    }
+    const reopened = new Database(file, { readonly: true });
+    try {
+      assert.deepEqual(reopened.prepare('SELECT db_id, principal, id, seq, deleted FROM access_rows ORDER BY db_id, principal, id').all(), kept);
+    } finally {
+      reopened.close();
+    }
   });
 
   it('refuses a file migrated by a newer Divan', () => {
