@@ -275,11 +275,6 @@ export class OpenedDatabase {
     return this.scope ? this.scope.changes(options) : this.storage.changes(this.db, options);
   }
 
-  /** `update_seq` as the caller sees it: the database's (from `info`), or in a scope their latest row's. */
-  async updateSeq(info: DatabaseInfo | undefined): Promise<number> {
-    return this.scope ? this.scope.updateSeq() : (info?.updateSeq ?? 0);
-  }
-
   /** `pending` of `_changes`: the database's sequences after `last`, or the caller's rows in a scope. */
   async pendingAfter(last: number, updateSeq: () => Promise<number>): Promise<number> {
     return this.scope ? this.scope.pendingAfter(last) : Math.max(0, (await updateSeq()) - last);

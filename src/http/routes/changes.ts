@@ -32,7 +32,7 @@ export async function changes(request: Request, services: Services): Promise<Rep
   // The database's facts give its sequences' instance; the caller's update_seq (in an access
   // database, a query over their rows) is read only when `since=now` or the answer needs it.
   const info = await opened.storage.databaseInfo(opened.db);
-  const updateSeq = once(() => opened.updateSeq(info));
+  const updateSeq = once(async () => (opened.scope ? opened.scope.updateSeq() : (info?.updateSeq ?? 0)));
   const args = await parseArgs(request, services, opened, body, { updateSeq, sequences: sequencesOf(info), ...(named ? { named } : {}) });
   if (args.feed === 'normal') return json(200, await normalFeed(args, updateSeq));
   return liveFeed(services, args);
