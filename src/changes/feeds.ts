@@ -52,8 +52,11 @@ class Permits {
 
 const feedReads = new Permits(CONCURRENT_FEED_READS);
 
-/** The normal feed's answer, one JSON object: `results`, `last_seq`, `pending`. */
-export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<JsonObject> {
+/**
+ * The normal feed's answer, one JSON object: `results`, `last_seq`, `pending`. `updateSeq` is the
+ * caller's `update_seq`, asked for only when the answer needs it (in an access database it is a query).
+ */
+export async function normalFeed(args: FeedArgs, updateSeq: () => Promise<number>): Promise<JsonObject> {
   if (args.descending) {
     const rows = await args.opened.changes({
       descending: true,
@@ -64,11 +67,12 @@ export async function normalFeed(args: FeedArgs, updateSeq: number): Promise<Jso
       ids: args.filter.kind === 'doc_ids' ? args.filter.ids : undefined,
     });
     const passed = (await filterRows(args, rows, LoopTurns.until(args.signal))).slice(0, args.limit);
-    const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : updateSeq;
+    const last = passed.length > 0 ? passed[passed.length - 1]!.change.seq : await updateSeq();
     return { results: passed.map((item) => item.entry), last_seq: args.sequences.format(last), pending: 0 };
   }
   const result = await scan(args, args.since, args.limit);
-  const pending = result.entries.length === 0 ? 0 : await args.opened.pendingAfter(result.last, updateSeq);
+  // A scan that read to the end left nothing pending (CouchDB counts the changes after last_seq).
+  const pending = result.entries.length === 0 || result.exhausted ? 0 : await args.opened.pendingAfter(result.last, updateSeq);
   return { results: result.entries, last_seq: args.sequences.format(result.last), pending };
 }
 

@@ -45,6 +45,6 @@ export async function scan(args: FeedArgs, from: number, max: number | undefined
 }
 
 export async function pendingAfter(args: FeedArgs, last: number): Promise<number> {
-  const info = await args.opened.info();
-  return args.opened.pendingAfter(last, info?.updateSeq ?? 0);
+  const opened = args.opened;
+  return opened.pendingAfter(last, async () => (await opened.storage.databaseInfo(opened.db))?.updateSeq ?? 0);
 }

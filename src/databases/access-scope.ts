@@ -46,6 +46,11 @@ export class AccessScope {
     return this.#storage.access.changes(this.#db, this.principals, options);
   }
 
+  /** The sequence of the caller's latest row (`update_seq`, `since=now`). */
+  async updateSeq(): Promise<number> {
+    return (await this.#storage.access.stats(this.#db, this.principals, 0)).updateSeq;
+  }
+
   /** The caller's rows after `last` (`pending`). */
   async pendingAfter(last: number): Promise<number> {
     return (await this.#storage.access.stats(this.#db, this.principals, last)).pendingAfter;

@@ -279,8 +279,8 @@ export class OpenedDatabase {
   }
 
   /** `pending` of `_changes`: the database's sequences after `last`, or the caller's rows in a scope. */
-  async pendingAfter(last: number, updateSeq: number): Promise<number> {
-    return this.scope ? this.scope.pendingAfter(last) : Math.max(0, updateSeq - last);
+  async pendingAfter(last: number, updateSeq: () => Promise<number>): Promise<number> {
+    return this.scope ? this.scope.pendingAfter(last) : Math.max(0, (await updateSeq()) - last);
   }
 
   /** `_local/` documents: no history, no hooks, not replicated, for members (in a scope, the caller's own). */

@@ -63,7 +63,7 @@ for (const backend of BACKENDS) {
         const facts = { method: 'GET', segments: ['db', '_changes'], rawPath: '/db/_changes?type=a', query: new URLSearchParams('type=a'), rawHeaders: [], cookie: undefined, peer: '127.0.0.1', userCtx: ADMIN };
         const req = requestObject(facts, { name: 'db', info: null, secObj: {} });
         const filter: Filter = { kind: 'function', ddoc: doc as DesignDoc, name: 'byType', req, sandbox: data.sandbox, log: new Logger('error', { write: () => {} }) };
-        const answer = await normalFeed(await argsFor(opened, filter, 'normal'), 4);
+        const answer = await normalFeed(await argsFor(opened, filter, 'normal'), async () => 4);
         assert.deepEqual((answer['results'] as JsonObject[]).map((row) => row['id']), ['a1', 'a2']);
       }));
 

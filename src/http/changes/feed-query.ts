@@ -103,13 +103,13 @@ export async function requireNamedFunction(request: Request, opened: OpenedDatab
   return member === 'filters' ? { ddoc, name: parts[1]! } : undefined;
 }
 
-export function parseArgs(
+export async function parseArgs(
   request: Request,
   services: Services,
   opened: OpenedDatabase,
   body: JsonObject,
-  at: { updateSeq: number; sequences: Sequences; named?: FilterFunction },
-): FeedArgs {
+  at: { updateSeq: () => Promise<number>; sequences: Sequences; named?: FilterFunction },
+): Promise<FeedArgs> {
   const query = request.query;
   const feedName = query.get('feed') ?? 'normal';
   const feed = feedName === 'live' ? 'continuous' : feedName;
@@ -134,6 +134,7 @@ export function parseArgs(
   const descending = booleanParam(query, 'descending');
   const lastEventId = feed === 'eventsource' ? request.header('last-event-id') : undefined;
   const sinceValue = lastEventId ?? query.get('since');
+  const now = sinceValue === 'now' ? await at.updateSeq() : 0;
   const started = Date.now();
   const expiry = request.auth.credentialExpiry?.();
   return {
@@ -146,7 +147,7 @@ export function parseArgs(
     conflicts: booleanParam(query, 'conflicts'),
     descending: feed === 'normal' && descending,
     limit: nonNegativeIntegerParam(query, 'limit'),
-    since: feed === 'normal' && descending ? 0 : at.sequences.parse(sinceValue, at.updateSeq),
+    since: feed === 'normal' && descending ? 0 : at.sequences.parse(sinceValue, now),
     sequences: at.sequences,
     filter: parseFilter(request, body, at.named, () => viewFilter(request, services, opened)),
     heartbeatMs,

@@ -29,11 +29,18 @@ export async function changes(request: Request, services: Services): Promise<Rep
   const body = await readBody(request, services);
   const found = await requireNamedFunction(request, opened);
   const named = found && { ...found, req: requestObject(requestFacts(request, body), await databaseFacts(services, opened)), sandbox: services.sandbox, log: services.log };
-  const info = await opened.info();
-  const updateSeq = info?.updateSeq ?? 0;
-  const args = parseArgs(request, services, opened, body, { updateSeq, sequences: sequencesOf(info), ...(named ? { named } : {}) });
+  // The database's facts give its sequences' instance; the caller's update_seq (in an access
+  // database, a query over their rows) is read only when `since=now` or the answer needs it.
+  const info = await opened.storage.databaseInfo(opened.db);
+  const updateSeq = once(async () => (opened.scope ? opened.scope.updateSeq() : (info?.updateSeq ?? 0)));
+  const args = await parseArgs(request, services, opened, body, { updateSeq, sequences: sequencesOf(info), ...(named ? { named } : {}) });
   if (args.feed === 'normal') return json(200, await normalFeed(args, updateSeq));
   return liveFeed(services, args);
+}
+
+function once<T>(read: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => (value ??= read());
 }
 
 function liveFeed(services: Services, args: FeedArgs): Reply {

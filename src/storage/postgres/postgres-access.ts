@@ -95,12 +95,11 @@ export class PostgresAccessStore implements AccessStore {
   async stats(db: string, principals: readonly string[], after: number): Promise<AccessStats> {
     this.#checkOpen();
     const { rows } = await this.#pool.query<{ live: string; dead: string; seq: string; pending: string }>(
-      `${TARGET}
-      SELECT (SELECT count(DISTINCT a.id) FILTER (WHERE NOT a.deleted) FROM access_rows a WHERE ${MINE}) AS live,
-        (SELECT count(DISTINCT a.id) FILTER (WHERE a.deleted) FROM access_rows a WHERE ${MINE}) AS dead,
-        (SELECT coalesce(max(a.seq), 0) FROM access_rows a WHERE ${MINE}) AS seq,
-        (SELECT count(DISTINCT a.id) FROM access_rows a WHERE ${MINE} AND a.seq > $3::int8) AS pending
-      FROM target`,
+      // One pass over the caller's rows; no group (no row) when the database does not exist.
+      `SELECT count(DISTINCT a.id) FILTER (WHERE NOT a.deleted) AS live, count(DISTINCT a.id) FILTER (WHERE a.deleted) AS dead,
+        coalesce(max(a.seq), 0) AS seq, count(DISTINCT a.id) FILTER (WHERE a.seq > $3::int8) AS pending
+      FROM databases t LEFT JOIN access_rows a ON a.db_id = t.db_id AND a.principal = ANY($2::text[])
+      WHERE t.name = $1 GROUP BY t.db_id`,
       [db, principals, after],
     );
     if (rows.length === 0) throw databaseMissing();

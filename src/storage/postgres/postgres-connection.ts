@@ -27,11 +27,12 @@ interface PoolSettings {
 }
 
 /**
- * A pool whose every new connection first sets `search_path` to the schema (queued before any other
- * query on that client). An idle connection that dies (server restart, network) is dropped and
+ * A pool whose every new connection first sets `search_path` to the schema (before the pool hands
+ * it out). An idle connection that dies (server restart, network) is dropped and
  * reported to `onError` instead of crashing the process; the pool opens new ones on demand.
  */
 export function createPool(settings: PoolSettings): pg.Pool {
+  const setPath = `SET search_path TO ${quoteIdentifier(settings.schema)}`;
   const pool = new pg.Pool({
     connectionString: settings.url,
     max: settings.poolSize,
@@ -39,11 +40,12 @@ export function createPool(settings: PoolSettings): pg.Pool {
     keepAlive: true,
     application_name: 'divan',
     types,
-  });
-  const setPath = `SET search_path TO ${quoteIdentifier(settings.schema)}`;
-  pool.on('connect', (client) => {
-    // A failure here means the connection is gone: the next query on it fails and reports it.
-    client.query(setPath).catch(() => undefined);
+    // Awaited before the pool hands the new connection out: a query sent from the pool's 'connect'
+    // event would still be queued when the caller's first query arrives (pg warns of a client used
+    // by two queries at once), and a failure would surface only on a later query.
+    onConnect: async (client) => {
+      await client.query(setPath);
+    },
   });
   pool.on('error', (error) => settings.onError(error));
   return pool;
