@@ -13,7 +13,8 @@
  * only the write-side scenarios run (bulk insert and the two view builds, with the bare server's
  * req/s measured just before them), and the report is printed, not written to engine-results.md.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,13 +39,15 @@ interface Target {
   label: string;
   url: string;
   headers: Record<string, string>;
+  /** The server's process (Linux): its CPU and its descendants' is measured beside the wall time of the writes. */
+  pid?: number;
 }
 
 /** One figure of a scenario; `higherIsBetter` decides the direction of the ratio to the other server. */
 interface Figure {
   scenario: string;
   value: number;
-  unit: 'req/s' | 's' | 'ms';
+  unit: 'req/s' | 's' | 'ms' | 'CPU s';
   note?: string;
 }
 
@@ -68,10 +71,46 @@ function docId(n: number): string {
   return `doc-${String(n).padStart(8, '0')}`;
 }
 
-/** Writes the documents, 1 000 per `_bulk_docs`; answers the seconds taken. */
-async function insert(target: Target, db: string, docs: number): Promise<number> {
-  await must(target, `/${db}`, 'PUT');
+/** CPU seconds (user + system) of a process and its descendants, the reaped ones included; 0 off Linux. */
+function cpuSeconds(root: number): number {
+  const stats = new Map<number, string[]>();
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // Fields after the command, which may hold spaces: state is [0], ppid [1], utime [11] … cstime [14].
+        const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        stats.set(Number(entry), text.slice(text.lastIndexOf(')') + 2).split(' '));
+      } catch {
+        // The process ended while the list was read.
+      }
+    }
+  } catch {
+    return 0;
+  }
+  let ticks = 0;
+  const walk = (pid: number): void => {
+    const fields = stats.get(pid);
+    if (fields === undefined) return;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    for (const [child, other] of stats) if (Number(other[1]) === pid) walk(child);
+  };
+  walk(root);
+  return ticks / 100;
+}
+
+/** Times `work` (seconds) and, when the server's process is known, the CPU seconds the server spent meanwhile. */
+async function timed(target: Target, scenario: string, work: () => Promise<unknown>): Promise<Figure[]> {
+  const cpuBefore = target.pid === undefined ? 0 : cpuSeconds(target.pid);
   const started = performance.now();
+  await work();
+  const figures: Figure[] = [{ scenario, value: (performance.now() - started) / 1000, unit: 's' }];
+  if (target.pid !== undefined) figures.push({ scenario: `${scenario}, server CPU`, value: cpuSeconds(target.pid) - cpuBefore, unit: 'CPU s' });
+  return figures;
+}
+
+/** Writes the documents, 1 000 per `_bulk_docs`. */
+async function insert(target: Target, db: string, docs: number): Promise<void> {
   for (let start = 0; start < docs; start += 1000) {
     const batch = Array.from({ length: Math.min(1000, docs - start) }, (_, i) => {
       const n = start + i;
@@ -79,20 +118,19 @@ async function insert(target: Target, db: string, docs: number): Promise<number>
     });
     await must(target, `/${db}/_bulk_docs`, 'POST', { docs: batch });
   }
-  return (performance.now() - started) / 1000;
 }
 
-/** Saves a design document and times its first query, which builds the index; answers seconds. */
-async function build(target: Target, db: string, name: string, ddoc: object, query: string): Promise<number> {
+/** Saves a design document and times its first query, which builds the index. */
+async function build(target: Target, db: string, scenario: string, name: string, ddoc: object, query: string): Promise<Figure[]> {
   await must(target, `/${db}/_design/${name}`, 'PUT', ddoc);
-  const started = performance.now();
-  for (;;) {
+  return timed(target, scenario, async () => {
+    for (;;) {
     // CouchDB answers 500 "timeout" after `[fabric] request_timeout` while its build goes on: ask again.
-    const res = await call(target.url, `/${db}/_design/${name}/_view/${query}`, { headers: target.headers });
-    if (res.status < 400) break;
-    if (res.status !== 500 || !res.body.includes('"timeout"')) throw new Error(`build of ${name}: ${res.status} ${res.body.slice(0, 200)}`);
-  }
-  return (performance.now() - started) / 1000;
+      const res = await call(target.url, `/${db}/_design/${name}/_view/${query}`, { headers: target.headers });
+      if (res.status < 400) return;
+      if (res.status !== 500 || !res.body.includes('"timeout"')) throw new Error(`build of ${name}: ${res.status} ${res.body.slice(0, 200)}`);
+    }
+  });
 }
 
 async function rate(target: Target, path: string, connections = CONNECTIONS): Promise<Measurement> {
@@ -142,12 +180,13 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
     process.stderr.write(`${target.label} ${docs}: ${figure.scenario}: ${figure.value.toFixed(figure.unit === 'req/s' ? 1 : 2)} ${figure.unit}\n`);
   };
   if (WRITES_ONLY) progress({ scenario: 'bare node:http server (baseline, just before the writes)', value: await bareRate(), unit: 'req/s' });
-  progress({ scenario: 'bulk insert, 1 000 per _bulk_docs', value: await insert(target, db, docs), unit: 's' });
+  await must(target, `/${db}`, 'PUT');
+  for (const figure of await timed(target, 'bulk insert, 1 000 per _bulk_docs', () => insert(target, db, docs))) progress(figure);
   await must(target, `/${db}/_security`, 'PUT', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } });
-  progress({ scenario: 'view build (map + _count)', value: await build(target, db, 'count', COUNT_DDOC, 'by_n?limit=1'), unit: 's' });
-  const tagBuild = await build(target, db, 'bench', DDOC, 'by_tag?limit=1&reduce=false');
+  for (const figure of await build(target, db, 'view build (map + _count)', 'count', COUNT_DDOC, 'by_n?limit=1')) progress(figure);
+  const tagBuild = await build(target, db, 'second view build (map + _sum, 2 rows per doc)', 'bench', DDOC, 'by_tag?limit=1&reduce=false');
   if (WRITES_ONLY) {
-    progress({ scenario: 'second view build (map + _sum, 2 rows per doc)', value: tagBuild, unit: 's' });
+    for (const figure of tagBuild) progress(figure);
     await must(target, `/${db}`, 'DELETE');
     return figures;
   }
@@ -172,7 +211,7 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
     progress({ scenario, value: measured.rps, unit: 'req/s', ...('failure' in measured ? { note: measured.failure } : {}) });
   }
   for (const figure of await mixed(target, db, docs)) progress(figure);
-  progress({ scenario: 'second view build (map + _sum, 2 rows per doc)', value: tagBuild, unit: 's' });
+  for (const figure of tagBuild) progress(figure);
   progress({ scenario: 'first JavaScript reduce of the built view (Divan: stores the block reductions)', value: firstJs, unit: 's' });
   await must(target, `/${db}`, 'DELETE');
   return figures;
@@ -197,7 +236,7 @@ function ratio(a: Figure, b: Figure | undefined): string {
 function shown(figure: Figure | undefined): string {
   if (figure === undefined) return '';
   if (!Number.isFinite(figure.value)) return `failed (${figure.note ?? ''})`;
-  return `${figure.value.toFixed(figure.unit === 'req/s' ? 1 : figure.unit === 's' ? 2 : 1)} ${figure.unit}`;
+  return `${figure.value.toFixed(figure.unit === 'req/s' || figure.unit === 'ms' ? 1 : 2)} ${figure.unit}`;
 }
 
 function table(sizes: number[], divan: Figure[][], other: Figure[][] | undefined): string {
@@ -221,10 +260,21 @@ function table(sizes: number[], divan: Figure[][], other: Figure[][] | undefined
   return lines.join('\n');
 }
 
+/** The process listening on a local port (`ss`, Linux), for its CPU time; undefined when not found. */
+function listeningPid(port: string): number | undefined {
+  try {
+    const match = /pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function otherTarget(compare: string): Target {
   const url = new URL(compare);
   const auth = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-  return { label: url.host, url: `${url.protocol}//${url.host}`, headers: { Authorization: auth } };
+  const pid = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ? listeningPid(url.port || '80') : undefined;
+  return { label: url.host, url: `${url.protocol}//${url.host}`, headers: { Authorization: auth }, ...(pid === undefined ? {} : { pid }) };
 }
 
 async function main(): Promise<void> {
@@ -236,7 +286,7 @@ async function main(): Promise<void> {
     writeFileSync(quiet, `[log]\nlevel = warning\n[divan]\nstorage = postgres\npostgres_url = ${option('--postgres-url') ?? 'postgresql://postgres@127.0.0.1:5432/test'}\npostgres_schema = bench_engine_${process.pid}\n`);
   }
   const divan = await startProcess([join(ROOT, 'dist', 'src', 'main.js'), '--port', '0', '--data', data, '--config', quiet], { COUCHDB_USER: ADMIN.name, COUCHDB_PASSWORD: ADMIN.password }, /Divan listening on (\S+)/);
-  const mine: Target = { label: 'Divan', url: divan.url, headers: { Authorization: `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}` } };
+  const mine: Target = { label: 'Divan', url: divan.url, pid: divan.pid, headers: { Authorization: `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}` } };
   const compare = option('--compare');
   try {
     const started = performance.now();
