@@ -12,6 +12,8 @@
  * with two sizes a column gives how each figure grows from the first to the second. With `--writes`
  * only the write-side scenarios run (bulk insert and the two view builds, with the bare server's
  * req/s measured just before them), and the report is printed, not written to engine-results.md.
+ * The writes also give the CPU seconds of the server's processes (Linux `/proc`; the compared server
+ * when it listens on this machine), steadier than wall time on a shared machine.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
