@@ -12,8 +12,11 @@
  * with two sizes a column gives how each figure grows from the first to the second. With `--writes`
  * only the write-side scenarios run (bulk insert and the two view builds, with the bare server's
  * req/s measured just before them), and the report is printed, not written to engine-results.md.
+ * The writes also give the CPU seconds of the server's processes (Linux `/proc`; the compared server
+ * when it listens on this machine), steadier than wall time on a shared machine.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,13 +41,15 @@ interface Target {
   label: string;
   url: string;
   headers: Record<string, string>;
+  /** The server's process (Linux): its CPU and its descendants' is measured beside the wall time of the writes. */
+  pid?: number;
 }
 
 /** One figure of a scenario; `higherIsBetter` decides the direction of the ratio to the other server. */
 interface Figure {
   scenario: string;
   value: number;
-  unit: 'req/s' | 's' | 'ms';
+  unit: 'req/s' | 's' | 'ms' | 'CPU s';
   note?: string;
 }
 
@@ -68,10 +73,46 @@ function docId(n: number): string {
   return `doc-${String(n).padStart(8, '0')}`;
 }
 
-/** Writes the documents, 1 000 per `_bulk_docs`; answers the seconds taken. */
-async function insert(target: Target, db: string, docs: number): Promise<number> {
-  await must(target, `/${db}`, 'PUT');
+/** CPU seconds (user + system) of a process and its descendants, the reaped ones included; 0 off Linux. */
+function cpuSeconds(root: number): number {
+  const stats = new Map<number, string[]>();
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // Fields after the command, which may hold spaces: state is [0], ppid [1], utime [11] … cstime [14].
+        const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        stats.set(Number(entry), text.slice(text.lastIndexOf(')') + 2).split(' '));
+      } catch {
+        // The process ended while the list was read.
+      }
+    }
+  } catch {
+    return 0;
+  }
+  let ticks = 0;
+  const walk = (pid: number): void => {
+    const fields = stats.get(pid);
+    if (fields === undefined) return;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    for (const [child, other] of stats) if (Number(other[1]) === pid) walk(child);
+  };
+  walk(root);
+  return ticks / 100;
+}
+
+/** Times `work` (seconds) and, when the server's process is known, the CPU seconds the server spent meanwhile. */
+async function timed(target: Target, scenario: string, work: () => Promise<unknown>): Promise<Figure[]> {
+  const cpuBefore = target.pid === undefined ? 0 : cpuSeconds(target.pid);
   const started = performance.now();
+  await work();
+  const figures: Figure[] = [{ scenario, value: (performance.now() - started) / 1000, unit: 's' }];
+  if (target.pid !== undefined) figures.push({ scenario: `${scenario}, server CPU`, value: cpuSeconds(target.pid) - cpuBefore, unit: 'CPU s' });
+  return figures;
+}
+
+/** Writes the documents, 1 000 per `_bulk_docs`. */
+async function insert(target: Target, db: string, docs: number): Promise<void> {
   for (let start = 0; start < docs; start += 1000) {
     const batch = Array.from({ length: Math.min(1000, docs - start) }, (_, i) => {
       const n = start + i;
@@ -79,15 +120,19 @@ async function insert(target: Target, db: string, docs: number): Promise<number>
     });
     await must(target, `/${db}/_bulk_docs`, 'POST', { docs: batch });
   }
-  return (performance.now() - started) / 1000;
 }
 
-/** Saves a design document and times its first query, which builds the index; answers seconds. */
-async function build(target: Target, db: string, name: string, ddoc: object, query: string): Promise<number> {
+/** Saves a design document and times its first query, which builds the index. */
+async function build(target: Target, db: string, scenario: string, name: string, ddoc: object, query: string): Promise<Figure[]> {
   await must(target, `/${db}/_design/${name}`, 'PUT', ddoc);
-  const started = performance.now();
-  await must(target, `/${db}/_design/${name}/_view/${query}`);
-  return (performance.now() - started) / 1000;
+  return timed(target, scenario, async () => {
+    for (;;) {
+    // CouchDB answers 500 "timeout" after `[fabric] request_timeout` while its build goes on: ask again.
+      const res = await call(target.url, `/${db}/_design/${name}/_view/${query}`, { headers: target.headers });
+      if (res.status < 400) return;
+      if (res.status !== 500 || !res.body.includes('"timeout"')) throw new Error(`build of ${name}: ${res.status} ${res.body.slice(0, 200)}`);
+    }
+  });
 }
 
 async function rate(target: Target, path: string, connections = CONNECTIONS): Promise<Measurement> {
@@ -137,12 +182,13 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
     process.stderr.write(`${target.label} ${docs}: ${figure.scenario}: ${figure.value.toFixed(figure.unit === 'req/s' ? 1 : 2)} ${figure.unit}\n`);
   };
   if (WRITES_ONLY) progress({ scenario: 'bare node:http server (baseline, just before the writes)', value: await bareRate(), unit: 'req/s' });
-  progress({ scenario: 'bulk insert, 1 000 per _bulk_docs', value: await insert(target, db, docs), unit: 's' });
+  await must(target, `/${db}`, 'PUT');
+  for (const figure of await timed(target, 'bulk insert, 1 000 per _bulk_docs', () => insert(target, db, docs))) progress(figure);
   await must(target, `/${db}/_security`, 'PUT', { admins: { names: [], roles: [] }, members: { names: [], roles: [] } });
-  progress({ scenario: 'view build (map + _count)', value: await build(target, db, 'count', COUNT_DDOC, 'by_n?limit=1'), unit: 's' });
-  const tagBuild = await build(target, db, 'bench', DDOC, 'by_tag?limit=1&reduce=false');
+  for (const figure of await build(target, db, 'view build (map + _count)', 'count', COUNT_DDOC, 'by_n?limit=1')) progress(figure);
+  const tagBuild = await build(target, db, 'second view build (map + _sum, 2 rows per doc)', 'bench', DDOC, 'by_tag?limit=1&reduce=false');
   if (WRITES_ONLY) {
-    progress({ scenario: 'second view build (map + _sum, 2 rows per doc)', value: tagBuild, unit: 's' });
+    for (const figure of tagBuild) progress(figure);
     await must(target, `/${db}`, 'DELETE');
     return figures;
   }
@@ -161,9 +207,13 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
     ['_all_docs?startkey=(middle)&limit=100', `/_all_docs?limit=100&startkey=%22${docId(Math.floor(docs / 2))}%22`],
   ];
   progress({ scenario: 'bare node:http server (baseline, just before the queries)', value: await bareRate(), unit: 'req/s' });
-  for (const [scenario, path] of queries) progress({ scenario, value: (await rate(target, `/${db}${path}`)).rps, unit: 'req/s' });
+  for (const [scenario, path] of queries) {
+    // One scenario that fails (timeouts of a loaded machine at 10⁶) is reported, not the run lost.
+    const measured = await rate(target, `/${db}${path}`).catch((error: Error) => ({ rps: Number.NaN, failure: error.message }));
+    progress({ scenario, value: measured.rps, unit: 'req/s', ...('failure' in measured ? { note: measured.failure } : {}) });
+  }
   for (const figure of await mixed(target, db, docs)) progress(figure);
-  progress({ scenario: 'second view build (map + _sum, 2 rows per doc)', value: tagBuild, unit: 's' });
+  for (const figure of tagBuild) progress(figure);
   progress({ scenario: 'first JavaScript reduce of the built view (Divan: stores the block reductions)', value: firstJs, unit: 's' });
   await must(target, `/${db}`, 'DELETE');
   return figures;
@@ -181,13 +231,14 @@ async function bareRate(): Promise<number> {
 
 /** How much better `a` is than `b`: req/s up is better, seconds and milliseconds down. */
 function ratio(a: Figure, b: Figure | undefined): string {
-  if (b === undefined || a.value === 0 || b.value === 0) return '';
+  if (b === undefined || a.value === 0 || b.value === 0 || !Number.isFinite(a.value) || !Number.isFinite(b.value)) return '';
   return (a.unit === 'req/s' ? a.value / b.value : b.value / a.value).toFixed(2);
 }
 
 function shown(figure: Figure | undefined): string {
   if (figure === undefined) return '';
-  return `${figure.value.toFixed(figure.unit === 'req/s' ? 1 : figure.unit === 's' ? 2 : 1)} ${figure.unit}`;
+  if (!Number.isFinite(figure.value)) return `failed (${figure.note ?? ''})`;
+  return `${figure.value.toFixed(figure.unit === 'req/s' || figure.unit === 'ms' ? 1 : 2)} ${figure.unit}`;
 }
 
 function table(sizes: number[], divan: Figure[][], other: Figure[][] | undefined): string {
@@ -211,10 +262,21 @@ function table(sizes: number[], divan: Figure[][], other: Figure[][] | undefined
   return lines.join('\n');
 }
 
+/** The process listening on a local port (`ss`, Linux), for its CPU time; undefined when not found. */
+function listeningPid(port: string): number | undefined {
+  try {
+    const match = /pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function otherTarget(compare: string): Target {
   const url = new URL(compare);
   const auth = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
-  return { label: url.host, url: `${url.protocol}//${url.host}`, headers: { Authorization: auth } };
+  const pid = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ? listeningPid(url.port || '80') : undefined;
+  return { label: url.host, url: `${url.protocol}//${url.host}`, headers: { Authorization: auth }, ...(pid === undefined ? {} : { pid }) };
 }
 
 async function main(): Promise<void> {
@@ -226,28 +288,31 @@ async function main(): Promise<void> {
     writeFileSync(quiet, `[log]\nlevel = warning\n[divan]\nstorage = postgres\npostgres_url = ${option('--postgres-url') ?? 'postgresql://postgres@127.0.0.1:5432/test'}\npostgres_schema = bench_engine_${process.pid}\n`);
   }
   const divan = await startProcess([join(ROOT, 'dist', 'src', 'main.js'), '--port', '0', '--data', data, '--config', quiet], { COUCHDB_USER: ADMIN.name, COUCHDB_PASSWORD: ADMIN.password }, /Divan listening on (\S+)/);
-  const mine: Target = { label: 'Divan', url: divan.url, headers: { Authorization: `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}` } };
+  const mine: Target = { label: 'Divan', url: divan.url, pid: divan.pid, headers: { Authorization: `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}` } };
   const compare = option('--compare');
   try {
     const started = performance.now();
     const divanFigures: Figure[][] = [];
-    for (const docs of SIZES) divanFigures.push(await measure(mine, docs));
-    const otherFigures = compare === undefined ? undefined : await sequence(SIZES, (docs) => measure(otherTarget(compare), docs));
-    const minutes = (performance.now() - started) / 60_000;
-    const header = `# Engine benchmark\n\n${new Date().toISOString()}, storage ${postgres ? 'postgres' : 'sqlite'}, ${CONNECTIONS} connections, ${DURATION} s per scenario after 1 s of warm-up, Node ${process.version}; the whole run took ${minutes.toFixed(1)} min.\n\n`;
-    const text = `${header}${table(SIZES, divanFigures, otherFigures)}\n`;
-    process.stdout.write(`\n${text}`);
-    if (!WRITES_ONLY) writeFileSync(join(ROOT, 'bench', 'engine-results.md'), text);
+    const otherFigures: Figure[][] | undefined = compare === undefined ? undefined : [];
+    const report = (): string => {
+      const minutes = (performance.now() - started) / 60_000;
+      const measured = SIZES.slice(0, divanFigures.length);
+      const header = `# Engine benchmark\n\n${new Date().toISOString()}, storage ${postgres ? 'postgres' : 'sqlite'}, ${CONNECTIONS} connections, ${DURATION} s per scenario after 1 s of warm-up, Node ${process.version}; ${measured.length < SIZES.length ? 'so far' : 'the whole run took'} ${minutes.toFixed(1)} min.\n\n`;
+      return `${header}${table(measured, divanFigures, otherFigures)}\n`;
+    };
+    // Size by size, Divan then the other server: the two measures of one size are minutes apart,
+    // not the whole run, so a change of the shared machine's load between sizes hits both alike.
+    for (const docs of SIZES) {
+      divanFigures.push(await measure(mine, docs));
+      if (compare !== undefined) otherFigures!.push(await measure(otherTarget(compare), docs));
+      // Each size's table is kept as soon as it is measured: a long run stopped later keeps it.
+      if (!WRITES_ONLY) writeFileSync(join(ROOT, 'bench', 'engine-results.md'), report());
+    }
+    process.stdout.write(`\n${report()}`);
   } finally {
     await divan.stop();
     rmSync(data, { recursive: true, force: true });
   }
-}
-
-async function sequence<T>(sizes: number[], run: (docs: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = [];
-  for (const docs of sizes) results.push(await run(docs));
-  return results;
 }
 
 main().catch((error: unknown) => {

@@ -19,76 +19,6 @@ export const string = (value: string): Term => ({ string: value });
 export const list = (items: Term[]): Term => ({ list: items });
 export const tuple = (items: Term[]): Term => ({ tuple: items });
 
-function u16(value: number): Buffer {
-  const buffer = Buffer.alloc(2);
-  buffer.writeUInt16BE(value);
-  return buffer;
-}
-
-function u32(value: number): Buffer {
-  const buffer = Buffer.alloc(4);
-  buffer.writeUInt32BE(value);
-  return buffer;
-}
-
-function integer(value: number): Buffer {
-  if (value >= 0 && value <= 255) return Buffer.from([97, value]);
-  if (value >= -(2 ** 31) && value < 2 ** 31) {
-    const buffer = Buffer.alloc(5);
-    buffer[0] = 98;
-    buffer.writeInt32BE(value, 1);
-    return buffer;
-  }
-  // SMALL_BIG_EXT: sign byte, then the magnitude in little-endian bytes.
-  let magnitude = BigInt(Math.abs(value));
-  const digits: number[] = [];
-  while (magnitude > 0n) {
-    digits.push(Number(magnitude & 255n));
-    magnitude >>= 8n;
-  }
-  return Buffer.concat([Buffer.from([110, digits.length, value < 0 ? 1 : 0]), Buffer.from(digits)]);
-}
-
-/** A list of character codes: STRING_EXT when every code is a byte, else a proper list of integers. */
-function charList(value: string): Buffer {
-  const codes = [...value].map((char) => char.codePointAt(0)!);
-  if (codes.length === 0) return Buffer.from([106]);
-  if (codes.length < 65536 && codes.every((code) => code <= 255)) return Buffer.concat([Buffer.from([107]), u16(codes.length), Buffer.from(codes)]);
-  return encodeList(codes.map((code) => ({ integer: code })));
-}
-
-function encodeList(items: Term[]): Buffer {
-  if (items.length === 0) return Buffer.from([106]);
-  return Buffer.concat([Buffer.from([108]), u32(items.length), ...items.map(encode), Buffer.from([106])]);
-}
-
-function encode(term: Term): Buffer {
-  if ('atom' in term) {
-    const bytes = Buffer.from(term.atom, 'latin1');
-    return Buffer.concat([Buffer.from([100]), u16(bytes.length), bytes]);
-  }
-  if ('binary' in term) {
-    const bytes = typeof term.binary === 'string' ? Buffer.from(term.binary, 'utf8') : term.binary;
-    return Buffer.concat([Buffer.from([109]), u32(bytes.length), bytes]);
-  }
-  if ('string' in term) return charList(term.string);
-  if ('list' in term) return encodeList(term.list);
-  if ('tuple' in term) {
-    const head = term.tuple.length < 256 ? Buffer.from([104, term.tuple.length]) : Buffer.concat([Buffer.from([105]), u32(term.tuple.length)]);
-    return Buffer.concat([head, ...term.tuple.map(encode)]);
-  }
-  if ('integer' in term) return integer(term.integer);
-  const buffer = Buffer.alloc(9);
-  buffer[0] = 70;
-  buffer.writeDoubleBE(term.float, 1);
-  return buffer;
-}
-
-/** `term_to_binary(Term, [{minor_version, 1}])`. */
-export function termToBinary(term: Term): Buffer {
-  return Buffer.concat([Buffer.from([131]), encode(term)]);
-}
-
 /**
  * A JSON value as CouchDB's EJSON term (jiffy's decoding): objects are `{[{Key, Value}]}`, strings
  * binaries, `true`/`false`/`null` atoms, arrays lists, numbers integers or floats.
@@ -103,7 +33,18 @@ export function ejson(value: unknown): Term {
   return tuple([list(entries.map(([key, item]) => tuple([binary(key), ejson(item)])))]);
 }
 
-/** A growing buffer the fast EJSON encoder writes into (one allocation per few kilobytes, not per term). */
+/** SMALL_BIG_EXT: sign byte, then the magnitude in little-endian bytes. */
+function bigInteger(value: number): Buffer {
+  let magnitude = BigInt(Math.abs(value));
+  const digits: number[] = [];
+  while (magnitude > 0n) {
+    digits.push(Number(magnitude & 255n));
+    magnitude >>= 8n;
+  }
+  return Buffer.concat([Buffer.from([110, digits.length, value < 0 ? 1 : 0]), Buffer.from(digits)]);
+}
+
+/** A growing buffer the encoder writes every term into (one allocation per few kilobytes, not per term). */
 class TermWriter {
   #buffer = Buffer.allocUnsafe(1024);
   #at = 0;
@@ -118,6 +59,12 @@ class TermWriter {
   byte(value: number): void {
     this.#room(1);
     this.#buffer[this.#at++] = value;
+  }
+
+  u16(value: number): void {
+    this.#room(2);
+    this.#buffer.writeUInt16BE(value, this.#at);
+    this.#at += 2;
   }
 
   u32(value: number): void {
@@ -152,7 +99,7 @@ class TermWriter {
       this.#buffer.writeInt32BE(value, this.#at + 1);
       this.#at += 5;
     } else {
-      this.bytes(integer(value));
+      this.bytes(bigInteger(value));
     }
   }
 
@@ -163,17 +110,70 @@ class TermWriter {
     this.#at += 9;
   }
 
+  /** ATOM_EXT of a Latin-1 name. */
+  atom(name: string): void {
+    this.#room(3 + name.length);
+    this.#buffer[this.#at] = 100;
+    this.#buffer.writeUInt16BE(name.length, this.#at + 1);
+    this.#buffer.write(name, this.#at + 3, 'latin1');
+    this.#at += 3 + name.length;
+  }
+
+  /** A list of character codes: STRING_EXT when every code is a byte, else a proper list of integers. */
+  charList(value: string): void {
+    const codes = Array.from(value, (char) => char.codePointAt(0)!);
+    if (codes.length === 0) return this.byte(106);
+    if (codes.length < 65536 && codes.every((code) => code <= 255)) {
+      this.byte(107);
+      this.u16(codes.length);
+      return this.bytes(Buffer.from(codes));
+    }
+    this.list(codes.map((code) => ({ integer: code })));
+  }
+
+  list(items: readonly Term[]): void {
+    if (items.length > 0) {
+      this.byte(108);
+      this.u32(items.length);
+      for (const item of items) this.term(item);
+    }
+    this.byte(106);
+  }
+
+  term(term: Term): void {
+    if ('atom' in term) return this.atom(term.atom);
+    if ('binary' in term) {
+      if (typeof term.binary === 'string') return this.binary(term.binary);
+      this.byte(109);
+      this.u32(term.binary.length);
+      return this.bytes(term.binary);
+    }
+    if ('string' in term) return this.charList(term.string);
+    if ('list' in term) return this.list(term.list);
+    if ('tuple' in term) {
+      if (term.tuple.length < 256) {
+        this.byte(104);
+        this.byte(term.tuple.length);
+      } else {
+        this.byte(105);
+        this.u32(term.tuple.length);
+      }
+      for (const item of term.tuple) this.term(item);
+      return;
+    }
+    if ('integer' in term) return this.integer(term.integer);
+    this.float(term.float);
+  }
+
   done(): Buffer {
     return this.#buffer.subarray(0, this.#at);
   }
 }
 
-const ATOMS = { null: encode(atom('null')), true: encode(atom('true')), false: encode(atom('false')) };
-
-function writeEjson(writer: TermWriter, value: unknown): void {
-  if (value === null) return writer.bytes(ATOMS.null);
-  if (value === true) return writer.bytes(ATOMS.true);
-  if (value === false) return writer.bytes(ATOMS.false);
+function writeEjson(writer: TermWriter, value: unknown, omitKey?: string): void {
+  if (value === null) return writer.atom('null');
+  if (value === true) return writer.atom('true');
+  if (value === false) return writer.atom('false');
   if (typeof value === 'string') return writer.binary(value);
   if (typeof value === 'number') return Number.isInteger(value) ? writer.integer(value) : writer.float(value);
   if (Array.isArray(value)) {
@@ -186,7 +186,8 @@ function writeEjson(writer: TermWriter, value: unknown): void {
   }
   // `{[{Key, Value}, …]}`: a 1-tuple holding the list of 2-tuples.
   const object = value as Record<string, unknown>;
-  const keys = Object.keys(object);
+  let keys = Object.keys(object);
+  if (omitKey !== undefined && Object.hasOwn(object, omitKey)) keys = keys.filter((key) => key !== omitKey);
   writer.byte(104);
   writer.byte(1);
   if (keys.length > 0) {
@@ -202,15 +203,27 @@ function writeEjson(writer: TermWriter, value: unknown): void {
   writer.byte(106);
 }
 
-/** `term_to_binary([Head…, Ejson, Tail…])`: terms around one JSON value encoded as EJSON, without building its term tree. */
-export function termToBinaryWithEjson(head: readonly Term[], ejsonValue: unknown, tail: readonly Term[]): Buffer {
+/** `term_to_binary(Term, [{minor_version, 1}])`. */
+export function termToBinary(term: Term): Buffer {
+  const writer = new TermWriter();
+  writer.byte(131);
+  writer.term(term);
+  return writer.done();
+}
+
+/**
+ * `term_to_binary([Head…, Ejson, Tail…])`: terms around one JSON value encoded as EJSON, without
+ * building its term tree. `omitKey`, a member of that value's top-level object, is left out (as if
+ * removed from a copy: a revision's body without its `_attachments`, with no copy per revision).
+ */
+export function termToBinaryWithEjson(head: readonly Term[], ejsonValue: unknown, tail: readonly Term[], omitKey?: string): Buffer {
   const writer = new TermWriter();
   writer.byte(131);
   writer.byte(108);
   writer.u32(head.length + 1 + tail.length);
-  for (const term of head) writer.bytes(encode(term));
-  writeEjson(writer, ejsonValue);
-  for (const term of tail) writer.bytes(encode(term));
+  for (const term of head) writer.term(term);
+  writeEjson(writer, ejsonValue, omitKey);
+  for (const term of tail) writer.term(term);
   writer.byte(106);
   return writer.done();
 }

@@ -37,13 +37,13 @@ const md5Hex: (data: Buffer) => string =
  * hashes as the integer 1 (CouchDB's jiffy keeps it a float), so such documents get another id.
  */
 export function revisionHash(deleted: boolean, previousRev: string | null, body: JsonObject): string {
-  const { _attachments: attachments, ...members } = body;
+  const attachments = body['_attachments'];
   const head: Term[] = [
     atom(String(deleted)),
     { integer: previousRev === null ? 0 : generationOf(previousRev) },
     previousRev === null ? { integer: 0 } : { binary: revisionIdBytes(revisionIdOf(previousRev)) },
   ];
-  return md5Hex(termToBinaryWithEjson(head, members, [list(digestedAttachments(attachments).reverse())]));
+  return md5Hex(termToBinaryWithEjson(head, body, [list(digestedAttachments(attachments).reverse())], '_attachments'));
 }
 
 /** `{Name, Type, MD5}` per stub, in the document's order; a stub without an MD5 digest hashes an empty one. */
