@@ -8,12 +8,7 @@ import { documentDeleted, documentMissing } from '../errors/catalog.js';
 import type { JsonObject } from '../json/json.js';
 import { JsonText } from '../json/json-text.js';
 import type {
-  ChangeRow,
-  ChangesOptions,
-  DatabaseInfo,
-  DocumentSummary,
-  EditResult,
-  LocalDocument,
+  ChangeRow, ChangesOptions, DatabaseInfo, DocumentSummary, EditResult, LocalDocument,
   OpenedRevision,
   RangeOptions,
   RangeResult,
