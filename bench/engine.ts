@@ -1,6 +1,6 @@
 /**
  * `npm run bench:engine [-- --docs 100000[,1000000]] [-- --duration S] [-- --storage postgres --postgres-url URL]
- *   [-- --compare http://admin:pass@host:port] [-- --writes]`
+ *   [-- --compare http://admin:pass@host:port] [-- --writes] [-- --mixed] [-- --heavy N]`
  *
  * The index engine's scenarios (issue 33) at N documents: bulk insert (1 000 per `_bulk_docs`), view
  * build (map + `_count`), grouped reduce (`group_level=1`, `_sum` and a JavaScript sum, 2 rows per
@@ -12,6 +12,10 @@
  * with two sizes a column gives how each figure grows from the first to the second. With `--writes`
  * only the write-side scenarios run (bulk insert and the two view builds, with the bare server's
  * req/s measured just before them), and the report is printed, not written to engine-results.md.
+ * With `--mixed` only the mixed runs follow the builds (printed too); `--heavy N` sets how many
+ * clients of each heavy kind they run (2 by default). The mixed runs are two: under a built-in
+ * `group_level=1` reduce, and under a `group=true` JavaScript reduce (mostly rows at the groups'
+ * edges, reduced in the sandbox).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +37,10 @@ const DURATION = Number(option('--duration') ?? 5);
 const CONNECTIONS = 8;
 const WRITES_ONLY = process.argv.includes('--writes');
 const TAGS = 20;
+/** Clients of each heavy kind in the mixed runs (`--heavy N`). */
+const HEAVY = Number(option('--heavy') ?? 2);
+/** Only the mixed runs (after the insert and the builds): `--mixed`. */
+const MIXED_ONLY = process.argv.includes('--mixed');
 
 interface Target {
   label: string;
@@ -108,14 +116,14 @@ async function busyAfter(target: Target, path: string, fastMs: number): Promise<
   }
 }
 
-/** GET p99 of one client while 2 full-scan `_find` clients and 2 grouped-reduce clients run. */
-async function mixed(target: Target, db: string, docs: number): Promise<Figure[]> {
+/** GET p99 of one client while `HEAVY` full-scan `_find` clients and `HEAVY` grouped-reduce clients (of `reduce`) run. */
+async function mixed(target: Target, db: string, docs: number, reduce: { label: string; path: string }): Promise<Figure[]> {
   const get = `/${db}/${docId(Math.floor(docs / 2))}`;
   const idle = await rate(target, get, 1);
   const scan = JSON.stringify({ selector: { name: `user ${docs + 1}` } });
-  const heavy = (options: { url: string; method?: 'POST'; body?: string }) => load({ headers: { ...target.headers, 'Content-Type': 'application/json' }, connections: 2, duration: DURATION + 2, timeout: 600, ...options });
+  const heavy = (options: { url: string; method?: 'POST'; body?: string }) => load({ headers: { ...target.headers, 'Content-Type': 'application/json' }, connections: HEAVY, duration: DURATION + 2, timeout: 600, ...options });
   const scans = heavy({ url: `${target.url}/${db}/_find`, method: 'POST', body: scan });
-  const reduces = heavy({ url: `${target.url}/${db}/_design/bench/_view/by_tag?group_level=1` });
+  const reduces = heavy({ url: `${target.url}/${db}${reduce.path}` });
   await new Promise((wait) => setTimeout(wait, 1000));
   const busy = await load({ url: target.url + get, headers: target.headers, connections: 1, duration: DURATION, timeout: 120 });
   const [scanned, reduced] = await Promise.all([scans, reduces]);
@@ -123,10 +131,16 @@ async function mixed(target: Target, db: string, docs: number): Promise<Figure[]
   const idleAfter = await busyAfter(target, get, fastMs);
   return [
     { scenario: 'one-document GET p99, idle server (baseline)', value: idle.p99, unit: 'ms' },
-    { scenario: 'one-document GET p99 while 2 full-scan _find + 2 group_level=1 clients run', value: busy.p99, unit: 'ms', note: `${busy.rps.toFixed(0)} GET/s; ${scanned.rps.toFixed(1)} _find/s, ${reduced.rps.toFixed(1)} reduces/s` },
-    { scenario: `server busy after clients stop (until a GET answers within ${fastMs.toFixed(0)} ms)`, value: idleAfter, unit: 'ms' },
+    { scenario: `one-document GET p99 while ${HEAVY} full-scan _find + ${HEAVY} ${reduce.label} clients run`, value: busy.p99, unit: 'ms', note: `${busy.rps.toFixed(0)} GET/s; ${scanned.rps.toFixed(1)} _find/s, ${reduced.rps.toFixed(1)} reduces/s` },
+    { scenario: `server busy after the ${reduce.label} clients stop (until a GET answers within ${fastMs.toFixed(0)} ms)`, value: idleAfter, unit: 'ms' },
   ];
 }
+
+/** The mixed runs: a built-in reduce (answered from stored partials) and a JavaScript one grouped by exact key (mostly edge rows, reduced in the sandbox). */
+const MIXED_REDUCES = [
+  { label: 'group_level=1 (_sum)', path: '/_design/bench/_view/by_tag?group_level=1' },
+  { label: 'group=true JavaScript reduce', path: '/_design/bench/_view/by_tag_js?group=true' },
+];
 
 async function measure(target: Target, docs: number): Promise<Figure[]> {
   const db = `engine-bench-${docs}-${process.pid}`;
@@ -134,7 +148,7 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
   const figures: Figure[] = [];
   const progress = (figure: Figure): void => {
     figures.push(figure);
-    process.stderr.write(`${target.label} ${docs}: ${figure.scenario}: ${figure.value.toFixed(figure.unit === 'req/s' ? 1 : 2)} ${figure.unit}\n`);
+    process.stderr.write(`${target.label} ${docs}: ${figure.scenario}: ${figure.value.toFixed(figure.unit === 'req/s' ? 1 : 2)} ${figure.unit}${figure.note === undefined ? '' : ` (${figure.note})`}\n`);
   };
   if (WRITES_ONLY) progress({ scenario: 'bare node:http server (baseline, just before the writes)', value: await bareRate(), unit: 'req/s' });
   progress({ scenario: 'bulk insert, 1 000 per _bulk_docs', value: await insert(target, db, docs), unit: 's' });
@@ -161,8 +175,8 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
     ['_all_docs?startkey=(middle)&limit=100', `/_all_docs?limit=100&startkey=%22${docId(Math.floor(docs / 2))}%22`],
   ];
   progress({ scenario: 'bare node:http server (baseline, just before the queries)', value: await bareRate(), unit: 'req/s' });
-  for (const [scenario, path] of queries) progress({ scenario, value: (await rate(target, `/${db}${path}`)).rps, unit: 'req/s' });
-  for (const figure of await mixed(target, db, docs)) progress(figure);
+  if (!MIXED_ONLY) for (const [scenario, path] of queries) progress({ scenario, value: (await rate(target, `/${db}${path}`)).rps, unit: 'req/s' });
+  for (const reduce of MIXED_REDUCES) for (const figure of await mixed(target, db, docs, reduce)) progress(figure);
   progress({ scenario: 'second view build (map + _sum, 2 rows per doc)', value: tagBuild, unit: 's' });
   progress({ scenario: 'first JavaScript reduce of the built view (Divan: stores the block reductions)', value: firstJs, unit: 's' });
   await must(target, `/${db}`, 'DELETE');
@@ -237,7 +251,7 @@ async function main(): Promise<void> {
     const header = `# Engine benchmark\n\n${new Date().toISOString()}, storage ${postgres ? 'postgres' : 'sqlite'}, ${CONNECTIONS} connections, ${DURATION} s per scenario after 1 s of warm-up, Node ${process.version}; the whole run took ${minutes.toFixed(1)} min.\n\n`;
     const text = `${header}${table(SIZES, divanFigures, otherFigures)}\n`;
     process.stdout.write(`\n${text}`);
-    if (!WRITES_ONLY) writeFileSync(join(ROOT, 'bench', 'engine-results.md'), text);
+    if (!WRITES_ONLY && !MIXED_ONLY) writeFileSync(join(ROOT, 'bench', 'engine-results.md'), text);
   } finally {
     await divan.stop();
     rmSync(data, { recursive: true, force: true });
