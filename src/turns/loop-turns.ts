@@ -36,6 +36,11 @@ export class LoopTurns {
     this.#since = now();
   }
 
+  /** The request's signal: for work this loop hands elsewhere (a sandbox job), to drop once the client left. */
+  get signal(): AbortSignal | undefined {
+    return this.#signal;
+  }
+
   /** Turns of the default slice that stop once `signal` aborts (the client of the request went away). */
   static until(signal: AbortSignal | undefined): LoopTurns {
     return new LoopTurns(10, () => performance.now(), signal);
@@ -80,6 +85,6 @@ function releaseOne(): void {
  * Why a scan stopped when its client closed the connection. Nobody reads the answer; a CouchError
  * so that it is not logged as a server failure (499 is nginx's "client closed request").
  */
-function clientGone(): CouchError {
+export function clientGone(): CouchError {
   return new CouchError(499, 'client_closed_request', 'The client closed the connection before the answer.');
 }

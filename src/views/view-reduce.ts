@@ -86,6 +86,6 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   const groups: Group[] = [];
   for (const query of queries) groups.push(...(await groupsOf((await scan(index, query, false)).rows, args, index.turns)));
   const selected = groups.slice(args.skip, args.skip + limit);
-  const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected);
+  const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected, index.turns);
   return { rows: selected.map((group, i) => rowOf(group.key, values[i]!)) };
 }
