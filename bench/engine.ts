@@ -1,6 +1,6 @@
 /**
  * `npm run bench:engine [-- --docs 100000[,1000000]] [-- --duration S] [-- --storage postgres --postgres-url URL]
- *   [-- --compare http://admin:pass@host:port] [-- --writes]`
+ *   [-- --compare http://admin:pass@host:port] [-- --writes] [-- --mixed] [-- --heavy N]`
  *
  * The index engine's scenarios (issue 33) at N documents: bulk insert (1 000 per `_bulk_docs`), view
  * build (map + `_count`), grouped reduce (`group_level=1`, `_sum` and a JavaScript sum, 2 rows per
@@ -14,6 +14,10 @@
  * req/s measured just before them), and the report is printed, not written to engine-results.md.
  * The writes also give the CPU seconds of the server's processes (Linux `/proc`; the compared server
  * when it listens on this machine), steadier than wall time on a shared machine.
+ * With `--mixed` only the mixed runs follow the builds (printed too); `--heavy N` sets how many
+ * clients of each heavy kind they run (2 by default). The mixed runs are two: under a built-in
+ * `group_level=1` reduce, and under a `group=true` JavaScript reduce (mostly rows at the groups'
+ * edges, reduced in the sandbox).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,6 +40,10 @@ const DURATION = Number(option('--duration') ?? 5);
 const CONNECTIONS = 8;
 const WRITES_ONLY = process.argv.includes('--writes');
 const TAGS = 20;
+/** Clients of each heavy kind in the mixed runs (`--heavy N`). */
+const HEAVY = Number(option('--heavy') ?? 2);
+/** Only the mixed runs (after the insert and the builds): `--mixed`. */
+const MIXED_ONLY = process.argv.includes('--mixed');
 
 interface Target {
   label: string;
@@ -153,25 +161,34 @@ async function busyAfter(target: Target, path: string, fastMs: number): Promise<
   }
 }
 
-/** GET p99 of one client while 2 full-scan `_find` clients and 2 grouped-reduce clients run. */
-async function mixed(target: Target, db: string, docs: number): Promise<Figure[]> {
+/** GET p99 of one client while `HEAVY` full-scan `_find` clients and `HEAVY` grouped-reduce clients (of `reduce`) run. */
+async function mixed(target: Target, db: string, docs: number, reduce: { label: string; path: string }): Promise<Figure[]> {
   const get = `/${db}/${docId(Math.floor(docs / 2))}`;
   const idle = await rate(target, get, 1);
   const scan = JSON.stringify({ selector: { name: `user ${docs + 1}` } });
-  const heavy = (options: { url: string; method?: 'POST'; body?: string }) => load({ headers: { ...target.headers, 'Content-Type': 'application/json' }, connections: 2, duration: DURATION + 2, timeout: 600, ...options });
+  const heavy = (options: { url: string; method?: 'POST'; body?: string }) => load({ headers: { ...target.headers, 'Content-Type': 'application/json' }, connections: HEAVY, duration: DURATION + 2, timeout: 600, ...options });
   const scans = heavy({ url: `${target.url}/${db}/_find`, method: 'POST', body: scan });
-  const reduces = heavy({ url: `${target.url}/${db}/_design/bench/_view/by_tag?group_level=1` });
+  const reduces = heavy({ url: `${target.url}/${db}${reduce.path}` });
   await new Promise((wait) => setTimeout(wait, 1000));
   const busy = await load({ url: target.url + get, headers: target.headers, connections: 1, duration: DURATION, timeout: 120 });
   const [scanned, reduced] = await Promise.all([scans, reduces]);
   const fastMs = Math.max(5, idle.p99 * 2);
   const idleAfter = await busyAfter(target, get, fastMs);
+  const during = `while ${HEAVY} full-scan _find + ${HEAVY} ${reduce.label} clients run`;
   return [
+    { scenario: 'one-document GET p50, idle server (baseline)', value: idle.p50, unit: 'ms' },
     { scenario: 'one-document GET p99, idle server (baseline)', value: idle.p99, unit: 'ms' },
-    { scenario: 'one-document GET p99 while 2 full-scan _find + 2 group_level=1 clients run', value: busy.p99, unit: 'ms', note: `${busy.rps.toFixed(0)} GET/s; ${scanned.rps.toFixed(1)} _find/s, ${reduced.rps.toFixed(1)} reduces/s` },
-    { scenario: `server busy after clients stop (until a GET answers within ${fastMs.toFixed(0)} ms)`, value: idleAfter, unit: 'ms' },
+    { scenario: `one-document GET p50 ${during}`, value: busy.p50, unit: 'ms' },
+    { scenario: `one-document GET p99 ${during}`, value: busy.p99, unit: 'ms', note: `${busy.rps.toFixed(0)} GET/s; ${scanned.rps.toFixed(1)} _find/s, ${reduced.rps.toFixed(1)} reduces/s` },
+    { scenario: `server busy after the ${reduce.label} clients stop (until a GET answers within ${fastMs.toFixed(0)} ms)`, value: idleAfter, unit: 'ms' },
   ];
 }
+
+/** The mixed runs: a built-in reduce (answered from stored partials) and a JavaScript one grouped by exact key (mostly edge rows, reduced in the sandbox). */
+const MIXED_REDUCES = [
+  { label: 'group_level=1 (_sum)', path: '/_design/bench/_view/by_tag?group_level=1' },
+  { label: 'group=true JavaScript reduce', path: '/_design/bench/_view/by_tag_js?group=true' },
+];
 
 async function measure(target: Target, docs: number): Promise<Figure[]> {
   const db = `engine-bench-${docs}-${process.pid}`;
@@ -179,7 +196,7 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
   const figures: Figure[] = [];
   const progress = (figure: Figure): void => {
     figures.push(figure);
-    process.stderr.write(`${target.label} ${docs}: ${figure.scenario}: ${figure.value.toFixed(figure.unit === 'req/s' ? 1 : 2)} ${figure.unit}\n`);
+    process.stderr.write(`${target.label} ${docs}: ${figure.scenario}: ${figure.value.toFixed(figure.unit === 'req/s' ? 1 : 2)} ${figure.unit}${figure.note === undefined ? '' : ` (${figure.note})`}\n`);
   };
   if (WRITES_ONLY) progress({ scenario: 'bare node:http server (baseline, just before the writes)', value: await bareRate(), unit: 'req/s' });
   await must(target, `/${db}`, 'PUT');
@@ -207,12 +224,14 @@ async function measure(target: Target, docs: number): Promise<Figure[]> {
     ['_all_docs?startkey=(middle)&limit=100', `/_all_docs?limit=100&startkey=%22${docId(Math.floor(docs / 2))}%22`],
   ];
   progress({ scenario: 'bare node:http server (baseline, just before the queries)', value: await bareRate(), unit: 'req/s' });
-  for (const [scenario, path] of queries) {
-    // One scenario that fails (timeouts of a loaded machine at 10⁶) is reported, not the run lost.
-    const measured = await rate(target, `/${db}${path}`).catch((error: Error) => ({ rps: Number.NaN, failure: error.message }));
-    progress({ scenario, value: measured.rps, unit: 'req/s', ...('failure' in measured ? { note: measured.failure } : {}) });
+  if (!MIXED_ONLY) {
+    for (const [scenario, path] of queries) {
+      // One scenario that fails (timeouts of a loaded machine at 10⁶) is reported, not the run lost.
+      const measured = await rate(target, `/${db}${path}`).catch((error: Error) => ({ rps: Number.NaN, failure: error.message }));
+      progress({ scenario, value: measured.rps, unit: 'req/s', ...('failure' in measured ? { note: measured.failure } : {}) });
+    }
   }
-  for (const figure of await mixed(target, db, docs)) progress(figure);
+  for (const reduce of MIXED_REDUCES) for (const figure of await mixed(target, db, docs, reduce)) progress(figure);
   for (const figure of tagBuild) progress(figure);
   progress({ scenario: 'first JavaScript reduce of the built view (Divan: stores the block reductions)', value: firstJs, unit: 's' });
   await must(target, `/${db}`, 'DELETE');
@@ -306,7 +325,7 @@ async function main(): Promise<void> {
       divanFigures.push(await measure(mine, docs));
       if (compare !== undefined) otherFigures!.push(await measure(otherTarget(compare), docs));
       // Each size's table is kept as soon as it is measured: a long run stopped later keeps it.
-      if (!WRITES_ONLY) writeFileSync(join(ROOT, 'bench', 'engine-results.md'), report());
+      if (!WRITES_ONLY && !MIXED_ONLY) writeFileSync(join(ROOT, 'bench', 'engine-results.md'), report());
     }
     process.stdout.write(`\n${report()}`);
   } finally {

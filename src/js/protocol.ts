@@ -53,6 +53,14 @@ export interface HeldMemory {
   readonly evictions: number;
 }
 
+/** The pool's work: workers running a job, jobs waiting, jobs answered so far and jobs dropped unrun because their request was cancelled. */
+export interface PoolLoad {
+  readonly busy: number;
+  readonly queued: number;
+  readonly jobs: number;
+  readonly cancelled: number;
+}
+
 /**
  * Main thread → worker. `ddoc` (JSON text) is sent when the worker may not hold that revision yet;
  * `resumable` says the calls not reached within the budget may be deferred rather than timed out;

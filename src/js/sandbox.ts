@@ -42,8 +42,9 @@
 import { createHash } from 'node:crypto';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
-import type { CallMode, FailureKind, HeldMemory, Limits, Outcome, Retention } from './protocol.js';
-import { WorkerPool } from './worker-pool.js';
+import { clientGone } from '../turns/loop-turns.js';
+import type { CallMode, FailureKind, HeldMemory, Limits, Outcome, PoolLoad, Retention } from './protocol.js';
+import { JobCancelled, WorkerPool } from './worker-pool.js';
 
 export type { Outcome } from './protocol.js';
 
@@ -91,9 +92,10 @@ export class JsSandbox {
     });
   }
 
-  async call(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[], shared: readonly Json[] = []): Promise<Outcome[]> {
+  /** With `signal`, a call still waiting for a worker when it aborts is dropped: it rejects with 499 `client_closed_request`. */
+  async call(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[], shared: readonly Json[] = [], signal?: AbortSignal): Promise<Outcome[]> {
     if (argLists.length === 0) return [];
-    return this.#logged(ddoc, this.#job(db, ddoc, path, 'call', false, argLists, JSON.stringify(shared)));
+    return this.#logged(ddoc, this.#job(db, ddoc, path, 'call', false, argLists, JSON.stringify(shared), undefined, signal));
   }
 
   /**
@@ -136,9 +138,9 @@ export class JsSandbox {
     return answer.type === 'errors' ? answer.errors.map((error) => error ?? undefined) : paths.map(() => 'unexpected answer');
   }
 
-  /** The WebAssembly memory the workers' contexts hold, how many contexts, and evictions so far. */
-  held(): HeldMemory {
-    return this.#pool.held();
+  /** The WebAssembly memory the workers' contexts hold, how many contexts, evictions so far, and the workers' load. */
+  held(): HeldMemory & PoolLoad {
+    return { ...this.#pool.held(), ...this.#pool.load() };
   }
 
   close(): Promise<void> {
@@ -182,7 +184,7 @@ export class JsSandbox {
     return outcomes;
   }
 
-  async #job(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, resumable: boolean, argLists: readonly (readonly Json[])[], shared: string, exchange?: (text: string) => Promise<string>): Promise<Outcome[]> {
+  async #job(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, resumable: boolean, argLists: readonly (readonly Json[])[], shared: string, exchange?: (text: string) => Promise<string>, signal?: AbortSignal): Promise<Outcome[]> {
     const { key, text } = this.#text(db, ddoc);
     const limits = this.#settings.limits();
     const retention = this.#settings.retention();
@@ -190,12 +192,15 @@ export class JsSandbox {
     const count = argLists.length;
     const answer = await this.#pool.run({
       scope: db,
+      ...(signal === undefined ? {} : { signal }),
       key,
       // Loading the design document may come first (up to 5 s, design-context.ts).
       timeoutMs: Math.max(5000, limits.timeoutMs),
       make: (id, withDdoc) => ({ id, type: 'call', key, ...(withDdoc ? { ddoc: text } : {}), path, mode, resumable, args, shared, count, limits, retention }),
       failed: (message) => ({ id: 0, type: 'results', results: JSON.stringify(argLists.map(() => [false, { divan_failure: 'crash', message }, []])) }),
       ...(exchange === undefined ? {} : { exchange }),
+    }).catch((error: unknown) => {
+      throw error instanceof JobCancelled ? clientGone() : error;
     });
     if (answer.type !== 'results') throw new Error('The JavaScript worker answered a call with compile errors.');
     return (JSON.parse(answer.results) as Triple[]).map(outcomeOf);

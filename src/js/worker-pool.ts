@@ -1,5 +1,5 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import type { HeldMemory, Reply, Request, WorkerStart } from './protocol.js';
+import type { HeldMemory, PoolLoad, Reply, Request, WorkerStart } from './protocol.js';
 
 /** Extra time past a call's own limit before a silent worker is taken for hung and replaced. */
 const WATCHDOG_GRACE_MS = 5000;
@@ -18,8 +18,13 @@ interface Job {
   readonly timeoutMs: number;
   /** Answers a message the running call sends (a list function's output so far); absent for calls that send none. */
   exchange?(text: string): Promise<string>;
+  /** Aborted when nobody waits for the answer any more (the request's client left): a job still queued is dropped unrun. */
+  readonly signal?: AbortSignal;
   resolve(answer: Answer): void;
 }
+
+/** A job's request was cancelled before a worker took it: `run` rejects with this. */
+export class JobCancelled extends Error {}
 
 interface Slot {
   worker: Worker;
@@ -66,19 +71,45 @@ export class WorkerPool {
   #closed = false;
   /** Evictions of workers since replaced, so that the total never goes down. */
   #pastEvictions = 0;
+  #jobs = 0;
+  #cancelled = 0;
 
   constructor(options: PoolOptions) {
     this.#options = options;
   }
 
+  /** The job's answer; rejects with `JobCancelled` when its signal aborts before a worker takes it. */
   run(job: Omit<Job, 'resolve'>): Promise<Answer> {
     if (this.#closed) return Promise.resolve(job.failed('The JavaScript sandbox is shut down.'));
-    return new Promise((resolve) => {
+    if (job.signal?.aborted) return Promise.reject(new JobCancelled('The request was cancelled.'));
+    return new Promise((resolve, reject) => {
+      const signal = job.signal;
+      const drop = (): void => this.#drop(queued, reject);
+      const queued: Job = { ...job, resolve: (answer) => (signal?.removeEventListener('abort', drop), resolve(answer)) };
+      signal?.addEventListener('abort', drop, { once: true });
       const queue = this.#queues.get(job.scope);
-      if (queue) queue.push({ ...job, resolve });
-      else this.#queues.set(job.scope, [{ ...job, resolve }]);
+      if (queue) queue.push(queued);
+      else this.#queues.set(job.scope, [queued]);
       this.#dispatch();
     });
+  }
+
+  /** A cancelled job leaves its queue unrun; one a worker already runs finishes (its worker is not interrupted). */
+  #drop(job: Job, reject: (error: Error) => void): void {
+    const queue = this.#queues.get(job.scope);
+    const at = queue?.indexOf(job) ?? -1;
+    if (at < 0) return;
+    queue!.splice(at, 1);
+    if (queue!.length === 0) this.#queues.delete(job.scope);
+    this.#cancelled++;
+    reject(new JobCancelled('The request was cancelled.'));
+  }
+
+  /** Workers busy, jobs waiting, and jobs answered and dropped so far. */
+  load(): PoolLoad {
+    let queued = 0;
+    for (const queue of this.#queues.values()) queued += queue.length;
+    return { busy: this.#slots.filter((slot) => slot.job !== undefined).length, queued, jobs: this.#jobs, cancelled: this.#cancelled };
   }
 
   /** What the workers hold now, and how many contexts they evicted since start. */
@@ -192,6 +223,7 @@ export class WorkerPool {
     }
     clearTimeout(slot.timer);
     slot.job = undefined;
+    this.#jobs++;
     held.job.resolve(reply);
     this.#dispatch();
   }

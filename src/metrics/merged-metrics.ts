@@ -77,6 +77,10 @@ export class MergedMetrics {
       { path: ['divan', 'js', 'memory_bytes'], type: 'gauge', desc: 'WebAssembly memory held by loaded design-document contexts', value: single('divan_js_sandbox_memory_bytes') },
       { path: ['divan', 'js', 'contexts'], type: 'gauge', desc: 'number of loaded design-document contexts', value: single('divan_js_sandbox_contexts') },
       { path: ['divan', 'js', 'evictions'], type: 'counter', desc: 'number of design-document contexts dropped as idle or over the memory bound', value: single('divan_js_sandbox_evictions_total') },
+      { path: ['divan', 'js', 'busy_workers'], type: 'gauge', desc: 'number of sandbox workers running a job', value: single('divan_js_sandbox_busy_workers') },
+      { path: ['divan', 'js', 'queued_jobs'], type: 'gauge', desc: 'number of sandbox jobs waiting for a worker', value: single('divan_js_sandbox_queued_jobs') },
+      { path: ['divan', 'js', 'jobs'], type: 'counter', desc: 'number of sandbox jobs answered', value: single('divan_js_sandbox_jobs_total') },
+      { path: ['divan', 'js', 'cancelled_jobs'], type: 'counter', desc: 'number of sandbox jobs dropped unrun because their client went away', value: single('divan_js_sandbox_cancelled_jobs_total') },
     ];
     return statsTree(entries);
   }

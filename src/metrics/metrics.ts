@@ -28,11 +28,18 @@ function readCounter(registry: Registry, name: string, help: string, labelNames:
   });
 }
 
-/** What the JavaScript sandbox holds: its contexts' memory, how many, and how many were evicted so far. */
+/**
+ * What the JavaScript sandbox holds: its contexts' memory, how many, and how many were evicted so
+ * far; and its work: workers busy, jobs waiting, jobs answered, jobs dropped unrun (client gone).
+ */
 interface SandboxMemory {
   readonly bytes: number;
   readonly contexts: number;
   readonly evictions: number;
+  readonly busy: number;
+  readonly queued: number;
+  readonly jobs: number;
+  readonly cancelled: number;
 }
 
 /** A gauge whose value is read from elsewhere when scraped (the sandbox's memory). */
@@ -94,6 +101,10 @@ export class Metrics implements AuthOutcomes {
     readGauge(this.registry, 'divan_js_sandbox_memory_bytes', 'WebAssembly memory held by loaded design-document contexts', sandbox((held) => held.bytes));
     readGauge(this.registry, 'divan_js_sandbox_contexts', 'number of loaded design-document contexts', sandbox((held) => held.contexts));
     readCounter(this.registry, 'divan_js_sandbox_evictions_total', 'number of design-document contexts dropped as idle or over the memory bound', [], sandbox((held) => held.evictions));
+    readGauge(this.registry, 'divan_js_sandbox_busy_workers', 'number of sandbox workers running a job', sandbox((held) => held.busy));
+    readGauge(this.registry, 'divan_js_sandbox_queued_jobs', 'number of sandbox jobs waiting for a worker', sandbox((held) => held.queued));
+    readCounter(this.registry, 'divan_js_sandbox_jobs_total', 'number of sandbox jobs answered', [], sandbox((held) => held.jobs));
+    readCounter(this.registry, 'divan_js_sandbox_cancelled_jobs_total', 'number of sandbox jobs dropped unrun because their client went away', [], sandbox((held) => held.cancelled));
   }
 
   /** The JavaScript sandbox's memory, read when scraped. */

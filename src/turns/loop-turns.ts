@@ -14,6 +14,12 @@ import { CouchError } from '../errors/couch-error.js';
  *
  * Given the request's `signal`, a turn also checks whether the client went away: the loop then
  * stops with `clientGone` instead of working for nobody.
+ *
+ * The loops of every request of the process share the turns: a loop whose slice is used up waits in
+ * one queue, and one waiting loop resumes per event-loop turn (after the loop polled for I/O). With
+ * K long requests running, a light one so waits about one slice, not K slices, as it would if each
+ * loop resumed in the same turn as the others (`setImmediate` callbacks queued before a turn all run
+ * in it, back to back).
  */
 export class LoopTurns {
   readonly #sliceMs: number;
@@ -30,6 +36,11 @@ export class LoopTurns {
     this.#since = now();
   }
 
+  /** The request's signal: for work this loop hands elsewhere (a sandbox job), to drop once the client left. */
+  get signal(): AbortSignal | undefined {
+    return this.#signal;
+  }
+
   /** Turns of the default slice that stop once `signal` aborts (the client of the request went away). */
   static until(signal: AbortSignal | undefined): LoopTurns {
     return new LoopTurns(10, () => performance.now(), signal);
@@ -40,16 +51,40 @@ export class LoopTurns {
     if (this.#signal?.aborted) throw clientGone();
     if (this.#now() - this.#since < this.#sliceMs) return;
     this.yields++;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextSlice();
     this.#since = this.#now();
     if (this.#signal?.aborted) throw clientGone();
   }
+}
+
+/** Loops waiting for their next slice, first come first served. */
+const waiting: (() => void)[] = [];
+let releasing = false;
+
+function nextSlice(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    waiting.push(resolve);
+    if (releasing) return;
+    releasing = true;
+    setImmediate(releaseOne);
+  });
+}
+
+/**
+ * Resumes the longest-waiting loop, which runs its slice once this callback returns; the next one
+ * waits for the next event-loop turn (an immediate queued from an immediate runs only after the
+ * loop polled for I/O again), so light requests are served between any two slices.
+ */
+function releaseOne(): void {
+  waiting.shift()?.();
+  if (waiting.length > 0) setImmediate(releaseOne);
+  else releasing = false;
 }
 
 /**
  * Why a scan stopped when its client closed the connection. Nobody reads the answer; a CouchError
  * so that it is not logged as a server failure (499 is nginx's "client closed request").
  */
-function clientGone(): CouchError {
+export function clientGone(): CouchError {
   return new CouchError(499, 'client_closed_request', 'The client closed the connection before the answer.');
 }

@@ -7,12 +7,21 @@ import { keyEncoder, type KeyCollation } from '../collation/key-collation.js';
 import { CouchError } from '../errors/couch-error.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
+import type { LoopTurns } from '../turns/loop-turns.js';
 import { inputSizeOf, overflowOfSizes, type ReduceLimit } from './reduce-limit.js';
 import type { CheckedArgs } from './view-ranges.js';
-import type { ViewFunctions } from './view-functions.js';
+import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
 
 /** Rows per reduce call; bigger groups are reduced per chunk and the results rereduced. */
 const REDUCE_CHUNK = 1000;
+/**
+ * Values sent to the sandbox in one job at most (a call with more goes alone): a reduce over many
+ * rows is several jobs, with an event-loop turn between them and none sent once the client left.
+ */
+const JOB_VALUES = 1000;
+
+/** How many values a reduce call's argument list carries. */
+const valuesIn = (args: Json[]): number => (Array.isArray(args[1]) ? args[1].length : 1);
 
 export interface Reducer {
   source: string;
@@ -77,9 +86,19 @@ function checked(reducer: Reducer, inputOf: () => number, result: Json): Json | 
   return new Overflow(reason);
 }
 
-/** Calls the JavaScript reduce once per argument list, unchecked; a reduce that throws gives null (logged), as couchjs. */
-export async function rawReduce(reducer: Reducer, argLists: Json[][]): Promise<Json[]> {
-  const outcomes = await reducer.functions.call(reducer.ddoc, ['views', reducer.view, 'reduce'], argLists);
+/**
+ * Calls the JavaScript reduce once per argument list, unchecked, in jobs of about `JOB_VALUES`
+ * values; a reduce that throws gives null (logged), as couchjs.
+ */
+export async function rawReduce(reducer: Reducer, argLists: Json[][], turns: LoopTurns): Promise<Json[]> {
+  const outcomes: FunctionOutcome[] = [];
+  for (let start = 0; start < argLists.length; ) {
+    let end = start + 1;
+    for (let values = valuesIn(argLists[start]!); end < argLists.length && values + valuesIn(argLists[end]!) <= JOB_VALUES; end++) values += valuesIn(argLists[end]!);
+    await turns.maybeYield();
+    outcomes.push(...(await reducer.functions.call(reducer.ddoc, ['views', reducer.view, 'reduce'], argLists.slice(start, end), turns.signal)));
+    start = end;
+  }
   return outcomes.map((outcome) => {
     if (outcome.ok) return outcome.value ?? null;
     if (outcome.kind !== 'thrown') throw failure(outcome);
@@ -88,8 +107,8 @@ export async function rawReduce(reducer: Reducer, argLists: Json[][]): Promise<J
   });
 }
 
-async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<(Json | Overflow)[]> {
-  const values = await rawReduce(reducer, argLists);
+async function callReduce(reducer: Reducer, argLists: Json[][], turns: LoopTurns): Promise<(Json | Overflow)[]> {
+  const values = await rawReduce(reducer, argLists, turns);
   return values.map((value, i) => checked(reducer, () => inputSizeOf(reducer.source, argLists[i]!), value));
 }
 
@@ -98,7 +117,7 @@ async function callReduce(reducer: Reducer, argLists: Json[][]): Promise<(Json |
  * and stored results of a group with more than one; an overflowed part makes its group's overflow
  * without a rereduce, as CouchDB's.
  */
-export async function reduceWithJs(reducer: Reducer, groups: readonly JsGroup[]): Promise<(Json | Overflow)[]> {
+export async function reduceWithJs(reducer: Reducer, groups: readonly JsGroup[], turns: LoopTurns): Promise<(Json | Overflow)[]> {
   const calls: Json[][] = [];
   const owners: number[] = [];
   groups.forEach((group, g) => {
@@ -108,13 +127,13 @@ export async function reduceWithJs(reducer: Reducer, groups: readonly JsGroup[])
       owners.push(g);
     }
   });
-  const partial = calls.length === 0 ? [] : await callReduce(reducer, calls);
+  const partial = calls.length === 0 ? [] : await callReduce(reducer, calls, turns);
   const perGroup: (Json | Overflow)[][] = groups.map((group) => (group.stored ?? []).map((stored) => checked(reducer, () => stored.inputSize, stored.value)));
   partial.forEach((value, i) => perGroup[owners[i]!]!.push(value));
   const finals = perGroup.map((values) => values.find((value) => value instanceof Overflow) ?? values[0] ?? null);
   const rereduced = perGroup.map((values, g) => ({ values: values as Json[], g })).filter(({ values, g }) => values.length > 1 && !(finals[g] instanceof Overflow));
   if (rereduced.length > 0) {
-    const values = await callReduce(reducer, rereduced.map(({ values: parts }) => [null, parts, true]));
+    const values = await callReduce(reducer, rereduced.map(({ values: parts }) => [null, parts, true]), turns);
     rereduced.forEach(({ g }, i) => (finals[g] = values[i]!));
   }
   return finals;

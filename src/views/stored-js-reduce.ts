@@ -44,7 +44,7 @@ async function fill(index: IndexAt, reducer: Reducer, stale: (after?: RowPositio
     for (let found = await stale(); found.length > 0; found = found.length < FILL_BATCH ? [] : await stale(found[found.length - 1]!.at)) {
       await index.turns.maybeYield();
       const argLists: Json[][] = found.map((block) => [block.rows.map((row) => [row.key, row.id]), block.rows.map((row) => row.value), false]);
-      const values = await rawReduce(reducer, argLists);
+      const values = await rawReduce(reducer, argLists, index.turns);
       const reductions = found.map((block, i) => ({ at: block.at, version: block.version, valueJson: JSON.stringify(values[i]!), inputSize: inputSizeOf(reducer.source, argLists[i]!) }));
       await views.storeReductions(index.db, index.signature, index.view, reducer.view, reductions);
     }
@@ -112,7 +112,7 @@ export async function storedJsReduce(index: IndexAt, args: CheckedArgs, reducer:
     }
   }
   const selected = groups.slice(args.skip, args.skip + limit);
-  const values = await reduceWithJs(reducer, selected);
+  const values = await reduceWithJs(reducer, selected, index.turns);
   return selected.map((group, i) => rowOf(group.key, values[i]!));
 }
 

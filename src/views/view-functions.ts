@@ -15,6 +15,9 @@ export type ViewFunctionsOf = (db: string) => ViewFunctions;
 export interface ViewFunctions {
   /** Calls the map function at `path` of `ddoc` once per document: its `[key, value]` pairs. */
   map(ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]): Promise<FunctionOutcome[]>;
-  /** Calls the function at `path` once per argument list (reduce: `[keys, values, rereduce]`). */
-  call(ddoc: JsonObject, path: readonly string[], argLists: readonly Json[][]): Promise<FunctionOutcome[]>;
+  /**
+   * Calls the function at `path` once per argument list (reduce: `[keys, values, rereduce]`); once
+   * `signal` aborts (the client left) a call not yet running is dropped and rejects (499).
+   */
+  call(ddoc: JsonObject, path: readonly string[], argLists: readonly Json[][], signal?: AbortSignal): Promise<FunctionOutcome[]>;
 }

@@ -47,8 +47,9 @@ function builtinValue(builtin: string, totals: ViewAggregate): Json {
  * the grouping (deeper than the stored prefix levels) need the rows.
  */
 async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: ReturnType<typeof builtinOf>): Promise<JsonObject[] | undefined> {
+  if (builtin === undefined || !fromPartialReductions(builtin)) return undefined;
   // The stored partials group a partitioned index's keys across partitions: a partition reduces its own rows.
-  if (builtin === undefined || args.partition !== undefined || !fromPartialReductions(builtin)) return undefined;
+  if (args.partition !== undefined) return partitionTotal(index, args, builtin);
   const whole = args.level === 0;
   const queries = args.keys === undefined ? [args] : args.keys.map((key) => ({ ...args, keys: [key] }));
   const groups: ViewAggregate[] = [];
@@ -63,6 +64,19 @@ async function fromPartials(index: IndexAt, args: CheckedArgs, builtin: ReturnTy
   if ((builtin === '_sum' || builtin === '_stats') && groups.some((totals) => totals.numbers !== totals.count)) return undefined;
   const rows = groups.map((totals) => ({ key: whole ? null : totals.key!, value: builtinValue(builtin, totals) }));
   return args.keys === undefined && !whole ? rows : rows.slice(args.skip, args.skip + (args.limit ?? Number.MAX_SAFE_INTEGER));
+}
+
+/**
+ * A whole-partition `_count`, `_sum` or `_stats` (no grouping, no `keys`) counted and summed by
+ * storage over the partition's key range, without reading its rows out; undefined otherwise, or
+ * when `_sum`/`_stats` meet values that are not all numbers.
+ */
+async function partitionTotal(index: IndexAt, args: CheckedArgs, builtin: NonNullable<ReturnType<typeof builtinOf>>): Promise<JsonObject[] | undefined> {
+  if (args.level !== 0 || args.keys !== undefined || builtin === '_approx_count_distinct') return undefined;
+  const [totals] = await index.storage.views.aggregate(index.db, index.signature, rangesOf(args, index.view)[0]!);
+  if (totals === undefined || ((builtin === '_sum' || builtin === '_stats') && totals.numbers !== totals.count)) return undefined;
+  const rows = totals.count === 0 ? [] : [{ key: null, value: builtinValue(builtin, totals) }];
+  return rows.slice(args.skip, args.skip + (args.limit ?? Number.MAX_SAFE_INTEGER));
 }
 
 /** Each group reduced by a built-in, with event-loop turns between groups. */
@@ -86,6 +100,6 @@ export async function reduceQuery(index: IndexAt, args: CheckedArgs, reducer: Re
   const groups: Group[] = [];
   for (const query of queries) groups.push(...(await groupsOf((await scan(index, query, false)).rows, args, index.turns)));
   const selected = groups.slice(args.skip, args.skip + limit);
-  const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected);
+  const values = builtin !== undefined ? await builtinValues(reducer.source, selected, index.turns) : await reduceWithJs(reducer, selected, index.turns);
   return { rows: selected.map((group, i) => rowOf(group.key, values[i]!)) };
 }

@@ -15,7 +15,7 @@ import { reduceLimitOf } from '../views/reduce-limit.js';
 function viewFunctions(sandbox: JsSandbox): ViewFunctionsOf {
   return (db) => ({
     map: (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => sandbox.map(db, ddoc as DesignDoc, path, docs),
-    call: (ddoc: JsonObject, path: readonly string[], argLists: readonly Json[][]) => sandbox.call(db, ddoc as DesignDoc, path, argLists),
+    call: (ddoc: JsonObject, path: readonly string[], argLists: readonly Json[][], signal?: AbortSignal) => sandbox.call(db, ddoc as DesignDoc, path, argLists, [], signal),
   });
 }
 

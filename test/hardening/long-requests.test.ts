@@ -89,6 +89,47 @@ describe('issue 33 item 3: long requests yield and stop when their client leaves
     assert.equal(after, before + 1, 'the abandoned feed was not stopped as client_closed_request');
   });
 
+  test('issue 33 item 3: a grouped JavaScript reduce whose client went away sends no more sandbox jobs, is counted as 499, and leaves the sandbox idle', async (t) => {
+    // One group per document (group=true), each reduced by a call that loops a while: the rows' calls go to the sandbox in several jobs.
+    const reduce = 'function (keys, values, rereduce) { var t = 0; for (var i = 0; i < 5000; i++) { t += i % 7; } return sum(values) + t * 0; }';
+    assert.equal((await send('PUT', `/${DB}/_design/slow`, { views: { by_v: { map: 'function (doc) { emit(doc.v, 1); }', reduce } } })).status, 201);
+    const path = `/${DB}/_design/slow/_view/by_v?group=true`;
+    const sandbox = async (): Promise<{ jobs: number; busy: number; queued: number }> => {
+      const stats = await send('GET', '/_node/_local/_stats/divan/js');
+      assert.equal(stats.status, 200);
+      return { jobs: Number(stats.body?.jobs?.value ?? -1), busy: Number(stats.body?.busy_workers?.value ?? -1), queued: Number(stats.body?.queued_jobs?.value ?? -1) };
+    };
+    // The first query builds the index and stores the block reductions; the second one costs what every later one does.
+    const built = await send('GET', path);
+    assert.equal(built.status, 200);
+    assert.equal(built.body.rows.length, DOCS);
+    const start = (await sandbox()).jobs;
+    assert.equal((await send('GET', path)).status, 200);
+    const whole = (await sandbox()).jobs - start;
+    t.diagnostic(`a whole query: ${whole} sandbox jobs`);
+    assert.ok(whole >= 4, `a whole query took ${whole} sandbox jobs: too few to stop one in the middle`);
+
+    const closedBefore = await closedByClient();
+    const before = (await sandbox()).jobs;
+    let sent: ClientRequest | undefined;
+    const abandoned = send('GET', path, undefined, (req) => (sent = req)).catch(() => undefined);
+    // Leave once the query's first job was answered: the rest is still to do.
+    for (let attempt = 0; attempt < 6000 && (await sandbox()).jobs === before; attempt++) await sleep(10);
+    sent!.destroy();
+    await abandoned;
+    let closedAfter = closedBefore;
+    for (let attempt = 0; attempt < 600 && closedAfter === closedBefore; attempt++) {
+      await sleep(100);
+      closedAfter = await closedByClient();
+    }
+    assert.equal(closedAfter, closedBefore + 1, 'the abandoned reduce was not stopped as client_closed_request');
+    const idle = await sandbox();
+    t.diagnostic(`the abandoned query: ${idle.jobs - before} sandbox jobs`);
+    assert.ok(idle.jobs - before < whole, `the abandoned query ran ${idle.jobs - before} sandbox jobs, a whole one ${whole}`);
+    assert.equal(idle.busy, 0, 'no sandbox worker still busy');
+    assert.equal(idle.queued, 0, 'no sandbox job still waiting');
+  });
+
   test('issue 33 item 3: _revs_diff of more documents than one step reads answers each of them, in order', async () => {
     const asked: Record<string, string[]> = {};
     for (let i = 0; i < 2500; i++) asked[`d${String(i * 3).padStart(5, '0')}`] = ['1-0123456789abcdef0123456789abcdef'];

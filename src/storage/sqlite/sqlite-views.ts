@@ -4,6 +4,7 @@
  * range is one index scan; a narrow index on (view, key, num) answers `offset` counts and the
  * aggregates of the built-in reduces without reading the keys' and values' JSON. Writes share the storage's write queue (group commit).
  */
+import type { Json } from '../../json/json.js';
 import type {
   BlockReduction,
   MappedDocument,
@@ -15,6 +16,7 @@ import type {
   ViewIndexInfo,
   ViewRange,
   ViewIndexSizes,
+  ViewRow,
   ViewRowsResult,
   ViewStore,
 } from '../view-store.js';
@@ -51,6 +53,22 @@ export function dropViewIndexesOf(db: Connection, dbId: number): void {
   const indexes = db.prepare('SELECT index_id FROM view_indexes WHERE db_id = ?').pluck().all(dbId) as number[];
   for (const indexId of indexes) db.exec(dropTables(indexId));
   db.prepare('DELETE FROM view_indexes WHERE db_id = ?').run(dbId);
+}
+
+/** A view row whose encoded key is decoded from its hex text on first use (most answers never use it). */
+class HexKeyedRow implements ViewRow {
+  #encoded: Buffer | undefined;
+
+  constructor(
+    readonly key: Json,
+    readonly id: string,
+    readonly value: Json,
+    readonly hex: string,
+  ) {}
+
+  get encoded(): Buffer {
+    return (this.#encoded ??= Buffer.from(this.hex, 'hex'));
+  }
 }
 
 export class SqliteViewStore implements ViewStore {
@@ -172,14 +190,18 @@ export class SqliteViewStore implements ViewStore {
     const param = (value: unknown): string => (params.push(value), '?');
     const where = rangeConditions(range, param);
     const order = range.descending ? 'DESC' : 'ASC';
-    const sql = `SELECT key, key_json, doc_id, value FROM ${name} WHERE ${where} ORDER BY key ${order}, doc_id ${order}, n ${order} LIMIT ? OFFSET ?`;
-    const raw = this.#statement(sql).all(...params, range.limit ?? -1, range.skip) as { key: Buffer; key_json: string; doc_id: string; value: string }[];
+    const sorted = `ORDER BY key ${order}, doc_id ${order}, n ${order}`;
+    // One text for the whole page, parsed once: a value per row and column (a Buffer per key above
+    // all) costs several times the read itself. Keys come as hex, decoded when asked (HexKeyedRow).
+    const page = `SELECT key, key_json, doc_id, value, n FROM ${name} WHERE ${where} ${sorted} LIMIT ? OFFSET ?`;
+    const sql = `SELECT group_concat('["' || hex(key) || '",' || json_quote(doc_id) || ',' || key_json || ',' || value || ']', ',' ${sorted}) FROM (${page})`;
+    const text = this.#statement(sql).pluck(true).get(...params, range.limit ?? -1, range.skip) as string | null;
     const totalRows = this.#run(totalRowsOf(tablesOf(index.index_id), range.view));
     const rowsBefore = range.countOffset === false ? 0 : this.#run(rowsBeforeStart(tablesOf(index.index_id), range, totalRows));
     return {
       totalRows,
       offset: rowsBefore + range.skip,
-      rows: raw.map((row) => ({ key: JSON.parse(row.key_json), id: row.doc_id, value: JSON.parse(row.value), encoded: row.key })),
+      rows: text === null ? [] : (JSON.parse(`[${text}]`) as [string, string, Json, Json][]).map(([hex, id, key, value]) => new HexKeyedRow(key, id, value, hex)),
     };
   }
 
