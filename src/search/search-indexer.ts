@@ -13,9 +13,7 @@ import type { Logger } from '../log/logger.js';
 import type { ChangeRow, SearchDocument, SearchField, SearchFieldType, Storage } from '../storage/storage.js';
 import { analyzerOf, type SearchIndex } from './search-index.js';
 import type { FunctionOutcome } from '../views/view-functions.js';
-
-/** Changes read, indexed and stored per transaction. */
-const INDEX_BATCH = 1000;
+import { catchUp, purgedAway } from '../views/index-catch-up.js';
 
 /** What the search engine needs of the sandbox: an index function over documents. */
 export type IndexFunctionsOf = (db: string) => (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => Promise<FunctionOutcome[]>;
@@ -65,37 +63,28 @@ async function indexBatch(context: SearchIndexerContext, db: string, index: Sear
   return changes.map((change) => ({ id: change.id, fields: byId.get(change.id) ?? [] }));
 }
 
-/** Purged documents that no longer exist leave no change behind: their fields are dropped. */
-async function dropPurged(storage: Storage, db: string, index: SearchIndex, seq: number): Promise<void> {
-  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
-  const trees = await storage.revisionTrees(db, ids);
-  const gone = ids.filter((_, i) => trees[i] === undefined);
-  if (gone.length > 0) await storage.search.update(db, index.signature, gone.map((id) => ({ id, fields: [] })), seq);
-}
-
 /** Updates the index to the database's current sequence; answers the sequence reached. */
 export async function updateSearchIndex(context: SearchIndexerContext, db: string, index: SearchIndex): Promise<number> {
   const { storage } = context;
   return storage.search.exclusive(db, index.signature, async () => {
-    let seq = await storage.search.open(db, index.signature);
+    const seq = await storage.search.open(db, index.signature);
     const info = await storage.databaseInfo(db);
     const target = info?.updateSeq ?? 0;
     if (seq >= target) return seq;
-    if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, index, seq);
+    if ((info?.purgeSeq ?? 0) > 0) {
+      const gone = await purgedAway(storage, db);
+      if (gone.length > 0) await storage.search.update(db, index.signature, gone.map((id) => ({ id, fields: [] })), seq);
+    }
     const types = await storage.search.fieldTypes(db, index.signature);
-    for (;;) {
-      const changes = await storage.changes(db, { since: seq, limit: INDEX_BATCH, includeDocs: true });
-      if (changes.length === 0) break;
-      const documents = await indexBatch(context, db, index, changes, types);
-      seq = changes[changes.length - 1]!.seq;
-      await storage.search.update(db, index.signature, documents, seq);
-      if (changes.length < INDEX_BATCH) break;
-    }
-    // A purge moves the database's sequence without a change to read: the index has reached it too.
-    if (seq < target) {
-      await storage.search.update(db, index.signature, [], target);
-      seq = target;
-    }
-    return seq;
+    // One batch after the other: a field's type is the one its first indexed value had.
+    return catchUp({
+      storage,
+      db,
+      from: seq,
+      target,
+      overlap: false,
+      index: (changes) => indexBatch(context, db, index, changes, types),
+      store: (documents, reached) => storage.search.update(db, index.signature, documents, reached),
+    });
   });
 }

@@ -18,9 +18,10 @@ import type { ActiveTasks, TaskHandle } from '../tasks/active-tasks.js';
 import type { ViewGroup } from './view-group.js';
 import { partitionKeyPrefix, partitionOf } from '../databases/partitions.js';
 import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
+import { catchUp, INDEX_BATCH, purgedAway } from './index-catch-up.js';
 
-/** Changes read, mapped and stored per transaction. */
-export const INDEX_BATCH = 1000;
+export { INDEX_BATCH };
+
 /** Batches with at least this many documents are mapped in two calls at once. */
 const SPLIT_FROM = 200;
 /** Builds with more changes than this show in `_active_tasks`. */
@@ -96,18 +97,6 @@ async function indexBatch(context: IndexerContext, db: string, group: ViewGroup,
   return changes.map((change) => ({ id: change.id, rows: rowsById.get(change.id) ?? [] }));
 }
 
-/**
- * A purge that removed a document entirely leaves no change to read, so the rows of the purged
- * documents that no longer exist (of the purges the database remembers) are dropped; a document
- * only partly purged got a new sequence and is mapped again as any change.
- */
-async function dropPurged(storage: Storage, db: string, group: ViewGroup, seq: number): Promise<void> {
-  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
-  const trees = await storage.revisionTrees(db, ids);
-  const gone = ids.filter((_, i) => trees[i] === undefined);
-  if (gone.length > 0) await storage.views.update(db, group.signature, gone.map((id) => ({ id, rows: [] })), seq);
-}
-
 /** Updates the index of `group` to the database's current sequence; answers the sequence reached. */
 export async function updateIndex(context: IndexerContext, db: string, group: ViewGroup): Promise<number> {
   const { storage } = context;
@@ -116,50 +105,34 @@ export async function updateIndex(context: IndexerContext, db: string, group: Vi
   const reached = await storage.views.open(db, group.signature);
   if (reached >= ((await storage.databaseInfo(db))?.updateSeq ?? 0)) return reached;
   return storage.views.exclusive(db, group.signature, async () => {
-    let seq = await storage.views.open(db, group.signature);
+    const seq = await storage.views.open(db, group.signature);
     const info = await storage.databaseInfo(db);
     const target = info?.updateSeq ?? 0;
     if (seq >= target) return seq;
-    if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, group, seq);
+    if ((info?.purgeSeq ?? 0) > 0) {
+      const gone = await purgedAway(storage, db);
+      if (gone.length > 0) await storage.views.update(db, group.signature, gone.map((id) => ({ id, rows: [] })), seq);
+    }
     const total = target - seq;
     let task: TaskHandle | undefined;
     if (total > TASK_THRESHOLD) {
       task = context.tasks.begin({ type: 'indexer', database: db, design_document: group.id, progress: 0, changes_done: 0, total_changes: total });
     }
     try {
-      return await catchUp(context, db, group, seq, (done) => task?.update({ changes_done: done, progress: Math.min(100, Math.floor((done * 100) / total)) }));
+      // A pipeline: while the sandbox maps one batch, the main thread stores the previous one and reads the next.
+      return await catchUp({
+        storage,
+        db,
+        from: seq,
+        target,
+        conflicts: true,
+        overlap: true,
+        index: (changes) => indexBatch(context, db, group, changes),
+        store: (documents, reached) => storage.views.update(db, group.signature, documents, reached),
+        progress: (done) => task?.update({ changes_done: done, progress: Math.min(100, Math.floor((done * 100) / total)) }),
+      });
     } finally {
       task?.finish();
     }
   });
-}
-
-/**
- * The batches from `seq` on, as a pipeline: while the sandbox maps one batch, the main thread
- * stores the previous one and reads the next. Batches are stored in order, each with its last
- * sequence, so an interrupted build still resumes where it stopped.
- */
-async function catchUp(context: IndexerContext, db: string, group: ViewGroup, seq: number, progress: (done: number) => void): Promise<number> {
-  const { storage } = context;
-  let pending: { seq: number; count: number; indexed: Promise<MappedDocument[]> } | undefined;
-  let [read, stored, done] = [seq, seq, 0];
-  const store = async (batch: NonNullable<typeof pending>): Promise<void> => {
-    await storage.views.update(db, group.signature, await batch.indexed, batch.seq);
-    [stored, done] = [batch.seq, done + batch.count];
-    progress(done);
-  };
-  for (;;) {
-    const changes = await storage.changes(db, { since: read, limit: INDEX_BATCH, includeDocs: true, conflicts: true });
-    const next = changes.length === 0 ? undefined : { seq: changes[changes.length - 1]!.seq, count: changes.length, indexed: indexBatch(context, db, group, changes) };
-    // Awaited once the batch before it is stored; a failure meanwhile must not go unobserved.
-    next?.indexed.catch(() => undefined);
-    if (pending) await store(pending);
-    pending = next;
-    if (next === undefined) return stored;
-    read = next.seq;
-    if (changes.length < INDEX_BATCH) {
-      await store(next);
-      return stored;
-    }
-  }
 }
