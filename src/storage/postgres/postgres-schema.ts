@@ -199,6 +199,21 @@ CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
 CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
 `,
   },
+  {
+    version: 10,
+    description: 'full-text search indexes',
+    // Each index has tables of its own, created with the index (postgres-search.ts). IF NOT EXISTS:
+    // before this step the search store created the catalog on first use, so an older schema may have it.
+    sql: `
+CREATE TABLE IF NOT EXISTS search_indexes (
+  index_id bigserial PRIMARY KEY,
+  db_id bigint NOT NULL,
+  signature text NOT NULL,
+  update_seq bigint NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

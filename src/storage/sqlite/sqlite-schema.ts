@@ -133,6 +133,18 @@ CREATE INDEX access_rows_by_seq ON access_rows (db_id, principal, seq);
 -- for one user's listing instead of seeking their principal in the primary key.
 CREATE INDEX access_rows_by_document ON access_rows (id, db_id);
 `,
+  // 8: full-text search indexes, one per (database, index signature); each has tables of its own,
+  // created with the index (sqlite-search.ts). IF NOT EXISTS: before this step the search store
+  // created the catalog on first use, so an older file may have it already.
+  `
+CREATE TABLE IF NOT EXISTS search_indexes (
+  index_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  db_id INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  update_seq INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
 ];
 
 /** The latest schema version this code knows. */
