@@ -13,6 +13,16 @@ export interface NamedLocks {
   acquire(name: string): Promise<Release>;
 }
 
+/** Runs `work` holding lock `name`, given up however `work` ends. */
+export async function holding<T>(locks: NamedLocks, name: string, work: () => Promise<T>): Promise<T> {
+  const release = await locks.acquire(name);
+  try {
+    return await work();
+  } finally {
+    release();
+  }
+}
+
 /** The SQLite write lease: held from before `BEGIN IMMEDIATE` until right after `COMMIT`. */
 export const WRITE_LOCK = 'write';
 

@@ -15,7 +15,7 @@ import type { Logger } from '../log/logger.js';
 import type { ChangeRow, SearchDocument, SearchField, SearchFieldType, Storage } from '../storage/storage.js';
 import { analyzerOf, type SearchIndex } from './search-index.js';
 import type { FunctionOutcome } from '../views/view-functions.js';
-import { catchUp, inHalves } from '../views/index-pipeline.js';
+import { catchUpTo, inHalves, purgedAway } from '../views/index-pipeline.js';
 
 /** What the search engine needs of the sandbox: an index function over documents. */
 export type IndexFunctionsOf = (db: string) => (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => Promise<FunctionOutcome[]>;
@@ -81,14 +81,6 @@ function documentsOf(context: SearchIndexerContext, db: string, index: SearchInd
   return batch.changes.map((change) => ({ id: change.id, fields: byId.get(change.id) ?? [] }));
 }
 
-/** Purged documents that no longer exist leave no change behind: their fields are dropped. */
-async function dropPurged(storage: Storage, db: string, index: SearchIndex, seq: number): Promise<void> {
-  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
-  const trees = await storage.revisionTrees(db, ids);
-  const gone = ids.filter((_, i) => trees[i] === undefined);
-  if (gone.length > 0) await storage.search.update(db, index.signature, gone.map((id) => ({ id, fields: [] })), seq);
-}
-
 /** Updates the index to the database's current sequence; answers the sequence reached. */
 export async function updateSearchIndex(context: SearchIndexerContext, db: string, index: SearchIndex): Promise<number> {
   const { storage } = context;
@@ -96,22 +88,20 @@ export async function updateSearchIndex(context: SearchIndexerContext, db: strin
   const reached = await storage.search.open(db, index.signature);
   if (reached >= ((await storage.databaseInfo(db))?.updateSeq ?? 0)) return reached;
   return storage.search.exclusive(db, index.signature, async () => {
-    let seq = await storage.search.open(db, index.signature);
+    const seq = await storage.search.open(db, index.signature);
     const info = await storage.databaseInfo(db);
     const target = info?.updateSeq ?? 0;
     if (seq >= target) return seq;
-    if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, index, seq);
+    if ((info?.purgeSeq ?? 0) > 0) {
+      const gone = await purgedAway(storage, db);
+      if (gone.length > 0) await storage.search.update(db, index.signature, gone.map((id) => ({ id, fields: [] })), seq);
+    }
     const types = await storage.search.fieldTypes(db, index.signature);
-    seq = await catchUp(seq, {
+    return catchUpTo(seq, target, {
       read: (since, limit) => storage.changes(db, { since, limit, includeDocs: true }),
       index: (changes) => runBatch(context, db, index, changes),
       store: (batch, reached) => storage.search.update(db, index.signature, documentsOf(context, db, index, batch, types), reached),
+      reached: (reached) => storage.search.update(db, index.signature, [], reached),
     });
-    // A purge moves the database's sequence without a change to read: the index has reached it too.
-    if (seq < target) {
-      await storage.search.update(db, index.signature, [], target);
-      seq = target;
-    }
-    return seq;
   });
 }

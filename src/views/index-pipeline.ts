@@ -4,9 +4,10 @@
  * calls cut in two calls sent at once (the sandbox pool gives each its own worker,
  * `[divan] js_workers`), and a pipeline in which the sandbox runs one batch while the main thread
  * stores the previous one and reads the next. Batches are stored in order, each with its last
- * sequence, so an interrupted build resumes where it stopped.
+ * sequence, so an interrupted build resumes where it stopped. After a purge the index is recorded
+ * at the database's sequence (`catchUpTo`), and purged documents are dropped (`purgedAway`).
  */
-import type { ChangeRow } from '../storage/storage.js';
+import type { ChangeRow, Storage } from '../storage/storage.js';
 
 /** Changes read, run and stored per transaction. */
 export const INDEX_BATCH = 1000;
@@ -55,4 +56,28 @@ export async function catchUp<T>(seq: number, steps: PipelineSteps<T>): Promise<
       return stored;
     }
   }
+}
+
+/**
+ * `catchUp`, then the index recorded as having reached `target` (the database's update sequence
+ * when the update began). A purge moves that sequence without leaving a change to read: once every
+ * change is read, the sequences left are such, and without this the index would never be current
+ * and every query would update it again.
+ */
+export async function catchUpTo<T>(seq: number, target: number, steps: PipelineSteps<T> & { reached(seq: number): Promise<void> }): Promise<number> {
+  const stored = await catchUp(seq, steps);
+  if (stored >= target) return stored;
+  await steps.reached(target);
+  return target;
+}
+
+/**
+ * A purge that removed a document entirely leaves no change to read: the ids of the purged
+ * documents (of the purges the database remembers) that no longer exist, whose entries an index
+ * drops. A document only partly purged got a new sequence and is indexed again as any change.
+ */
+export async function purgedAway(storage: Storage, db: string): Promise<string[]> {
+  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
+  const trees = await storage.revisionTrees(db, ids);
+  return ids.filter((_, i) => trees[i] === undefined);
 }

@@ -18,7 +18,7 @@ import type { ActiveTasks, TaskHandle } from '../tasks/active-tasks.js';
 import type { ViewGroup } from './view-group.js';
 import { partitionKeyPrefix, partitionOf } from '../databases/partitions.js';
 import type { FunctionOutcome, ViewFunctions } from './view-functions.js';
-import { catchUp, inHalves, INDEX_BATCH } from './index-pipeline.js';
+import { catchUpTo, inHalves, INDEX_BATCH, purgedAway } from './index-pipeline.js';
 
 export { INDEX_BATCH } from './index-pipeline.js';
 
@@ -84,18 +84,6 @@ async function indexBatch(context: IndexerContext, db: string, group: ViewGroup,
   return changes.map((change) => ({ id: change.id, rows: rowsById.get(change.id) ?? [] }));
 }
 
-/**
- * A purge that removed a document entirely leaves no change to read, so the rows of the purged
- * documents that no longer exist (of the purges the database remembers) are dropped; a document
- * only partly purged got a new sequence and is mapped again as any change.
- */
-async function dropPurged(storage: Storage, db: string, group: ViewGroup, seq: number): Promise<void> {
-  const ids = [...new Set((await storage.purgedInfos(db)).map((purge) => purge.id))];
-  const trees = await storage.revisionTrees(db, ids);
-  const gone = ids.filter((_, i) => trees[i] === undefined);
-  if (gone.length > 0) await storage.views.update(db, group.signature, gone.map((id) => ({ id, rows: [] })), seq);
-}
-
 /** Updates the index of `group` to the database's current sequence; answers the sequence reached. */
 export async function updateIndex(context: IndexerContext, db: string, group: ViewGroup): Promise<number> {
   const { storage } = context;
@@ -104,21 +92,25 @@ export async function updateIndex(context: IndexerContext, db: string, group: Vi
   const reached = await storage.views.open(db, group.signature);
   if (reached >= ((await storage.databaseInfo(db))?.updateSeq ?? 0)) return reached;
   return storage.views.exclusive(db, group.signature, async () => {
-    let seq = await storage.views.open(db, group.signature);
+    const seq = await storage.views.open(db, group.signature);
     const info = await storage.databaseInfo(db);
     const target = info?.updateSeq ?? 0;
     if (seq >= target) return seq;
-    if ((info?.purgeSeq ?? 0) > 0) await dropPurged(storage, db, group, seq);
+    if ((info?.purgeSeq ?? 0) > 0) {
+      const gone = await purgedAway(storage, db);
+      if (gone.length > 0) await storage.views.update(db, group.signature, gone.map((id) => ({ id, rows: [] })), seq);
+    }
     const total = target - seq;
     let task: TaskHandle | undefined;
     if (total > TASK_THRESHOLD) {
       task = context.tasks.begin({ type: 'indexer', database: db, design_document: group.id, progress: 0, changes_done: 0, total_changes: total });
     }
     try {
-      return await catchUp(seq, {
+      return await catchUpTo(seq, target, {
         read: (since, limit) => storage.changes(db, { since, limit, includeDocs: true, conflicts: true }),
         index: (changes) => indexBatch(context, db, group, changes),
         store: (indexed, reached) => storage.views.update(db, group.signature, indexed, reached),
+        reached: (reached) => storage.views.update(db, group.signature, [], reached),
         progress: (done) => task?.update({ changes_done: done, progress: Math.min(100, Math.floor((done * 100) / total)) }),
       });
     } finally {

@@ -11,6 +11,7 @@ import * as config from './config.js';
 import * as tasks from './tasks.js';
 import * as metrics from './metrics.js';
 import * as mango from './mango.js';
+import * as searchPage from './search.js';
 import * as views from './views.js';
 import * as viewPage from './view.js';
 import * as designFunction from './design-function.js';
@@ -46,6 +47,7 @@ export function route(hash) {
     if (what === 'doc' || what === 'new') return { page: documentPage, segments, params, nav: 'databases' };
     if (what === 'security') return { page: security, segments, params, nav: 'databases' };
     if (what === 'mango') return { page: mango, segments, params, nav: 'databases' };
+    if (what === 'search') return { page: searchPage, segments, params, nav: 'databases' };
     if (what === 'views') return { page: segments[4] === undefined ? views : viewPage, segments, params, nav: 'databases' };
     if (what === 'design') return { page: designFunction, segments, params, nav: 'databases' };
     return { page: documents, segments, params, nav: 'databases' };

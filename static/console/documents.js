@@ -18,7 +18,7 @@ export async function render(context) {
   }
   context.view.append(
     facts(info.body),
-    h('p', { className: 'links' }, h('a', { href: `${base}/new`, id: 'new-doc-link', className: 'button-link' }, 'New document'), h('a', { href: `${base}/security`, id: 'security-link', className: 'button-link secondary' }, 'Security (_security)'), h('a', { href: `${base}/views`, id: 'views-link', className: 'button-link secondary' }, 'Views'), h('a', { href: `${base}/mango`, id: 'mango-link', className: 'button-link secondary' }, 'Mango query')),
+    h('p', { className: 'links' }, h('a', { href: `${base}/new`, id: 'new-doc-link', className: 'button-link' }, 'New document'), h('a', { href: `${base}/security`, id: 'security-link', className: 'button-link secondary' }, 'Security (_security)'), h('a', { href: `${base}/views`, id: 'views-link', className: 'button-link secondary' }, 'Views'), h('a', { href: `${base}/mango`, id: 'mango-link', className: 'button-link secondary' }, 'Mango query'), h('a', { href: `${base}/search`, id: 'search-link', className: 'button-link secondary' }, 'Search')),
     jumpForm(context, db),
   );
   await listDocuments(context, db, base);

@@ -163,6 +163,17 @@ describeOnEachBackend('view details as CouchDB 3.5 answers them', (server) => {
     assert.deepEqual((await bodyOf('/det/_design/app/_view/plain?key=["p"]')).rows, []);
     assert.deepEqual((await bodyOf('/det/_design/app/_view/first?group=true&key=["p"]')).rows, []);
   });
+
+  test('after a purge, the index reaches the update_seq of the database: the purge is a sequence without a change to read', async () => {
+    const doc = await bodyOf('/det/purged-last', { method: 'PUT', body: { k: ['q'], v: 1 } });
+    await bodyOf('/det/_design/app/_view/plain?limit=0');
+    assert.equal((await server().admin('/det/_purge', { method: 'POST', body: { 'purged-last': [doc.rev] } })).status, 201);
+    const dbSeq = (await bodyOf('/det')).update_seq;
+    assert.equal((await bodyOf('/det/_design/app/_view/plain?update_seq=true&limit=0')).update_seq, dbSeq);
+    assert.equal((await bodyOf('/det/_design/app/_info')).view_index.update_seq, Number.parseInt(dbSeq, 10));
+    // Already up to date: stale=ok answers the same sequence without building.
+    assert.equal((await bodyOf('/det/_design/app/_view/plain?update_seq=true&limit=0&update=false')).update_seq, dbSeq);
+  });
 });
 
 describeOnEachBackend(

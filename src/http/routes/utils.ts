@@ -30,6 +30,7 @@ export const CONSOLE_MODULES: readonly string[] = [
   'mango.js',
   'mango-query.js',
   'mango-indexes.js',
+  'search.js',
   'views.js',
   'view.js',
   'view-query.js',

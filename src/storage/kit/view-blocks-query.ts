@@ -5,23 +5,11 @@
  * current, and the rows between them); the blocks whose reduction is missing; storing reductions.
  */
 import type { BlockReduction, ReduceLevel, ReductionPiece, RowPosition, StaleBlock, ViewRange } from '../view-store.js';
+import { boundsOf, type RangeBound as Bound } from './view-sql.js';
 import type { BlockTables } from './view-blocks.js';
 import { comparePositions, positionCondition, positionOf } from './view-blocks.js';
 import type { SqlRow, SqlSteps } from './view-partials.js';
 import { EXACT, groupOf, sqlOf } from './view-partials.js';
-
-interface Bound {
-  key: Buffer;
-  docId?: string;
-  inclusive: boolean;
-}
-
-/** The range's lower and upper bounds in key order (a descending range starts at its upper one). */
-function boundsOf(range: ViewRange): { lower?: Bound; upper?: Bound } {
-  const start = range.startKey === undefined ? undefined : { key: range.startKey, docId: range.startDocId, inclusive: true };
-  const end = range.endKey === undefined ? undefined : { key: range.endKey, docId: range.endDocId, inclusive: range.inclusiveEnd };
-  return range.descending ? { lower: end, upper: start } : { lower: start, upper: end };
-}
 
 /** Positions on one side of a bound: `key op ?`, or `(key, doc_id) op (?, ?)` for a bound with a document id. */
 function side(bound: Bound, op: '<' | '<=' | '>' | '>=', params: unknown[]): string {

@@ -6,22 +6,9 @@
  * whole-view reduce is one partial; a key-range reduce without grouping combines the level-1 groups.
  */
 import type { ReduceLevel, ViewAggregate, ViewRange } from '../view-store.js';
-import { rangeConditions } from './view-sql.js';
+import { boundsOf, rangeConditions, type RangeBound as Bound } from './view-sql.js';
 import type { IndexTables, Partial, SqlSteps } from './view-partials.js';
 import { EXACT, PARTIAL_COLUMNS, PREFIX_LEVELS, groupCondition, groupOf, partialOf, sqlOf } from './view-partials.js';
-
-interface Bound {
-  key: Buffer;
-  docId?: string;
-  inclusive: boolean;
-}
-
-/** The range's lower and upper bounds in key order (a descending range starts at its upper one). */
-function boundsOf(range: ViewRange): { lower?: Bound; upper?: Bound } {
-  const start = range.startKey === undefined ? undefined : { key: range.startKey, docId: range.startDocId, inclusive: true };
-  const end = range.endKey === undefined ? undefined : { key: range.endKey, docId: range.endDocId, inclusive: range.inclusiveEnd };
-  return range.descending ? { lower: end, upper: start } : { lower: start, upper: end };
-}
 
 function aggregateOfPartial(partial: Partial): ViewAggregate {
   return { key: JSON.parse(partial.keyJson), count: partial.rowCount, numbers: partial.numCount, sum: partial.sum, min: partial.min, max: partial.max, sumsqr: partial.sumsqr, distinct: partial.keyCount };

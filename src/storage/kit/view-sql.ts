@@ -2,6 +2,20 @@
 import type { Json } from '../../json/json.js';
 import type { ViewAggregate, ViewRange } from '../view-store.js';
 
+/** One end of a range: a key, with a document id or not, inclusive or not. */
+export interface RangeBound {
+  key: Buffer;
+  docId?: string;
+  inclusive: boolean;
+}
+
+/** The range's lower and upper bounds in key order (a descending range starts at its upper one). */
+export function boundsOf(range: ViewRange): { lower?: RangeBound; upper?: RangeBound } {
+  const start = range.startKey === undefined ? undefined : { key: range.startKey, docId: range.startDocId, inclusive: true };
+  const end = range.endKey === undefined ? undefined : { key: range.endKey, docId: range.endDocId, inclusive: range.inclusiveEnd };
+  return range.descending ? { lower: end, upper: start } : { lower: start, upper: end };
+}
+
 /**
  * SQL conditions of a range over columns `key` and `doc_id`; `param` numbers the placeholders.
  * Without a document id a bound takes every row of its key.

@@ -8,6 +8,7 @@ import type { AccessStats, AccessStore } from '../access-store.js';
 import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
 import { changeRow, documentSummary } from '../kit/stored-rows.js';
 import type { Queryable } from './postgres-queries.js';
+import { idRangeConditions } from '../kit/id-range.js';
 
 /** Appends `value` to `params` and returns its placeholder. */
 function param(params: unknown[], value: unknown): string {
@@ -15,17 +16,9 @@ function param(params: unknown[], value: unknown): string {
   return `$${params.length}`;
 }
 
-/** Conditions on `<alias>.id` for a key range; descending swaps which key is the upper bound. */
+/** Conditions on `<alias>.id` for a key range (kit/id-range.ts), their values appended to `params`. */
 function rangeBounds(alias: string, options: RangeOptions, params: unknown[]): string {
-  const descending = options.descending === true;
-  const inclusiveEnd = options.inclusiveEnd !== false;
-  let sql = '';
-  if (options.startKey !== undefined) sql += ` AND ${alias}.id ${descending ? '<=' : '>='} ${param(params, options.startKey)}::text`;
-  if (options.endKey !== undefined) {
-    const op = descending ? (inclusiveEnd ? '>=' : '>') : inclusiveEnd ? '<=' : '<';
-    sql += ` AND ${alias}.id ${op} ${param(params, options.endKey)}::text`;
-  }
-  return sql;
+  return idRangeConditions(alias, options, (value) => `${param(params, value)}::text`);
 }
 
 const TARGET = 'WITH target AS (SELECT db_id FROM databases WHERE name = $1)';

@@ -228,6 +228,21 @@ WHERE p.principal <> ''
 ON CONFLICT DO NOTHING;
 `,
   },
+  {
+    version: 11,
+    description: 'full-text search indexes',
+    // Each index has tables of its own, created with the index (postgres-search.ts). IF NOT EXISTS:
+    // before this step the search store created the catalog on first use, so an older schema may have it.
+    sql: `
+CREATE TABLE IF NOT EXISTS search_indexes (
+  index_id bigserial PRIMARY KEY,
+  db_id bigint NOT NULL,
+  signature text NOT NULL,
+  update_seq bigint NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
+  },
 ];
 
 /** The latest schema version this code knows. */

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL search store (search-store.ts): a `search_indexes` catalog row per (database,
+ * The PostgreSQL search store (search-store.ts): a `search_indexes` catalog row (postgres-schema.ts) per (database,
  * signature) and per index `search_docs_{id}`, `search_values_{id}` (string, double and stored
  * values; text COLLATE "C", so strings sort by bytes as on SQLite), `search_fields_{id}` and
  * `search_text_{id}`: one tsvector per text value, analysed with the text search configuration
@@ -11,13 +11,11 @@ import type { SearchAnswer, SearchDocument, SearchFieldType, SearchIndexInfo, Se
 import { searchAnswer } from '../kit/search-answer.js';
 import type { Param, SearchDialect } from '../kit/search-sql.js';
 import { inTransaction } from './postgres-connection.js';
+import { withIndexLock } from './postgres-index-lock.js';
 
-/** Advisory-lock classes: index updates ('SRCH') and catalog or index creation ('SNEW'). */
+/** Advisory-lock classes: index updates ('SRCH') and index creation ('SNEW'). */
 const UPDATE_LOCK_CLASS = 0x53524348;
 const CREATE_LOCK_CLASS = 0x534e4557;
-
-const CATALOG = `CREATE TABLE IF NOT EXISTS search_indexes (index_id bigserial PRIMARY KEY, db_id bigint NOT NULL,
-  signature text NOT NULL, update_seq bigint NOT NULL DEFAULT 0, UNIQUE (db_id, signature))`;
 
 const tableNames = (id: string | number) => ({ docs: `search_docs_${id}`, values: `search_values_${id}`, fields: `search_fields_${id}`, text: `search_text_${id}` });
 
@@ -25,8 +23,6 @@ const dropSql = (id: string | number): string => `DROP TABLE IF EXISTS ${Object.
 
 /** Drops the search tables of a database (inside the caller's transaction). */
 export async function dropSearchIndexesOf(client: pg.ClientBase, dbId: number | string): Promise<void> {
-  const { rows: found } = await client.query<{ found: string | null }>("SELECT to_regclass('search_indexes') AS found");
-  if (found[0]?.found === null) return;
   const { rows } = await client.query<{ index_id: string }>('DELETE FROM search_indexes WHERE db_id = $1 RETURNING index_id', [dbId]);
   for (const row of rows) await client.query(dropSql(row.index_id));
 }
@@ -78,7 +74,7 @@ export class PostgresSearchStore implements SearchStore {
     const { rows } = await this.#pool.query<IndexRow>(
       `SELECT s.index_id, s.signature, s.update_seq FROM search_indexes s JOIN databases d ON d.db_id = s.db_id WHERE d.name = $1 AND s.signature = $2`,
       [db, signature],
-    ).catch((error: { code?: string }) => (error.code === '42P01' ? { rows: [] } : Promise.reject(error)));
+    );
     return rows[0];
   }
 
@@ -93,7 +89,6 @@ export class PostgresSearchStore implements SearchStore {
     if (known !== undefined) return Number(known.update_seq);
     return inTransaction(this.#pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1::int4, hashtext($2))', [CREATE_LOCK_CLASS, this.#schema]);
-      await client.query(CATALOG);
       const { rows } = await client.query<{ index_id: string; update_seq: string; created: boolean }>(
         `INSERT INTO search_indexes (db_id, signature) SELECT db_id, $2 FROM databases WHERE name = $1
          ON CONFLICT (db_id, signature) DO UPDATE SET signature = EXCLUDED.signature RETURNING index_id, update_seq, (xmax = 0) AS created`,
@@ -195,7 +190,7 @@ export class PostgresSearchStore implements SearchStore {
     const { rows } = await this.#pool.query<IndexRow>(
       'SELECT s.index_id, s.signature, s.update_seq FROM search_indexes s JOIN databases d ON d.db_id = s.db_id WHERE d.name = $1 ORDER BY s.signature',
       [db],
-    ).catch((error: { code?: string }) => (error.code === '42P01' ? { rows: [] as IndexRow[] } : Promise.reject(error)));
+    );
     return Promise.all(
       rows.map(async (index) => {
         const { rows: counted } = await this.#pool.query<{ c: string }>(`SELECT count(*) AS c FROM ${tableNames(index.index_id).docs}`);
@@ -205,7 +200,6 @@ export class PostgresSearchStore implements SearchStore {
   }
 
   async drop(db: string, signatures: readonly string[]): Promise<number> {
-    if ((await this.list(db)).length === 0) return 0;
     return inTransaction(this.#pool, async (client) => {
       const { rows } = await client.query<{ index_id: string }>(
         'DELETE FROM search_indexes s USING databases d WHERE d.db_id = s.db_id AND d.name = $1 AND s.signature = ANY($2::text[]) RETURNING s.index_id',
@@ -217,18 +211,6 @@ export class PostgresSearchStore implements SearchStore {
   }
 
   async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    const key = [UPDATE_LOCK_CLASS, JSON.stringify([this.#schema, db, signature])];
-    let broken = false;
-    try {
-      await client.query('SELECT pg_advisory_lock($1::int4, hashtext($2))', key);
-      try {
-        return await work();
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1::int4, hashtext($2))', key).catch(() => (broken = true));
-      }
-    } finally {
-      client.release(broken);
-    }
+    return withIndexLock(this.#pool, UPDATE_LOCK_CLASS, JSON.stringify([this.#schema, db, signature]), work);
   }
 }

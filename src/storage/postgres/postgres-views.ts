@@ -25,6 +25,7 @@ import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions } from '..
 import { inTransaction } from './postgres-connection.js';
 import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
 import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
+import { withIndexLock } from './postgres-index-lock.js';
 
 /** Advisory-lock class of view index updates ('VIEW' in ASCII). */
 const VIEW_LOCK_CLASS = 0x56494557;
@@ -270,18 +271,6 @@ export class PostgresViewStore implements ViewStore {
   }
 
   async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    const key = [VIEW_LOCK_CLASS, JSON.stringify([this.#schema, db, signature])];
-    let broken = false;
-    try {
-      await client.query('SELECT pg_advisory_lock($1::int4, hashtext($2))', key);
-      try {
-        return await work();
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1::int4, hashtext($2))', key).catch(() => (broken = true));
-      }
-    } finally {
-      client.release(broken);
-    }
+    return withIndexLock(this.#pool, VIEW_LOCK_CLASS, JSON.stringify([this.#schema, db, signature]), work);
   }
 }

@@ -7,29 +7,24 @@ import type { AccessStats, AccessStore } from '../access-store.js';
 import type { ChangeRow, ChangesOptions, RangeOptions, RangeResult } from '../storage.js';
 import { changeRow, documentSummary } from '../kit/stored-rows.js';
 import type { Connection, Statement } from './sqlite-connection.js';
+import { idRangeConditions } from '../kit/id-range.js';
+import { StatementCache } from './sqlite-statement-cache.js';
 
 /** The caller's rows: `a.principal` one of the JSON array bound at this place. */
 const MINE = 'a.db_id = ? AND a.principal IN (SELECT value FROM json_each(?))';
 
 export class SqliteAccessStore implements AccessStore {
-  readonly #db: Connection;
   readonly #read: <T>(query: (dbId: number) => T, db: string) => T;
-  readonly #cache = new Map<string, Statement>();
+  readonly #cache: StatementCache;
 
   /** `read` runs a query on the id of a database (404 when missing) after the freshness check. */
   constructor(db: Connection, read: <T>(query: (dbId: number) => T, db: string) => T) {
-    this.#db = db;
+    this.#cache = new StatementCache(db);
     this.#read = read;
   }
 
   #statement(sql: string, pluck = false): Statement {
-    let statement = this.#cache.get(sql);
-    if (statement === undefined) {
-      statement = this.#db.prepare<unknown[], unknown>(sql);
-      if (pluck) statement.pluck();
-      this.#cache.set(sql, statement);
-    }
-    return statement;
+    return this.#cache.get(sql, pluck);
   }
 
   async listDocuments(db: string, principals: readonly string[], options: RangeOptions): Promise<RangeResult> {
@@ -91,20 +86,8 @@ export class SqliteAccessStore implements AccessStore {
   }
 }
 
-/** SQL conditions on `a.id` for a key range; descending swaps which key is the upper bound. */
+/** SQL conditions on `a.id` for a key range, and their parameters. */
 function rangeBounds(options: RangeOptions): { sql: string; params: string[] } {
-  const descending = options.descending === true;
-  const inclusiveEnd = options.inclusiveEnd !== false;
-  let sql = '';
   const params: string[] = [];
-  if (options.startKey !== undefined) {
-    sql += descending ? ' AND a.id <= ?' : ' AND a.id >= ?';
-    params.push(options.startKey);
-  }
-  if (options.endKey !== undefined) {
-    const op = descending ? (inclusiveEnd ? '>=' : '>') : inclusiveEnd ? '<=' : '<';
-    sql += ` AND a.id ${op} ?`;
-    params.push(options.endKey);
-  }
-  return { sql, params };
+  return { sql: idRangeConditions('a', options, (value) => (params.push(value), '?')), params };
 }

@@ -1,27 +1,22 @@
 import type { ChangeRow, ChangesOptions, IdRangeStats, RangeOptions, RangeResult } from '../storage.js';
 import { changeRow, documentSummary, storedSizeColumns, type DatabaseRow } from '../kit/stored-rows.js';
 import type { Connection, Statement } from './sqlite-connection.js';
+import { idRangeConditions } from '../kit/id-range.js';
+import { StatementCache } from './sqlite-statement-cache.js';
 import { liveBelow, type IdBlockStatements } from './sqlite-id-blocks.js';
 
 /** `_all_docs` and `_changes` build their SQL from options; each distinct shape is prepared once. */
 export class RangeQueries {
-  readonly #db: Connection;
+  readonly #cache: StatementCache;
   readonly #idBlocks: IdBlockStatements;
-  readonly #cache = new Map<string, Statement>();
 
   constructor(db: Connection, idBlocks: IdBlockStatements) {
-    this.#db = db;
+    this.#cache = new StatementCache(db);
     this.#idBlocks = idBlocks;
   }
 
   #statement(sql: string, pluck = false): Statement {
-    let statement = this.#cache.get(sql);
-    if (statement === undefined) {
-      statement = this.#db.prepare<unknown[], unknown>(sql);
-      if (pluck) statement.pluck();
-      this.#cache.set(sql, statement);
-    }
-    return statement;
+    return this.#cache.get(sql, pluck);
   }
 
   /** Live documents in the range, counting no further than `most`. */
@@ -109,20 +104,8 @@ export class RangeQueries {
   }
 }
 
-/** SQL conditions on `d.id` for a key range; descending swaps which key is the upper bound. */
+/** SQL conditions on `d.id` for a key range, and their parameters. */
 function rangeBounds(options: RangeOptions): { sql: string; params: string[] } {
-  const descending = options.descending === true;
-  const inclusiveEnd = options.inclusiveEnd !== false;
-  let sql = '';
   const params: string[] = [];
-  if (options.startKey !== undefined) {
-    sql += descending ? ' AND d.id <= ?' : ' AND d.id >= ?';
-    params.push(options.startKey);
-  }
-  if (options.endKey !== undefined) {
-    const op = descending ? (inclusiveEnd ? '>=' : '>') : inclusiveEnd ? '<=' : '<';
-    sql += ` AND d.id ${op} ?`;
-    params.push(options.endKey);
-  }
-  return { sql, params };
+  return { sql: idRangeConditions('d', options, (value) => (params.push(value), '?')), params };
 }

@@ -176,6 +176,18 @@ WHERE substr(d.id, 1, 8) <> '_design/'
   AND p.type = 'text' AND p.value <> ''
   AND NOT EXISTS (SELECT 1 FROM json_each(b.body, '$._access') q WHERE q.type <> 'text');
 `,
+  // 10: full-text search indexes, one per (database, index signature); each has tables of its own,
+  // created with the index (sqlite-search.ts). IF NOT EXISTS: before this step the search store
+  // created the catalog on first use, so an older file may have it already.
+  `
+CREATE TABLE IF NOT EXISTS search_indexes (
+  index_id INTEGER PRIMARY KEY AUTOINCREMENT,
+  db_id INTEGER NOT NULL,
+  signature TEXT NOT NULL,
+  update_seq INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (db_id, signature)
+);
+`,
 ];
 
 /** The latest schema version this code knows. */

@@ -1,5 +1,5 @@
 /**
- * The SQLite search store (search-store.ts): a `search_indexes` catalog row per (database,
+ * The SQLite search store (search-store.ts): a `search_indexes` catalog row (sqlite-schema.ts) per (database,
  * signature) and per index `search_docs_{id}` (indexed documents), `search_values_{id}` (string,
  * double and stored values), `search_fields_{id}` (each field's first type) and the text: a side
  * table `search_text_{id}` (document, field, tokenizer) whose rowids are those of the FTS5 tables
@@ -12,7 +12,9 @@ import type { Param, SearchDialect } from '../kit/search-sql.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
 import { openBetterSqlite3 } from './better-sqlite3-driver.js';
-import type { NamedLocks } from '../../locks/named-locks.js';
+import { holding, type NamedLocks } from '../../locks/named-locks.js';
+import { StatementCache } from './sqlite-statement-cache.js';
+import { SqliteIndexCatalog } from './sqlite-index-catalog.js';
 
 /** FTS5 tokenizers by name; `tokenizerOf` maps a Nouveau analyzer to one. */
 const TOKENIZERS: Readonly<Record<string, string>> = {
@@ -25,9 +27,6 @@ function tokenizerOf(analyzer: string): string {
   if (analyzer === 'english') return 'porter';
   return analyzer === 'simple_asciifolding' ? 'folded' : 'plain';
 }
-
-const CATALOG = `CREATE TABLE IF NOT EXISTS search_indexes (index_id INTEGER PRIMARY KEY AUTOINCREMENT, db_id INTEGER NOT NULL,
-  signature TEXT NOT NULL, update_seq INTEGER NOT NULL DEFAULT 0, UNIQUE (db_id, signature))`;
 
 const tableNames = (id: number) => ({
   docs: `search_docs_${id}`,
@@ -46,7 +45,6 @@ function dropTables(db: Connection, id: number): void {
 
 /** Drops the search tables of a database (inside the caller's write transaction). */
 export function dropSearchIndexesOf(db: Connection, dbId: number): void {
-  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_indexes'").get() === undefined) return;
   for (const id of db.prepare('SELECT index_id FROM search_indexes WHERE db_id = ?').pluck().all(dbId) as number[]) dropTables(db, id);
   db.prepare('DELETE FROM search_indexes WHERE db_id = ?').run(dbId);
 }
@@ -70,65 +68,40 @@ function dialectOf(id: number): SearchDialect {
   };
 }
 
-interface IndexRow {
-  index_id: number;
-  signature: string;
-  update_seq: number;
-}
-
 export class SqliteSearchStore implements SearchStore {
   readonly textSyntax = 'fts5';
   readonly #db: Connection;
   readonly #queue: WriteQueue;
-  readonly #databaseId: (name: string) => number;
+  readonly #catalog: SqliteIndexCatalog;
   readonly #locks: NamedLocks;
-  readonly #statements = new Map<string, Statement>();
-  #catalog = false;
+  readonly #statements: StatementCache;
   /** An in-memory database for `analyze`, opened on first use. */
   #analyzer: Connection | undefined;
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
+    this.#statements = new StatementCache(db);
     this.#queue = queue;
-    this.#databaseId = databaseId;
+    this.#catalog = new SqliteIndexCatalog(this.#statements, databaseId, 'search_indexes', 'search');
     this.#locks = locks;
   }
 
   #statement(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) this.#statements.set(sql, (statement = this.#db.prepare<unknown[], unknown>(sql)));
-    return statement;
-  }
-
-  #index(db: string, signature: string): IndexRow | undefined {
-    if (!this.#catalog) {
-      if (this.#db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_indexes'").get() === undefined) return undefined;
-      this.#catalog = true;
-    }
-    return this.#statement('SELECT index_id, signature, update_seq FROM search_indexes WHERE db_id = ? AND signature = ?').get(this.#databaseId(db), signature) as IndexRow | undefined;
-  }
-
-  #existing(db: string, signature: string): IndexRow {
-    const index = this.#index(db, signature);
-    if (index === undefined) throw new Error(`no search index ${signature} in ${db}`);
-    return index;
+    return this.#statements.get(sql);
   }
 
   /** Drops the cached statements naming the index's tables (whole names: `_1` is not `_12`). */
   #forget(id: number): void {
-    const named = new RegExp(`\\bsearch_\\w+?_${id}\\b`);
-    for (const sql of [...this.#statements.keys()]) if (named.test(sql)) this.#statements.delete(sql);
+    this.#statements.forget(new RegExp(`\\bsearch_\\w+?_${id}\\b`));
   }
 
   async open(db: string, signature: string): Promise<number> {
-    const known = this.#index(db, signature);
+    const known = this.#catalog.find(db, signature);
     if (known !== undefined) return known.update_seq;
     return this.#queue.enqueue(() => {
-      this.#db.exec(CATALOG);
-      this.#catalog = true;
-      const again = this.#index(db, signature);
+      const again = this.#catalog.find(db, signature);
       if (again !== undefined) return again.update_seq;
-      const id = Number(this.#statement('INSERT INTO search_indexes (db_id, signature) VALUES (?, ?)').run(this.#databaseId(db), signature).lastInsertRowid);
+      const id = this.#catalog.add(db, signature);
       const t = tableNames(id);
       dropTables(this.#db, id);
       this.#forget(id);
@@ -149,7 +122,7 @@ export class SqliteSearchStore implements SearchStore {
 
   update(db: string, signature: string, documents: readonly SearchDocument[], updateSeq: number): Promise<void> {
     return this.#queue.enqueue(() => {
-      const { index_id: id } = this.#existing(db, signature);
+      const { index_id: id } = this.#catalog.existing(db, signature);
       const t = tableNames(id);
       // Which documents are indexed already, and the fields' types, in one statement per batch each.
       const ids = JSON.stringify(documents.map((document) => document.id));
@@ -186,23 +159,23 @@ export class SqliteSearchStore implements SearchStore {
       }
       const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
       for (const [name, type] of fields) insertField.run(name, type);
-      this.#statement('UPDATE search_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, id);
+      this.#catalog.reached(id, updateSeq);
     });
   }
 
   async fieldTypes(db: string, signature: string): Promise<Map<string, SearchFieldType>> {
-    const { index_id: id } = this.#existing(db, signature);
+    const { index_id: id } = this.#catalog.existing(db, signature);
     const rows = this.#statement(`SELECT field, type FROM ${tableNames(id).fields}`).all() as { field: string; type: SearchFieldType }[];
     return new Map(rows.map((row) => [row.field, row.type]));
   }
 
   async search(db: string, signature: string, request: SearchRequest): Promise<SearchAnswer> {
-    const dialect = dialectOf(this.#existing(db, signature).index_id);
+    const dialect = dialectOf(this.#catalog.existing(db, signature).index_id);
     return searchAnswer(dialect, request, async (sql, params) => this.#statement(sql).all(...params) as Record<string, unknown>[]);
   }
 
   async vocabulary(db: string, signature: string, field: string, type: 'text' | 'string', analyzer: string): Promise<string[]> {
-    const t = tableNames(this.#existing(db, signature).index_id);
+    const t = tableNames(this.#catalog.existing(db, signature).index_id);
     if (type === 'string') return this.#statement(`SELECT DISTINCT str FROM ${t.values} WHERE field = ? AND type = 'string'`).pluck().all(field) as string[];
     const tokenizer = tokenizerOf(analyzer);
     this.#db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${t.vocab(tokenizer)} USING fts5vocab(main, ${t.fts(tokenizer)}, row)`);
@@ -231,8 +204,7 @@ export class SqliteSearchStore implements SearchStore {
   }
 
   async list(db: string): Promise<SearchIndexInfo[]> {
-    if (this.#db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'search_indexes'").get() === undefined) return [];
-    const indexes = this.#statement('SELECT index_id, signature, update_seq FROM search_indexes WHERE db_id = ? ORDER BY signature').all(this.#databaseId(db)) as IndexRow[];
+    const indexes = this.#catalog.all(db);
     return indexes.map((index) => ({
       signature: index.signature,
       updateSeq: index.update_seq,
@@ -244,11 +216,11 @@ export class SqliteSearchStore implements SearchStore {
     return this.#queue.enqueue(() => {
       let dropped = 0;
       for (const signature of signatures) {
-        const index = this.#index(db, signature);
+        const index = this.#catalog.find(db, signature);
         if (index === undefined) continue;
         this.#forget(index.index_id);
         dropTables(this.#db, index.index_id);
-        this.#statement('DELETE FROM search_indexes WHERE index_id = ?').run(index.index_id);
+        this.#catalog.remove(index.index_id);
         dropped++;
       }
       return dropped;
@@ -256,12 +228,7 @@ export class SqliteSearchStore implements SearchStore {
   }
 
   async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
-    const release = await this.#locks.acquire(`search\u0000${db}\u0000${signature}`);
-    try {
-      return await work();
-    } finally {
-      release();
-    }
+    return holding(this.#locks, `search\u0000${db}\u0000${signature}`, work);
   }
 }
 

@@ -27,13 +27,9 @@ import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSte
 import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
 import type { Connection, Statement } from './sqlite-connection.js';
 import type { WriteQueue } from './sqlite-write-queue.js';
-import type { NamedLocks } from '../../locks/named-locks.js';
-
-interface IndexRow {
-  index_id: number;
-  signature: string;
-  update_seq: number;
-}
+import { holding, type NamedLocks } from '../../locks/named-locks.js';
+import { StatementCache } from './sqlite-statement-cache.js';
+import { SqliteIndexCatalog, type IndexRow } from './sqlite-index-catalog.js';
 
 const table = (indexId: number): string => `view_rows_${indexId}`;
 const tablesOf = (indexId: number): IndexTables & BlockTables => ({
@@ -74,36 +70,22 @@ class HexKeyedRow implements ViewRow {
 export class SqliteViewStore implements ViewStore {
   readonly #db: Connection;
   readonly #queue: WriteQueue;
-  readonly #databaseId: (name: string) => number;
-  readonly #statements = new Map<string, Statement>();
+  readonly #catalog: SqliteIndexCatalog;
+  readonly #statements: StatementCache;
   readonly #locks: NamedLocks;
   readonly #aggregates = new AnswerCache<ViewAggregate[]>();
   readonly #sizes = new AnswerCache<ViewIndexSizes>();
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
+    this.#statements = new StatementCache(db);
     this.#queue = queue;
-    this.#databaseId = databaseId;
+    this.#catalog = new SqliteIndexCatalog(this.#statements, databaseId, 'view_indexes', 'view');
     this.#locks = locks;
   }
 
   #statement(sql: string): Statement {
-    let statement = this.#statements.get(sql);
-    if (statement === undefined) {
-      statement = this.#db.prepare<unknown[], unknown>(sql);
-      this.#statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  #index(db: string, signature: string): IndexRow | undefined {
-    return this.#statement('SELECT index_id, signature, update_seq FROM view_indexes WHERE db_id = ? AND signature = ?').get(this.#databaseId(db), signature) as IndexRow | undefined;
-  }
-
-  #existing(db: string, signature: string): IndexRow {
-    const index = this.#index(db, signature);
-    if (index === undefined) throw new Error(`no view index ${signature} in ${db}`);
-    return index;
+    return this.#statements.get(sql);
   }
 
   /** Runs the statements of a partials step (inside the caller's transaction when writing). */
@@ -119,8 +101,7 @@ export class SqliteViewStore implements ViewStore {
 
   /** Drops the cached statements naming these tables (as whole names: `view_rows_1` is not `view_rows_12`). */
   #forgetStatements(...tables: string[]): void {
-    const named = new RegExp(`\\b(?:${tables.join('|')})\\b`);
-    for (const sql of [...this.#statements.keys()]) if (named.test(sql)) this.#statements.delete(sql);
+    this.#statements.forget(new RegExp(`\\b(?:${tables.join('|')})\\b`));
   }
 
   /** The index's tables, created empty (rows, their partial reductions, their blocks and the blocks' reductions). */
@@ -152,21 +133,21 @@ export class SqliteViewStore implements ViewStore {
   }
 
   async open(db: string, signature: string): Promise<number> {
-    const known = this.#index(db, signature);
+    const known = this.#catalog.find(db, signature);
     if (known !== undefined && this.#current(known)) return known.update_seq;
     return this.#queue.enqueue(() => {
-      const again = this.#index(db, signature);
+      const again = this.#catalog.find(db, signature);
       if (again !== undefined && this.#current(again)) return again.update_seq;
-      const indexId = again?.index_id ?? Number(this.#statement('INSERT INTO view_indexes (db_id, signature) VALUES (?, ?)').run(this.#databaseId(db), signature).lastInsertRowid);
+      const indexId = again?.index_id ?? this.#catalog.add(db, signature);
       this.#createTables(indexId);
-      this.#statement('UPDATE view_indexes SET update_seq = 0 WHERE index_id = ?').run(indexId);
+      this.#catalog.reached(indexId, 0);
       return 0;
     });
   }
 
   update(db: string, signature: string, documents: readonly MappedDocument[], updateSeq: number): Promise<void> {
     return this.#queue.enqueue(() => {
-      const { index_id: indexId } = this.#existing(db, signature);
+      const { index_id: indexId } = this.#catalog.existing(db, signature);
       const plan = this.#run(planPartials(tablesOf(indexId), documents));
       const blocks = this.#run(planBlocks(tablesOf(indexId), documents));
       const remove = this.#statement(`DELETE FROM ${table(indexId)} WHERE doc_id = ?`);
@@ -177,14 +158,14 @@ export class SqliteViewStore implements ViewStore {
       }
       this.#run(applyPartials(tablesOf(indexId), plan));
       this.#run(applyBlocks(tablesOf(indexId), blocks));
-      this.#statement('UPDATE view_indexes SET update_seq = ? WHERE index_id = ?').run(updateSeq, indexId);
+      this.#catalog.reached(indexId, updateSeq);
       // Not durable (no fsync of its own, sqlite-write-queue.ts): a batch lost to a power cut goes
       // with its update_seq, and the index maps those changes again.
     }, false);
   }
 
   async rows(db: string, signature: string, range: ViewRange): Promise<ViewRowsResult> {
-    const index = this.#existing(db, signature);
+    const index = this.#catalog.existing(db, signature);
     const name = table(index.index_id);
     const params: unknown[] = [];
     const param = (value: unknown): string => (params.push(value), '?');
@@ -206,7 +187,7 @@ export class SqliteViewStore implements ViewStore {
   }
 
   async aggregate(db: string, signature: string, range: ViewRange, grouped = false): Promise<ViewAggregate[]> {
-    const index = this.#existing(db, signature);
+    const index = this.#catalog.existing(db, signature);
     const name = table(index.index_id);
     const params: unknown[] = [];
     const where = rangeConditions(range, (value) => (params.push(value), '?'));
@@ -218,19 +199,19 @@ export class SqliteViewStore implements ViewStore {
   }
 
   async reduce(db: string, signature: string, range: ViewRange, level: ReduceLevel): Promise<ViewAggregate[] | undefined> {
-    return this.#run(reduceGroups(tablesOf(this.#existing(db, signature).index_id), range, level));
+    return this.#run(reduceGroups(tablesOf(this.#catalog.existing(db, signature).index_id), range, level));
   }
 
   async reductionPlan(db: string, signature: string, range: ViewRange, level: ReduceLevel, reducer: string): Promise<ReductionPiece[]> {
-    return this.#run(reductionPlan(tablesOf(this.#existing(db, signature).index_id), range, level, reducer));
+    return this.#run(reductionPlan(tablesOf(this.#catalog.existing(db, signature).index_id), range, level, reducer));
   }
 
   async staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]> {
-    return this.#run(staleBlocks(tablesOf(this.#existing(db, signature).index_id), view, reducer, most, after));
+    return this.#run(staleBlocks(tablesOf(this.#catalog.existing(db, signature).index_id), view, reducer, most, after));
   }
 
   storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void> {
-    return this.#queue.enqueue(() => this.#run(storeReductions(tablesOf(this.#existing(db, signature).index_id), view, reducer, reductions)));
+    return this.#queue.enqueue(() => this.#run(storeReductions(tablesOf(this.#catalog.existing(db, signature).index_id), view, reducer, reductions)));
   }
 
   /**
@@ -239,7 +220,7 @@ export class SqliteViewStore implements ViewStore {
    * update sequence of the index.
    */
   async sizes(db: string, signature: string): Promise<ViewIndexSizes | undefined> {
-    const index = this.#index(db, signature);
+    const index = this.#catalog.find(db, signature);
     if (index === undefined || !this.#current(index)) return undefined;
     const { rows, partials } = tablesOf(index.index_id);
     const names = [rows, `${rows}_docs`, `${rows}_sums`, partials, `${partials}_depths`];
@@ -253,7 +234,7 @@ export class SqliteViewStore implements ViewStore {
   }
 
   async list(db: string): Promise<ViewIndexInfo[]> {
-    const indexes = this.#statement('SELECT index_id, signature, update_seq FROM view_indexes WHERE db_id = ? ORDER BY signature').all(this.#databaseId(db)) as IndexRow[];
+    const indexes = this.#catalog.all(db);
     return indexes.map((index) => ({
       signature: index.signature,
       updateSeq: index.update_seq,
@@ -265,12 +246,12 @@ export class SqliteViewStore implements ViewStore {
     return this.#queue.enqueue(() => {
       let dropped = 0;
       for (const signature of signatures) {
-        const index = this.#index(db, signature);
+        const index = this.#catalog.find(db, signature);
         if (index === undefined) continue;
         const { rows, partials, blocks, values } = tablesOf(index.index_id);
         this.#forgetStatements(rows, partials, blocks, values);
         this.#db.exec(dropTables(index.index_id));
-        this.#statement('DELETE FROM view_indexes WHERE index_id = ?').run(index.index_id);
+        this.#catalog.remove(index.index_id);
         dropped++;
       }
       return dropped;
@@ -279,11 +260,6 @@ export class SqliteViewStore implements ViewStore {
 
   /** One updater per index across the worker processes sharing the file (the server's named locks). */
   async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
-    const release = await this.#locks.acquire(`view\u0000${db}\u0000${signature}`);
-    try {
-      return await work();
-    } finally {
-      release();
-    }
+    return holding(this.#locks, `view\u0000${db}\u0000${signature}`, work);
   }
 }

@@ -106,6 +106,30 @@ describe('postgres migrations', { skip: POSTGRES_SKIP_REASON }, () => {
     }
   });
 
+  it('upgrades a schema whose search catalog was created on first use: its indexes stay, the step is recorded', async () => {
+    await query(`CREATE SCHEMA "${schema}"`);
+    const before = MIGRATIONS.filter((step) => step.version < 10);
+    await query(
+      `SET search_path TO "${schema}"; ${before.map((step) => step.sql).join(';\n')};
+       CREATE TABLE schema_migrations (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+       INSERT INTO schema_migrations (version, description) VALUES ${before.map((step) => `(${step.version}, 'old')`).join(', ')};
+       INSERT INTO databases (name, security, data_size, instance_start_time) VALUES ('db', '{}', 0, '1');
+       CREATE TABLE IF NOT EXISTS search_indexes (index_id bigserial PRIMARY KEY, db_id bigint NOT NULL,
+         signature text NOT NULL, update_seq bigint NOT NULL DEFAULT 0, UNIQUE (db_id, signature));
+       INSERT INTO search_indexes (db_id, signature, update_seq) SELECT db_id, 'sig', 5 FROM databases;
+       CREATE TABLE search_docs_1 (doc_id text COLLATE "C" PRIMARY KEY);
+       INSERT INTO search_docs_1 (doc_id) VALUES ('doc');`,
+    );
+    const storage = await openPostgresStorage({ url, schema });
+    try {
+      assert.deepEqual(await storage.search.list('db'), [{ signature: 'sig', updateSeq: 5, docs: 1 }]);
+    } finally {
+      await storage.close();
+    }
+    const versions = await query<{ version: number }>(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
+    assert.deepEqual(versions.map((row) => row.version), MIGRATIONS.map((step) => step.version));
+  });
+
   it('creates the tables in the schema only, with byte-order collation', async () => {
     const storage = await openPostgresStorage({ url, schema });
     await storage.close();
@@ -115,7 +139,7 @@ describe('postgres migrations', { skip: POSTGRES_SKIP_REASON }, () => {
     );
     assert.deepEqual(
       tables.map((row) => row.table_name),
-      ['access_rows', 'attachment_blobs', 'attachment_chunks', 'attachment_refs', 'databases', 'documents', 'id_blocks', 'local_documents', 'lockout_attempts', 'lockout_failures', 'mango_index_rows', 'mango_indexes', 'purged_infos', 'revision_bodies', 'schema_migrations', 'view_indexes'],
+      ['access_rows', 'attachment_blobs', 'attachment_chunks', 'attachment_refs', 'databases', 'documents', 'id_blocks', 'local_documents', 'lockout_attempts', 'lockout_failures', 'mango_index_rows', 'mango_indexes', 'purged_infos', 'revision_bodies', 'schema_migrations', 'search_indexes', 'view_indexes'],
     );
     const collations = await query<{ column_name: string; collation_name: string | null }>(
       `SELECT table_name || '.' || column_name AS column_name, collation_name FROM information_schema.columns

@@ -113,6 +113,37 @@ describe('sqlite schema migrations', () => {
     }
   });
 
+  it('upgrades a file whose search catalog was created on first use: its indexes stay, the step is recorded', async () => {
+    const old = new Database(file);
+    old.exec(MIGRATIONS.slice(0, 7).join('\n'));
+    old.pragma('user_version = 7');
+    old.prepare("INSERT INTO databases (name, security, data_size, instance_start_time) VALUES ('db', '{}', 0, '1')").run();
+    // As the search store created them before the catalog was a schema step.
+    old.exec(`CREATE TABLE IF NOT EXISTS search_indexes (index_id INTEGER PRIMARY KEY AUTOINCREMENT, db_id INTEGER NOT NULL,
+      signature TEXT NOT NULL, update_seq INTEGER NOT NULL DEFAULT 0, UNIQUE (db_id, signature));
+      INSERT INTO search_indexes (db_id, signature, update_seq) VALUES (1, 'sig', 5);
+      CREATE TABLE search_docs_1 (doc_id TEXT PRIMARY KEY) WITHOUT ROWID;
+      INSERT INTO search_docs_1 (doc_id) VALUES ('doc');`);
+    old.close();
+
+    const storage = openSqliteStorage(file);
+    try {
+      assert.deepEqual(await storage.search.list('db'), [{ signature: 'sig', updateSeq: 5, docs: 1 }]);
+    } finally {
+      await storage.close();
+    }
+    const reopened = new Database(file, { readonly: true });
+    assert.equal(reopened.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    reopened.close();
+  });
+
+  it('creates the search catalog with the schema, before any index', async () => {
+    await openSqliteStorage(file).close();
+    const fresh = new Database(file, { readonly: true });
+    assert.ok(fresh.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_indexes'").get());
+    fresh.close();
+  });
+
   it('refuses a file migrated by a newer Divan', () => {
     const newer = new Database(file);
     newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
