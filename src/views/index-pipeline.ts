@@ -34,7 +34,7 @@ interface PipelineSteps<T> {
 }
 
 /** The batches from `seq` on, through the pipeline; answers the last sequence stored. */
-export async function catchUp<T>(seq: number, steps: PipelineSteps<T>): Promise<number> {
+async function catchUp<T>(seq: number, steps: PipelineSteps<T>): Promise<number> {
   let pending: { seq: number; count: number; indexed: Promise<T> } | undefined;
   let [read, stored, done] = [seq, seq, 0];
   const store = async (batch: NonNullable<typeof pending>): Promise<void> => {
