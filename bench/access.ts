@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, load, startProcess } from './bench-support.js';
+import { call, load, postgresBenchSchema, startProcess } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -79,13 +79,11 @@ async function bareRate(): Promise<number> {
   }
 }
 
+const schema = option('--storage') === 'postgres' ? postgresBenchSchema('access', option('--postgres-url')) : undefined;
+
 function configFile(data: string): string {
   const file = join(data, 'bench.ini');
-  const postgres = option('--storage') === 'postgres';
-  const storage = postgres
-    ? `[divan]\nstorage = postgres\npostgres_url = ${option('--postgres-url') ?? 'postgresql://postgres@127.0.0.1:5432/test'}\npostgres_schema = bench_access_${process.pid}\n`
-    : '';
-  writeFileSync(file, `[log]\nlevel = warning\n[chttpd_auth]\niterations = 1000\n[chttpd_auth_lockout]\nmode = off\n${storage}`);
+  writeFileSync(file, `[log]\nlevel = warning\n[chttpd_auth]\niterations = 1000\n[chttpd_auth_lockout]\nmode = off\n${schema?.ini ?? ''}`);
   return file;
 }
 
@@ -123,6 +121,7 @@ async function main(): Promise<void> {
     writeFileSync(join(ROOT, 'bench', `access-results-${storage}.md`), text);
   } finally {
     await divan.stop();
+    await schema?.drop();
     rmSync(data, { recursive: true, force: true });
   }
 }

@@ -1,10 +1,11 @@
 /**
  * What the benchmarks share: starting a server process and waiting for its "listening" line, one
- * plain HTTP call, and one autocannon load with the figures the reports use.
+ * plain HTTP call, one autocannon load with the figures the reports use, and a PostgreSQL schema per run.
  */
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import pg from 'pg';
 
 export interface Running {
   url: string;
@@ -69,3 +70,23 @@ export async function load(options: autocannon.Options): Promise<Measurement> {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
+
+/**
+ * A PostgreSQL schema of its own for one bench run (`--storage postgres`): the `[divan]` lines that
+ * select it, and its removal once the server has stopped, so runs leave nothing behind.
+ */
+export function postgresBenchSchema(bench: string, url = 'postgresql://postgres@127.0.0.1:5432/test'): { ini: string; drop(): Promise<void> } {
+  const schema = `bench_${bench}_${process.pid}`;
+  return {
+    ini: `[divan]\nstorage = postgres\npostgres_url = ${url}\npostgres_schema = ${schema}\n`,
+    async drop(): Promise<void> {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -24,7 +24,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, load, startProcess, type Measurement } from './bench-support.js';
+import { call, load, postgresBenchSchema, startProcess, type Measurement } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -303,9 +303,8 @@ async function main(): Promise<void> {
   const quiet = join(data, 'quiet.ini');
   writeFileSync(quiet, '[log]\nlevel = warning\n');
   const postgres = option('--storage') === 'postgres';
-  if (postgres) {
-    writeFileSync(quiet, `[log]\nlevel = warning\n[divan]\nstorage = postgres\npostgres_url = ${option('--postgres-url') ?? 'postgresql://postgres@127.0.0.1:5432/test'}\npostgres_schema = bench_engine_${process.pid}\n`);
-  }
+  const schema = postgres ? postgresBenchSchema('engine', option('--postgres-url')) : undefined;
+  if (schema !== undefined) writeFileSync(quiet, `[log]\nlevel = warning\n${schema.ini}`);
   const divan = await startProcess([join(ROOT, 'dist', 'src', 'main.js'), '--port', '0', '--data', data, '--config', quiet], { COUCHDB_USER: ADMIN.name, COUCHDB_PASSWORD: ADMIN.password }, /Divan listening on (\S+)/);
   const mine: Target = { label: 'Divan', url: divan.url, pid: divan.pid, headers: { Authorization: `Basic ${Buffer.from(`${ADMIN.name}:${ADMIN.password}`).toString('base64')}` } };
   const compare = option('--compare');
@@ -330,6 +329,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${report()}`);
   } finally {
     await divan.stop();
+    await schema?.drop();
     rmSync(data, { recursive: true, force: true });
   }
 }

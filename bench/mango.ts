@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, load, startProcess, type Measurement } from './bench-support.js';
+import { call, load, postgresBenchSchema, startProcess, type Measurement } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const quiet = join(data, 'quiet.ini');
   // No access log: the benchmark measures queries, not logging.
   writeFileSync(quiet, '[log]\nlevel = warning\n');
-  const storage = ['--config', quiet, ...(option('--storage') === 'postgres' ? ['--config', writePostgresConfig(data)] : [])];
+  const storage = ['--config', quiet, ...(schema === undefined ? [] : ['--config', writePostgresConfig(data, schema.ini)])];
   const divan = await startProcess([join(ROOT, 'dist', 'src', 'main.js'), '--port', '0', '--data', data, ...storage], { COUCHDB_USER: ADMIN.name, COUCHDB_PASSWORD: ADMIN.password }, /Divan listening on (\S+)/);
   let baseline: Awaited<ReturnType<typeof startProcess>> | undefined;
   const lines: string[] = [];
@@ -107,13 +107,16 @@ async function main(): Promise<void> {
   } finally {
     await baseline?.stop();
     await divan.stop();
+    await schema?.drop();
     rmSync(data, { recursive: true, force: true });
   }
 }
 
-function writePostgresConfig(data: string): string {
+const schema = option('--storage') === 'postgres' ? postgresBenchSchema('mango', option('--postgres-url')) : undefined;
+
+function writePostgresConfig(data: string, ini: string): string {
   const file = join(data, 'postgres.ini');
-  writeFileSync(file, `[divan]\nstorage = postgres\npostgres_url = ${option('--postgres-url') ?? 'postgresql://postgres@127.0.0.1:5432/test'}\npostgres_schema = bench_mango_${process.pid}\n`);
+  writeFileSync(file, ini);
   return file;
 }
 

@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, load, startProcess } from './bench-support.js';
+import { call, load, postgresBenchSchema, startProcess } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -110,13 +110,11 @@ async function bareRate(): Promise<number> {
   }
 }
 
+const schema = option('--storage') === 'postgres' ? postgresBenchSchema('partitions', option('--postgres-url')) : undefined;
+
 function configFile(data: string): string {
   const file = join(data, 'bench.ini');
-  const postgres = option('--storage') === 'postgres';
-  const storage = postgres
-    ? `[divan]\nstorage = postgres\npostgres_url = ${option('--postgres-url') ?? 'postgresql://postgres@127.0.0.1:5432/test'}\npostgres_schema = bench_partitions_${process.pid}\n`
-    : '';
-  writeFileSync(file, `[log]\nlevel = warning\n${storage}`);
+  writeFileSync(file, `[log]\nlevel = warning\n${schema?.ini ?? ''}`);
   return file;
 }
 
@@ -215,6 +213,7 @@ async function main(): Promise<void> {
   } finally {
     if (other !== undefined) for (const db of ['one', 'many']) await call(other.url, `/partitions-bench-${db}-${process.pid}`, { method: 'DELETE', headers: other.headers }).catch(() => undefined);
     await divan.stop();
+    await schema?.drop();
     rmSync(data, { recursive: true, force: true });
   }
 }
