@@ -128,7 +128,8 @@ async function removeIndex(opened: OpenedDatabase, ddoc: string, only?: { type: 
   const views = { ...(isObject(stored.body['views']) ? stored.body['views'] : {}) };
   const nouveau = { ...(isObject(stored.body['nouveau']) ? stored.body['nouveau'] : {}) };
   for (const index of removed) delete (index.type === 'nouveau' ? nouveau : views)[index.name];
-  const rest: JsonObject = { ...stored.body, views };
+  const rest: JsonObject = { ...stored.body };
+  if (isObject(stored.body['views'])) rest['views'] = views;
   if (Object.keys(nouveau).length > 0) rest['nouveau'] = nouveau;
   else delete rest['nouveau'];
   const onlyLanguage = Object.keys(views).length === 0 && Object.keys(rest).every((key) => key === 'language' || key === 'views');

@@ -133,5 +133,24 @@ for (const backend of SERVER_BACKENDS) {
       assert.equal((await server().admin('/nv/_design/other')).status, 404);
       assert.deepEqual(await findIds(server(), 'nv', { selector: { genre: 'classic' } }), ['emma']);
     });
+
+    test('deleting one of two nouveau indexes of a design document keeps the other, and adds nothing', async () => {
+      for (const name of ['one', 'two']) await createIndex(server(), 'nv', { index: { fields: [{ name: 'title', type: 'string' }] }, type: 'nouveau', ddoc: 'pair', name });
+      const res = await server().admin('/nv/_index/pair/nouveau/one', { method: 'DELETE' });
+      assert.deepEqual([res.status, res.body], [200, { ok: true }]);
+      const ddoc = (await server().admin('/nv/_design/pair')).body;
+      assert.deepEqual([Object.keys(ddoc.nouveau), ddoc.views], [['two'], undefined]);
+      assert.deepEqual(await findIds(server(), 'nv', { selector: { title: 'Ubik' }, use_index: ['pair', 'two'] }), ['ubik']);
+    });
+
+    test('in a partitioned database a nouveau index serves partition queries', async () => {
+      assert.equal((await server().admin('/nvpart?partitioned=true', { method: 'PUT' })).status, 201);
+      const docs = [{ _id: 'x:1', word: 'alpha' }, { _id: 'x:2', word: 'beta' }, { _id: 'y:1', word: 'alpha' }];
+      assert.equal((await server().admin('/nvpart/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+      await createIndex(server(), 'nvpart', { index: { fields: [{ name: 'word', type: 'string' }] }, type: 'nouveau', ddoc: 'words', name: 'w' });
+      const res = await server().admin('/nvpart/_partition/x/_find', { method: 'POST', body: { selector: { $text: 'alpha' } } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body.docs.map((doc: { _id: string }) => doc._id), ['x:1']);
+    });
   });
 }
