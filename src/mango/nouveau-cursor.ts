@@ -4,12 +4,13 @@
  * `[nouveau] max_limit` hits, in the `sort` asked (field names escaped as the index names them:
  * `"age:number"` sorts by `age_3anumber`) or by relevance; each hit's document is read and matched
  * against the whole selector, as the caller may see it; `skip` and `limit` (at most `max_limit`)
- * count the matching ones. The bookmark continues after the last hit examined.
+ * count the matching ones, and past `[mango] max_docs_examined` documents read the query is refused,
+ * as a json index's is. The bookmark continues after the last hit examined.
  */
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import { matchesSelector } from '../documents/selector.js';
 import { isCouchError } from '../errors/couch-error.js';
-import { invalidBookmark } from '../errors/mango-errors.js';
+import { invalidBookmark, tooManyExamined } from '../errors/mango-errors.js';
 import type { JsonObject } from '../json/json.js';
 import type { Search } from '../search/search.js';
 import { LoopTurns } from '../turns/loop-turns.js';
@@ -51,6 +52,7 @@ export async function runNouveauCursor(opened: OpenedDatabase, request: FindRequ
   if (q === '' || limit === 0) return page;
   if (request.update) await search.refresh(opened, searchIndex);
   const max = opened.context.config.getInteger('nouveau', 'max_limit');
+  const maxExamined = opened.context.config.getInteger('mango', 'max_docs_examined');
   const sort = nouveauSort(request.sort);
   const seen = new Set<string>();
   let skip = request.skip;
@@ -72,7 +74,7 @@ export async function runNouveauCursor(opened: OpenedDatabase, request: FindRequ
       page.bookmark = bookmark;
       const doc = await liveDocument(opened, hit.id);
       if (doc === undefined) continue;
-      page.docsExamined++;
+      if (++page.docsExamined > maxExamined) throw tooManyExamined(maxExamined);
       if (!matchesSelector(request.selector, doc) || seen.has(hit.id)) continue;
       seen.add(hit.id);
       if (skip > 0) {

@@ -8,7 +8,10 @@
  * - chosen: the `use_index` one when usable; otherwise a json index whenever one is usable (CouchDB
  *   groups candidates by cursor and tries `_all_docs` last), the one whose leading columns cover
  *   most of the selector's range fields, then the one with fewer columns, then by design document
- *   and name.
+ *   and name;
+ * - nouveau indexes (nouveau-index.ts) come after json ones and before `_all_docs`: usable when
+ *   their fields cover the selector's (a `$text` selector needs one; json indexes never serve it),
+ *   and only one may be usable unless `use_index` picks it.
  *
  * The chosen index's key range comes from the selector's ranges on its leading columns.
  */
@@ -59,8 +62,8 @@ interface TextAsk {
 /** The normal form is worked out once, and only when a nouveau index or `$text` needs it. */
 function textAsk(selector: JsonObject): TextAsk {
   let normal: JsonObject | undefined;
-  const search = JSON.stringify(selector).includes('"$text"') && isTextSearch(normalForm(selector));
-  return { search, normal: () => (normal ??= normalForm(selector)) };
+  const form = (): JsonObject => (normal ??= normalForm(selector));
+  return { search: JSON.stringify(selector).includes('"$text"') && isTextSearch(form()), normal: form };
 }
 
 function canUseSort(columns: readonly string[], sortFields: readonly string[], clauses: readonly Clause[]): boolean {

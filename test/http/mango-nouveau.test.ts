@@ -152,5 +152,15 @@ for (const backend of SERVER_BACKENDS) {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.deepEqual(res.body.docs.map((doc: { _id: string }) => doc._id), ['x:1']);
     });
+
+    test('a nouveau query examining more than [mango] max_docs_examined documents is refused, as a json one', async () => {
+      assert.equal((await server().admin('/_node/_local/_config/mango/max_docs_examined', { method: 'PUT', body: '"2"' })).status, 200);
+      try {
+        const res = await find(server(), 'nv', { selector: { genre: 'sf', year: { $mod: [7, 3] } } });
+        assert.deepEqual([res.status, res.body.error], [400, 'too_many_docs_examined']);
+      } finally {
+        await server().admin('/_node/_local/_config/mango/max_docs_examined', { method: 'PUT', body: '"500000"' });
+      }
+    });
   });
 }
