@@ -104,6 +104,11 @@ for (const backend of SERVER_BACKENDS) {
       assert.deepEqual([bad.status, bad.body.error], [400, 'bad_arg']);
       const nested = await find(server(), 'nv', { selector: { title: { $text: 'dune' } } });
       assert.deepEqual([nested.status, nested.body.error], [400, 'bad_field']);
+      assert.equal(nested.body.reason, 'Invalid field normalization on selector: {"$default":{"$text":"dune"}}');
+      const negated = await find(server(), 'nv', { selector: { $not: { $text: 'dune' } } });
+      assert.deepEqual([negated.status, negated.body.error], [400, 'bad_arg']);
+      const number = await find(server(), 'nv', { selector: { $text: 5 } });
+      assert.deepEqual([number.status, number.body], [400, { error: 'invalid_operator', reason: 'Invalid text operator: $text' }]);
     });
 
     test('bad nouveau definitions are 400 with CouchDB\'s errors', async () => {
