@@ -142,6 +142,9 @@ export const DEFAULTS = {
     index_scan_warning_threshold: 10,
     max_docs_examined: 500_000,
   },
+  nouveau: {
+    max_limit: 200,
+  },
   vendor: {
     name: 'Divan',
   },

@@ -82,6 +82,9 @@ function matchCondition(compiled: Compiled, operator: string, argument: Json, va
       return (value !== undefined) === argument;
     case '$ne':
       return value === undefined || !equal(value, argument, compare);
+    case '$text':
+      // As CouchDB's `$default`: the text index that found the document is believed.
+      return true;
     default:
       break;
   }

@@ -57,6 +57,7 @@ const CONDITION_OPERATORS = new Set([
   '$keyMapMatch',
   '$not',
   '$beginsWith',
+  '$text',
 ]);
 const COMBINATION_OPERATORS = new Set(['$and', '$or', '$nor']);
 const TYPES = new Set(['null', 'boolean', 'number', 'string', 'array', 'object']);
@@ -151,6 +152,9 @@ function checkCondition(operator: string, argument: Json | undefined, compiled: 
       return;
     case '$beginsWith':
       if (typeof argument !== 'string') throw invalid('Invalid selector: $beginsWith requires a string argument');
+      return;
+    case '$text':
+      if (argument === null || typeof argument === 'object') throw invalid(`Bad argument for operator $text: ${JSON.stringify(argument)}`);
       return;
     case '$elemMatch':
     case '$allMatch':

@@ -42,3 +42,15 @@ export const invalidListParams = (): CouchError => mango(500, 'invalid_list_inde
 export const ddocSaveConflict = (): CouchError => mango(500, 'error_saving_ddoc', 'Encountered a conflict while saving the design document.');
 export const tooManyExamined = (max: number): CouchError =>
   mango(400, 'too_many_docs_examined', `The query would examine more than ${max} documents ([mango] max_docs_examined): add an index that serves its selector, or narrow it.`);
+export const badField = (selector: unknown): CouchError => mango(400, 'bad_field', `Invalid field normalization on selector: ${shown(selector)}`);
+export const invalidTextOperator = (operator: string): CouchError => mango(400, 'invalid_operator', `Invalid text operator: ${operator}`);
+export const multipleNouveauIndexes = (): CouchError => mango(400, 'multiple_nouveau_indexes', 'You must specify an index with the `use_index` parameter.');
+export const invalidIndexText = (value: unknown): CouchError => mango(400, 'invalid_index', `Text indexes must be an object, not: ${shown(value)}`);
+export const invalidIndexFieldsDefinition = (fields: unknown): CouchError =>
+  mango(
+    400,
+    'invalid_index_fields_definition',
+    `Text Index field definitions must be of the form\n            {"name": "non-empty fieldname", "type":\n                "boolean,number,string or text"}. Def: ${shown(fields)}`,
+  );
+/** Divan's own: CouchDB 3.5 serves such a query from `_all_docs`, where `$text` matches every document. */
+export const noTextIndex = (): CouchError => mango(400, 'no_usable_index', 'No nouveau index exists for this $text query, try creating one over the fields it searches.');

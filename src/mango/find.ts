@@ -8,6 +8,9 @@ import { performance } from 'node:perf_hooks';
 import type { OpenedDatabase } from '../databases/opened-database.js';
 import type { JsonObject } from '../json/json.js';
 import { runCursor, type Found, type ScanStats } from './cursor.js';
+import type { Search } from '../search/search.js';
+import { nouveauLimit, nouveauSort, runNouveauCursor } from './nouveau-cursor.js';
+import { textIndexableFields, textQuery } from './text-query.js';
 import type { FindRequest } from './find-request.js';
 import { catalog } from './index-catalog.js';
 import { indexJson, type MangoIndex } from './index-definitions.js';
@@ -32,7 +35,7 @@ function warningsOf(opened: OpenedDatabase, planned: Plan, stats: ScanStats, ret
   return warnings;
 }
 
-async function withConflicts(opened: OpenedDatabase, found: Found[]): Promise<JsonObject[]> {
+async function withConflicts(opened: OpenedDatabase, found: readonly Pick<Found, 'doc'>[]): Promise<JsonObject[]> {
   const conflicts = await opened.conflicts(found.map((item) => item.doc['_id'] as string));
   return found.map((item) => {
     const live = conflicts.get(item.doc['_id'] as string);
@@ -78,27 +81,36 @@ function planOf(opened: OpenedDatabase, request: FindRequest, indexes: readonly 
   }
 }
 
-/** `POST /{db}/_find`: one page of matching documents; `signal` aborts when the client went away. */
-export async function find(opened: OpenedDatabase, request: FindRequest, signal?: AbortSignal): Promise<JsonObject> {
-  const started = performance.now();
-  const { seq, indexes } = await indexCatalog(opened);
-  const planned = planOf(opened, request, indexes);
+/** The page a planned query reads: from a json index or `_all_docs`, or from a nouveau index through `search`. */
+async function readPage(opened: OpenedDatabase, request: FindRequest, planned: Plan, seq: number, search: Search, signal?: AbortSignal): Promise<{ docs: JsonObject[]; bookmark: string; stats: ScanStats }> {
+  if (planned.index.type === 'nouveau') {
+    const page = await runNouveauCursor(opened, request, planned.index, search, planned.normal(), signal);
+    const docs = request.conflicts ? await withConflicts(opened, page.docs.map((doc) => ({ doc }))) : page.docs;
+    // A search index has no keys to count apart from its documents (CouchDB counts none).
+    return { docs, bookmark: page.bookmark, stats: { keysExamined: 0, docsExamined: page.docsExamined } };
+  }
   if (planned.index.type === 'json' && request.update) await updateIndex(opened, planned.index, seq);
   const maxExamined = opened.context.config.getInteger('mango', 'max_docs_examined');
   const { found, stats } = await runCursor(opened, request, planned, { maxExamined, signal });
   const docs = request.conflicts ? await withConflicts(opened, found) : found.map((item) => item.doc);
-  const body: JsonObject = {
-    docs: docs.map((doc) => project(doc, request.fields)),
-    bookmark: encodeBookmark(planned.index.signature, found[found.length - 1]?.position),
-  };
-  const warnings = warningsOf(opened, planned, stats, found.length);
+  return { docs, bookmark: encodeBookmark(planned.index.signature, found[found.length - 1]?.position), stats };
+}
+
+/** `POST /{db}/_find`: one page of matching documents; `signal` aborts when the client went away. */
+export async function find(opened: OpenedDatabase, request: FindRequest, search: Search, signal?: AbortSignal): Promise<JsonObject> {
+  const started = performance.now();
+  const { seq, indexes } = await indexCatalog(opened);
+  const planned = planOf(opened, request, indexes);
+  const { docs, bookmark, stats } = await readPage(opened, request, planned, seq, search, signal);
+  const body: JsonObject = { docs: docs.map((doc) => project(doc, request.fields)), bookmark };
+  const warnings = warningsOf(opened, planned, stats, docs.length);
   if (warnings.length > 0) body['warning'] = warnings.join('\n');
   if (request.executionStats) {
     body['execution_stats'] = {
       total_keys_examined: stats.keysExamined,
       total_docs_examined: stats.docsExamined,
       total_quorum_docs_examined: 0,
-      results_returned: found.length,
+      results_returned: docs.length,
       execution_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
     };
   }
@@ -126,33 +138,46 @@ export async function explain(opened: OpenedDatabase, request: FindRequest): Pro
     execution_stats: request.executionStats,
     allow_fallback: request.allowFallback,
   };
+  const nouveau = planned.index.type === 'nouveau';
+  const jsonHints = selectorHints(planned.clauses);
   return {
     dbname: opened.db,
     index: indexJson(planned.index),
     partitioned: isPartitioned(opened.security),
-    selector: conjunctionJson(planned.clauses),
+    selector: nouveau ? planned.normal() : conjunctionJson(planned.clauses),
     opts,
-    limit: request.limit,
+    limit: nouveau ? nouveauLimit(opened, request) : request.limit,
     skip: request.skip,
     fields: request.fields ?? [],
     index_candidates: planned.candidates
       .filter((candidate) => candidate.index !== planned.index)
       .map((candidate) => ({ index: indexJson(candidate.index), analysis: candidateAnalysis(candidate) })),
-    selector_hints: [selectorHints(planned.clauses)],
-    mrargs: {
-      include_docs: true,
-      view_type: 'map',
-      reduce: false,
-      partition: request.partition ?? null,
-      start_key: special ? planned.keys.startKey[0] ?? null : planned.keys.startKey,
-      end_key: special ? planned.keys.endKey[0] ?? null : planned.keys.endKey,
-      direction: planned.descending ? 'rev' : 'fwd',
-      stable: request.stable,
-      update: request.update,
-      conflicts: 'undefined',
-    },
-    covering: false,
+    selector_hints: [jsonHints, nouveauHints(jsonHints, planned.normal())],
+    ...(nouveau
+      ? { query: textQuery(planned.normal()), partition: request.partition ?? null, sort: nouveauSort(request.sort) ?? null }
+      : {
+          mrargs: {
+            include_docs: true,
+            view_type: 'map',
+            reduce: false,
+            partition: request.partition ?? null,
+            start_key: special ? planned.keys.startKey[0] ?? null : planned.keys.startKey,
+            end_key: special ? planned.keys.endKey[0] ?? null : planned.keys.endKey,
+            direction: planned.descending ? 'rev' : 'fwd',
+            stable: request.stable,
+            update: request.update,
+            conflicts: 'undefined',
+          },
+          covering: false,
+        }),
   };
+}
+
+/** CouchDB 3.5's `selector_hints` entry for nouveau indexes: the fields a nouveau index could search. */
+function nouveauHints(json: JsonObject, normal: JsonObject): JsonObject {
+  const all = [...(json['indexable_fields'] as string[]), ...(json['unindexable_fields'] as string[])];
+  const indexable = new Set(textIndexableFields(normal).map((field) => field.split(':')[0]!));
+  return { type: 'nouveau', indexable_fields: [...indexable].sort(), unindexable_fields: [...new Set(all)].filter((field) => !indexable.has(field)).sort() };
 }
 
 /** A candidate's analysis as CouchDB 3.5 shows it: its first reason only; `covering` false for a json index (Divan always reads the documents), null otherwise. */

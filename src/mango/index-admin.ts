@@ -1,5 +1,5 @@
 /**
- * `_index`: listing, creating and deleting json indexes. Creating one writes (or updates) its design
+ * `_index`: listing, creating and deleting json and nouveau indexes. Creating one writes (or updates) its design
  * document through the database layer, so only database admins may, and the write replicates like
  * any other; deleting one removes its view (the whole design document when it was the last) and
  * drops its rows from storage when no other index has the same definition.
@@ -31,6 +31,7 @@ import { mangoSelector } from './find-request.js';
 import { listIndexes } from './index-catalog.js';
 import { ALL_DOCS_INDEX, indexJson, indexView, sortIndexes } from './index-definitions.js';
 import { conjunctionJson, normalize } from './selector-analysis.js';
+import { nouveauDefinition, nouveauMember } from './nouveau-index.js';
 import { parseSort } from './sort.js';
 
 const CREATE_KEYS = new Set(['index', 'ddoc', 'name', 'type', 'w', 'partitioned']);
@@ -52,10 +53,11 @@ export async function createIndex(opened: OpenedDatabase, body: JsonObject): Pro
   for (const key of Object.keys(body)) if (!CREATE_KEYS.has(key)) throw invalidKey(key);
   const definition = body['index'];
   if (definition === undefined) throw missingRequiredKey('index');
-  if (!isObject(definition)) throw invalidIndexJson(definition);
   const type = body['type'] ?? 'json';
-  // CouchDB's text and nouveau Mango indexes need its Clouseau or Nouveau service; without one it answers 503.
-  if (type === 'text' || type === 'nouveau') throw indexServiceUnavailable(type);
+  // CouchDB's text Mango indexes need its Clouseau service; without one it answers 503.
+  if (type === 'text') throw indexServiceUnavailable(type);
+  if (type === 'nouveau') return createNouveauIndex(opened, body, nouveauDefinition(definition));
+  if (!isObject(definition)) throw invalidIndexJson(definition);
   if (type !== 'json') throw invalidIndexType(type);
   for (const key of Object.keys(definition)) if (key !== 'fields' && key !== 'partial_filter_selector') throw invalidKey(key);
   if (definition['fields'] === undefined) throw missingRequiredKey('fields');
@@ -65,18 +67,28 @@ export async function createIndex(opened: OpenedDatabase, body: JsonObject): Pro
   if (partial !== undefined) mangoSelector(partial);
   // Stored in normal form (`{"type": "x"}` as `{"type": {"$eq": "x"}}`), as CouchDB stores it.
   const partialFilter = isObject(partial) && Object.keys(partial).length > 0 ? conjunctionJson(normalize(partial)) : undefined;
+  return addToDesign(opened, body, 'views', indexView(fields, partialFilter, definition));
+}
+
+/** A nouveau index: `nouveau.{name}` of the design document, as mango_idx_nouveau:add writes it. */
+function createNouveauIndex(opened: OpenedDatabase, body: JsonObject, definition: JsonObject): Promise<JsonObject> {
+  return addToDesign(opened, body, 'nouveau', nouveauMember(definition));
+}
+
+/** Writes the index into `member` of its design document (created when missing); `exists` when it is there already. */
+async function addToDesign(opened: OpenedDatabase, body: JsonObject, member: 'views' | 'nouveau', entry: JsonObject): Promise<JsonObject> {
   // CouchDB hashes the whole request (so two names for one definition get two design documents).
   const generated = createHash('sha1').update(JSON.stringify(Object.entries(body).sort(([a], [b]) => (a < b ? -1 : 1)))).digest('hex');
   const id = designId(optionalName(body, 'ddoc') ?? generated);
   const name = optionalName(body, 'name') ?? generated;
-  const view = indexView(fields, partialFilter, definition);
   const stored = await opened.storage.readDocument(opened.db, id);
   const created = stored === undefined || stored.deleted;
-  const current = withPartitionedOption(created ? { _id: id, language: 'query', views: {} } : { _id: id, _rev: stored.rev, ...stored.body }, body['partitioned'], created);
+  const fresh: JsonObject = member === 'views' ? { _id: id, language: 'query', views: {} } : { _id: id, language: 'query' };
+  const current = withPartitionedOption(created ? fresh : { _id: id, _rev: stored.rev, ...stored.body }, body['partitioned'], created);
   if (current['language'] !== 'query') throw invalidDdocLanguage(current['language'] ?? null);
-  const views = isObject(current['views']) ? current['views'] : {};
-  if (JSON.stringify(views[name]) === JSON.stringify(view)) return { result: 'exists', id, name };
-  await saveDesign(opened, { ...current, views: { ...views, [name]: view } });
+  const entries = isObject(current[member]) ? current[member] : {};
+  if (JSON.stringify(entries[name]) === JSON.stringify(entry)) return { result: 'exists', id, name };
+  await saveDesign(opened, { ...current, [member]: { ...entries, [name]: entry } });
   return { result: 'created', id, name };
 }
 
@@ -102,28 +114,38 @@ async function saveDesign(opened: OpenedDatabase, doc: JsonObject): Promise<void
   }
 }
 
-/** Removes one json index; false when the design document holds no such index. */
-async function removeIndex(opened: OpenedDatabase, ddoc: string, name: string | undefined): Promise<boolean> {
+/**
+ * Removes the json and nouveau indexes of a design document (of one type and name when given);
+ * false when it holds no such index. A nouveau index goes from `nouveau` (dropped once empty), a
+ * json one from `views`; a design document left with nothing but its language is deleted.
+ */
+async function removeIndex(opened: OpenedDatabase, ddoc: string, only?: { type: string; name: string }): Promise<boolean> {
   const indexes = await listIndexes(opened);
-  const removed = indexes.filter((index) => index.ddoc === ddoc && (name === undefined || index.name === name));
+  const removed = indexes.filter((index) => index.ddoc === ddoc && (only === undefined || (index.type === only.type && index.name === only.name)));
   if (removed.length === 0) return false;
   const stored = await opened.storage.readDocument(opened.db, ddoc);
   if (stored === undefined || stored.deleted) return false;
   const views = { ...(isObject(stored.body['views']) ? stored.body['views'] : {}) };
-  for (const index of removed) delete views[index.name];
-  const rest = { ...stored.body, views };
+  const nouveau = { ...(isObject(stored.body['nouveau']) ? stored.body['nouveau'] : {}) };
+  for (const index of removed) delete (index.type === 'nouveau' ? nouveau : views)[index.name];
+  const rest: JsonObject = { ...stored.body };
+  if (isObject(stored.body['views'])) rest['views'] = views;
+  if (Object.keys(nouveau).length > 0) rest['nouveau'] = nouveau;
+  else delete rest['nouveau'];
   const onlyLanguage = Object.keys(views).length === 0 && Object.keys(rest).every((key) => key === 'language' || key === 'views');
   await saveDesign(opened, onlyLanguage ? { _id: ddoc, _rev: stored.rev, _deleted: true } : { _id: ddoc, _rev: stored.rev, ...rest });
   const kept = new Set(indexes.filter((index) => !removed.includes(index)).map((index) => index.signature));
   for (const index of removed) {
-    if (!kept.has(index.signature)) await opened.storage.indexes.drop(opened.db, index.signature);
+    if (kept.has(index.signature)) continue;
+    if (index.type === 'nouveau') await opened.storage.search.drop(opened.db, [index.signature]);
+    else await opened.storage.indexes.drop(opened.db, index.signature);
   }
   return true;
 }
 
-/** `DELETE /{db}/_index/{ddoc}/json/{name}`: 404 `missing` when there is no such index. */
+/** `DELETE /{db}/_index/{ddoc}/{json|nouveau}/{name}`: 404 `missing` when there is no such index. */
 export async function deleteIndex(opened: OpenedDatabase, ddoc: string, type: string, name: string): Promise<JsonObject> {
-  if (type !== 'json' || !(await removeIndex(opened, designId(ddoc), name))) throw notFound('missing');
+  if ((type !== 'json' && type !== 'nouveau') || !(await removeIndex(opened, designId(ddoc), { type, name }))) throw notFound('missing');
   return { ok: true };
 }
 
@@ -136,7 +158,7 @@ export async function bulkDeleteIndexes(opened: OpenedDatabase, body: JsonObject
   const fail: Json[] = [];
   for (const raw of ids as string[]) {
     const id = designId(raw);
-    if (await removeIndex(opened, id, undefined)) success.push({ id, ok: true });
+    if (await removeIndex(opened, id)) success.push({ id, ok: true });
     else fail.push({ id, error: 'not_found' });
   }
   return { success, fail };

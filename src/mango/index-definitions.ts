@@ -12,12 +12,14 @@ import type { Json, JsonObject } from '../json/json.js';
 import { encodeKey, KEY_ENCODING_VERSION, storedKey } from './index-keys.js';
 import { sortJson, type SortField } from './sort.js';
 import { partitionKeyPrefix, partitionOf } from '../databases/partitions.js';
+import type { SearchIndex } from '../search/search-index.js';
+import { nouveauIndexesOf, nouveauIndexJson } from './nouveau-index.js';
 
 export interface MangoIndex {
   /** `_design/…`; null for `_all_docs`. */
   ddoc: string | null;
   name: string;
-  type: 'json' | 'special';
+  type: 'json' | 'special' | 'nouveau';
   /** The index columns, in order. */
   fields: SortField[];
   partialFilter: JsonObject | undefined;
@@ -25,6 +27,8 @@ export interface MangoIndex {
   signature: string;
   /** Rows keyed by the document's partition first (partitions.ts): for partition queries only. Absent: global. */
   partitioned?: boolean;
+  /** A nouveau index's stored definition and the search index that holds it (nouveau-index.ts). */
+  nouveau?: { definition: JsonObject; search: SearchIndex };
 }
 
 /** The index over document ids that every database has. */
@@ -58,10 +62,11 @@ function viewIndex(ddoc: string, name: string, view: Json | undefined, partition
   return { ddoc, name, type: 'json', fields, partialFilter, signature: signatureOf(fields, partialFilter, partitioned), partitioned };
 }
 
-/** The json indexes of one design document (none unless its language is `query`); `partitioned`: its indexes are. */
+/** The json and nouveau indexes of one design document (none unless its language is `query`); `partitioned`: its indexes are. */
 export function indexesOfDesignDoc(id: string, body: JsonObject, partitioned = false): MangoIndex[] {
-  if (body['language'] !== 'query' || !isObject(body['views'])) return [];
-  return Object.entries(body['views']).flatMap(([name, view]) => viewIndex(id, name, view, partitioned) ?? []);
+  if (body['language'] !== 'query') return [];
+  const views = isObject(body['views']) ? body['views'] : {};
+  return [...Object.entries(views).flatMap(([name, view]) => viewIndex(id, name, view, partitioned) ?? []), ...nouveauIndexesOf(id, body, partitioned)];
 }
 
 /** CouchDB's order of `GET /{db}/_index`: `_all_docs` first, then by design document and name. */
@@ -72,6 +77,7 @@ export function sortIndexes(indexes: MangoIndex[]): MangoIndex[] {
 
 /** An index as `_index` and `_explain` show it. */
 export function indexJson(index: MangoIndex): JsonObject {
+  if (index.nouveau !== undefined) return nouveauIndexJson(index, index.nouveau.definition);
   const def: JsonObject = { fields: sortJson(index.fields) };
   if (index.partialFilter !== undefined) def['partial_filter_selector'] = index.partialFilter;
   if (index.type === 'special') return { ddoc: null, name: index.name, type: 'special', def };

@@ -8,12 +8,17 @@
  * - chosen: the `use_index` one when usable; otherwise a json index whenever one is usable (CouchDB
  *   groups candidates by cursor and tries `_all_docs` last), the one whose leading columns cover
  *   most of the selector's range fields, then the one with fewer columns, then by design document
- *   and name.
+ *   and name;
+ * - nouveau indexes (nouveau-index.ts) come after json ones and before `_all_docs`: usable when
+ *   their fields cover the selector's (a `$text` selector needs one; json indexes never serve it),
+ *   and only one may be usable unless `use_index` picks it.
  *
  * The chosen index's key range comes from the selector's ranges on its leading columns.
  */
-import { noIndexForSort, useIndexUnsuitable } from '../errors/mango-errors.js';
-import type { Json } from '../json/json.js';
+import { multipleNouveauIndexes, noIndexForSort, noTextIndex, useIndexUnsuitable } from '../errors/mango-errors.js';
+import type { Json, JsonObject } from '../json/json.js';
+import { isTextSearch, normalForm } from './normal-form.js';
+import { nouveauUnusable } from './nouveau-index.js';
 import type { FindRequest } from './find-request.js';
 import { ALL_DOCS_INDEX, type MangoIndex } from './index-definitions.js';
 import { afterPrefix, encodeKey } from './index-keys.js';
@@ -44,6 +49,21 @@ export interface Plan {
   descending: boolean;
   candidates: Candidate[];
   warnings: string[];
+  /** The selector in CouchDB's normal form (what a nouveau index is queried with). */
+  normal: () => JsonObject;
+}
+
+interface TextAsk {
+  /** The selector holds `$text`: only a nouveau index can serve it. */
+  search: boolean;
+  normal: () => JsonObject;
+}
+
+/** The normal form is worked out once, and only when a nouveau index or `$text` needs it. */
+function textAsk(selector: JsonObject): TextAsk {
+  let normal: JsonObject | undefined;
+  const form = (): JsonObject => (normal ??= normalForm(selector));
+  return { search: JSON.stringify(selector).includes('"$text"') && isTextSearch(form()), normal: form };
 }
 
 function canUseSort(columns: readonly string[], sortFields: readonly string[], clauses: readonly Clause[]): boolean {
@@ -53,9 +73,19 @@ function canUseSort(columns: readonly string[], sortFields: readonly string[], c
   return isConstantField(clauses, columns[0]!) && canUseSort(columns.slice(1), sortFields, clauses);
 }
 
-function usability(index: MangoIndex, clauses: readonly Clause[], ranges: Map<string, FieldRange>, sortFields: readonly string[]): string[] {
+/** What a query asks of the indexes: its clauses and ranges for json ones, its normal form for nouveau ones. */
+interface Asked {
+  clauses: readonly Clause[];
+  ranges: Map<string, FieldRange>;
+  sortFields: readonly string[];
+  text: TextAsk;
+}
+
+function usability(index: MangoIndex, asked: Asked): string[] {
+  const { clauses, ranges, sortFields } = asked;
+  if (index.nouveau !== undefined) return nouveauUnusable(index.nouveau.definition, asked.text.normal());
   const columns = index.fields.map((field) => field.field);
-  const reasons: string[] = [];
+  const reasons: string[] = asked.text.search && index.type === 'json' ? ['needs_text_search'] : [];
   if (index.type === 'special') {
     if (sortFields.length === 0) return [];
     if (!ranges.has('_id')) reasons.push('field_mismatch');
@@ -119,11 +149,12 @@ const EVERY_MEMBER: ShownAsStored = () => true;
 export function plan(indexes: readonly MangoIndex[], request: FindRequest, shown: ShownAsStored = EVERY_MEMBER): Plan {
   const clauses = normalize(request.selector.root);
   const ranges = fieldRanges(clauses);
-  const sortFields = request.sort.map((field) => field.field);
+  const text = textAsk(request.selector.root);
+  const asked: Asked = { clauses, ranges, sortFields: request.sort.map((field) => field.field), text };
   const all = [ALL_DOCS_INDEX, ...indexes];
   const candidates = all.map((index) => {
     const considered = index.partialFilter === undefined || named(index, request.useIndex);
-    const reasons = !readableIndex(index, shown) ? ['hidden_field'] : considered ? usability(index, clauses, ranges, sortFields) : ['excluded_by_partial_filter'];
+    const reasons = !readableIndex(index, shown) ? ['hidden_field'] : considered ? usability(index, asked) : ['excluded_by_partial_filter'];
     return { index, usable: reasons.length === 0, reasons };
   });
   const usable = candidates.filter((candidate) => candidate.usable).map((candidate) => candidate.index);
@@ -136,11 +167,15 @@ export function plan(indexes: readonly MangoIndex[], request: FindRequest, shown
     else if (!request.allowFallback) throw useIndexUnsuitable(request.useIndex[0]!, request.useIndex[1]);
     else warnings.push(useIndexWarning(request.useIndex));
   }
-  // CouchDB serves a query from json indexes whenever one is usable; `_all_docs` only otherwise.
+  // CouchDB serves a query from json indexes whenever one is usable, then from a nouveau one; `_all_docs` only otherwise.
   const json = pool.filter((candidate) => candidate.type === 'json');
-  const index = best(json.length > 0 ? json : pool, ranges);
+  const nouveau = pool.filter((candidate) => candidate.type === 'nouveau');
+  if (json.length === 0 && nouveau.length > 1) throw multipleNouveauIndexes();
+  // CouchDB answers `$text` from `_all_docs` too, where it matches every document: Divan refuses.
+  if (json.length === 0 && nouveau.length === 0 && text.search) throw noTextIndex();
+  const index = json.length > 0 ? best(json, ranges) : nouveau.length > 0 ? nouveau[0]! : best(pool, ranges);
   const keys = keyRange(index.fields.map((field) => field.field), ranges);
-  return { index, clauses, ranges, keys, descending: isDescending(request.sort), candidates, warnings };
+  return { index, clauses, ranges, keys, descending: isDescending(request.sort), candidates, warnings, normal: text.normal };
 }
 
 function useIndexWarning(useIndex: readonly string[]): string {

@@ -9,6 +9,7 @@
 import { fieldPath } from '../documents/selector-match.js';
 import type { Json } from '../json/json.js';
 import type { MangoIndex } from './index-definitions.js';
+import { nouveauColumns } from './nouveau-index.js';
 
 /** True when this top-level member of every document is shown to the caller as stored. */
 export type ShownAsStored = (member: string) => boolean;
@@ -28,6 +29,10 @@ function selectorFields(value: Json, into: string[]): string[] {
 /** Whether `index` is built only on members the caller reads as stored. */
 export function readableIndex(index: MangoIndex, shown: ShownAsStored): boolean {
   if (index.type === 'special') return true;
-  const fields = [...index.fields.map((field) => field.field), ...(index.partialFilter === undefined ? [] : selectorFields(index.partialFilter, []))];
+  // A nouveau index of every field holds them all (its `$default` too): readable only when listing its fields.
+  const columns = index.nouveau === undefined ? index.fields.map((field) => field.field) : nouveauColumns(index.nouveau.definition)?.filter((column) => column !== '$default').map((column) => column.slice(0, column.lastIndexOf(':')));
+  // No document has a member named by a NUL: a filter showing it shows every member as stored.
+  if (columns === undefined) return shown('\u0000');
+  const fields = [...columns, ...(index.partialFilter === undefined ? [] : selectorFields(index.partialFilter, []))];
   return fields.every((field) => shown(fieldPath(field)[0]!));
 }

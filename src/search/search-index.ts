@@ -26,7 +26,9 @@ export interface SearchIndex {
 export function searchIndexOf(doc: JsonObject, name: string, partitioned: boolean): SearchIndex {
   const all = doc['nouveau'];
   const definition = isObject(all) && Object.hasOwn(all, name) ? all[name] : undefined;
-  if (!isObject(definition) || typeof definition['index'] !== 'string') throw notFound(`${name} not found.`);
+  // A `language: "query"` design document's index is a Mango definition, its fields derived natively (src/mango/nouveau-fields.ts).
+  const query = doc['language'] === 'query';
+  if (!isObject(definition) || (query ? !isObject(definition['index']) : typeof definition['index'] !== 'string')) throw notFound(`${name} not found.`);
   const defaultAnalyzer = typeof definition['default_analyzer'] === 'string' ? definition['default_analyzer'] : 'standard';
   const fields = isObject(definition['field_analyzers']) ? definition['field_analyzers'] : {};
   const fieldAnalyzers = Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));

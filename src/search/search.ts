@@ -10,7 +10,7 @@ import type { OpenedDatabase } from '../databases/opened-database.js';
 import { badRequest } from '../errors/catalog.js';
 import type { Json, JsonObject } from '../json/json.js';
 import type { Logger } from '../log/logger.js';
-import type { SearchHitRow, SearchPlan, SearchSortKey, SearchStore } from '../storage/storage.js';
+import type { SearchAnswer, SearchHitRow, SearchPlan, SearchSortKey, SearchStore } from '../storage/storage.js';
 import { LuceneSyntaxError, parseLuceneQuery } from './lucene-query.js';
 import type { SearchArgs } from './search-args.js';
 import { analyzerOf, searchIndexOf, type SearchIndex } from './search-index.js';
@@ -74,6 +74,30 @@ export class Search {
 
   /** One query; with `partition`, of that partition's documents only. */
   async query(opened: OpenedDatabase, index: SearchIndex, args: SearchArgs, partition?: string): Promise<JsonObject> {
+    const { answer, sort, latency } = await this.#search(opened, index, args, partition);
+    const docs = args.includeDocs ? await this.#documents(opened, answer.hits.map((hit) => hit.id)) : undefined;
+    const last = answer.hits[answer.hits.length - 1];
+    return {
+      total_hits: answer.totalHits,
+      total_hits_relation: 'EQUAL_TO',
+      hits: answer.hits.map((hit, i) => ({ id: hit.id, order: typedOrder(sort, hit), fields: fieldsOf(hit), ...(docs === undefined ? {} : { doc: docs[i]! }) })),
+      bookmark: last === undefined ? (args.bookmark ?? null) : packBookmark(last.after),
+      counts: answer.counts ?? null,
+      ranges: answer.ranges ?? null,
+      update_latency: latency,
+    };
+  }
+
+  /**
+   * One page of hits with the bookmark that continues after each (Mango's nouveau cursor reads
+   * hits one by one and stops anywhere in a page).
+   */
+  async hits(opened: OpenedDatabase, index: SearchIndex, args: SearchArgs, partition?: string): Promise<{ id: string; bookmark: string }[]> {
+    const { answer } = await this.#search(opened, index, args, partition);
+    return answer.hits.map((hit) => ({ id: hit.id, bookmark: packBookmark(hit.after) }));
+  }
+
+  async #search(opened: OpenedDatabase, index: SearchIndex, args: SearchArgs, partition: string | undefined): Promise<{ answer: SearchAnswer; sort: SearchSortKey[]; latency: number }> {
     // As CouchDB's search of partitioned indexes (dreyfus_httpd's partition checks): a partitioned
     // index answers a partition's queries only, a global one never a partition's.
     if (index.partitioned && partition === undefined) throw badRequest('`partition` parameter is mandatory for queries to this index.');
@@ -106,17 +130,7 @@ export class Search {
       ...(args.ranges === undefined ? {} : { ranges: args.ranges }),
       topN: args.topN,
     });
-    const docs = args.includeDocs ? await this.#documents(opened, answer.hits.map((hit) => hit.id)) : undefined;
-    const last = answer.hits[answer.hits.length - 1];
-    return {
-      total_hits: answer.totalHits,
-      total_hits_relation: 'EQUAL_TO',
-      hits: answer.hits.map((hit, i) => ({ id: hit.id, order: typedOrder(sort, hit), fields: fieldsOf(hit), ...(docs === undefined ? {} : { doc: docs[i]! }) })),
-      bookmark: last === undefined ? (args.bookmark ?? null) : packBookmark(last.after),
-      counts: answer.counts ?? null,
-      ranges: answer.ranges ?? null,
-      update_latency: latency,
-    };
+    return { answer, sort, latency };
   }
 
   /** `GET …/_nouveau_info/{name}`: `{name, search_index: {…}}` as CouchDB's. */

@@ -1,5 +1,6 @@
 // The admin console's search page end to end in headless Chromium: pick a design document's
-// Nouveau index, run a query, read the hits (id, order, stored fields), page on by bookmark, open
+// Nouveau index, run a query (with a sort, with the documents), read the hits (id, order, stored
+// fields, documents), page on by bookmark, open
 // a hit's document; a stored field and a document id holding markup are shown as text and nothing
 // of them runs. Each answer is checked against the server's over HTTP. See docs/console.md.
 import assert from 'node:assert/strict';
@@ -74,6 +75,27 @@ describe('admin console: full-text search (headless Chromium)', { skip: chromium
     assert.match(await textOf(page, '#search-results tbody'), /onerror=window.__xss=1/);
     assert.equal(await page.locator('#search-results img').count(), 0, 'no element made of the text');
     assert.equal(await page.evaluate('window.__xss'), undefined);
+    suite.tab.assertClean();
+  });
+
+  test('a sort and included documents: the hits in the server\'s order, each with its document; a bad sort is refused', async () => {
+    const { page } = suite.tab;
+    await visit(page, `#/db/${DB}/search`, `Search ${DB}`);
+    await page.fill('#search-query', 'title:brown');
+    await page.fill('#search-limit', '10');
+    await page.fill('#search-sort', '[1]');
+    await page.click('#search-run');
+    assert.match(await waitForText(page, '#error'), /The sort is a field name/);
+    await page.fill('#search-sort', '["-shelf"]');
+    await page.check('#search-include-docs');
+    await statusAfter(page, () => page.click('#search-run'), /The search found 4 hits; 4 shown/);
+    const server = (await suite.server.admin(`/${DB}/_design/shelves/_nouveau/books?q=title:brown&limit=10&sort=${encodeURIComponent('["-shelf"]')}&include_docs=true`)).body as { hits: Array<{ id: string; doc: object }> };
+    assert.deepEqual(server.hits.map((hit) => hit.id), [XSS, 'cat', 'dog', 'fox']);
+    assert.deepEqual(await page.locator('#search-results td[data-label="Id"]').allTextContents(), server.hits.map((hit) => hit.id));
+    assert.deepEqual(await page.locator('#search-results td[data-label="Document"]').allTextContents(), server.hits.map((hit) => JSON.stringify(hit.doc)));
+    assert.equal(await page.locator('#search-results img').count(), 0, 'no element made of a document\'s text');
+    await page.fill('#search-sort', '');
+    await page.uncheck('#search-include-docs');
     suite.tab.assertClean();
   });
 

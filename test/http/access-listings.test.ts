@@ -171,4 +171,18 @@ describeOnEachBackend('per-document access: scoped listings', (server) => {
     assert.equal(explained.body.index.name, '_all_docs');
     assert.deepEqual(explained.body.index_candidates, []);
   });
+
+  test('a user\'s _find never reads a nouveau index (it holds every user\'s documents); the admin\'s does', async () => {
+    const created = await server().admin(`/${ACCESS_DB}/_index`, { method: 'POST', body: { index: { fields: [{ name: 'n', type: 'string' }] }, type: 'nouveau', ddoc: 'text', name: 'n' } });
+    assert.equal(created.status, 200, created.text);
+    const alice = await as(server(), 'alice', '/_find', { method: 'POST', body: { selector: { n: 'b1' } } });
+    assert.equal(alice.status, 200, alice.text);
+    assert.deepEqual(alice.body.docs, []);
+    assert.match(alice.body.warning, /No matching index found/);
+    const text = await as(server(), 'alice', '/_find', { method: 'POST', body: { selector: { $text: 'b1' } } });
+    assert.deepEqual([text.status, text.body.error], [400, 'no_usable_index']);
+    const admin = await server().admin(`/${ACCESS_DB}/_find`, { method: 'POST', body: { selector: { $text: 'b1' } } });
+    assert.equal(admin.status, 200, admin.text);
+    assert.deepEqual(admin.body.docs.map((doc: { _id: string }) => doc._id), ['b1']);
+  });
 }, FAST_INI + NO_LOCKOUT_INI);

@@ -265,3 +265,11 @@ describe('static/console size rules', () => {
     assert.deepEqual(problems, []);
   });
 });
+
+test('the search page\'s sort: empty for relevance, one field as typed, or a JSON list of field names', async () => {
+  const search = await load<{ parseSort(text: string): { ok: boolean; value?: unknown; error?: string } }>('search.js');
+  assert.deepEqual(search.parseSort('  '), { ok: true, value: undefined });
+  assert.deepEqual(search.parseSort('-price<double>'), { ok: true, value: '-price<double>' });
+  assert.deepEqual(search.parseSort('["-price", "title"]'), { ok: true, value: ['-price', 'title'] });
+  for (const bad of ['[1]', '[]', '["a"']) assert.equal(search.parseSort(bad).ok, false, bad);
+});

@@ -77,4 +77,18 @@ describe('issue 32 item 9: _find in a users database never reveals fields its re
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.docs.length, 3);
   });
+
+  test('issue 32 item 9: a nouveau index of every field (hashes included) is never read for a member, only for an admin', async () => {
+    const created = await server.request(`/${DB}/_index`, { auth: ADA, method: 'POST', body: { index: {}, type: 'nouveau', ddoc: 'everything', name: 'all' } });
+    assert.equal(created.status, 200, created.text);
+    // `$text` searches every string, salts and hashes included: only the index could answer it.
+    const member = await findAsMia({ selector: { $text: secret } });
+    assert.deepEqual([member.status, member.body.error], [400, 'no_usable_index'], member.text);
+    const named = await findAsMia({ selector: { derived_key: { $gt: null } }, use_index: ['everything', 'all'], execution_stats: true });
+    assert.equal(named.status, 200, named.text);
+    assert.match(named.body.warning ?? '', /was not used/);
+    const admin = await server.request(`/${DB}/_find`, { auth: ADA, method: 'POST', body: { selector: { $text: secret } } });
+    assert.equal(admin.status, 200, admin.text);
+    assert.deepEqual(admin.body.docs.map((doc: { _id: string }) => doc._id), [NIA_ID]);
+  });
 });

@@ -40,8 +40,10 @@ function analyzerProblem(where: string, value: unknown): string | undefined {
   return isNouveauAnalyzer(value) ? undefined : `${where}: unknown analyzer ${JSON.stringify(value)}`;
 }
 
-function indexProblem(name: string, index: unknown): string | undefined {
+function indexProblem(name: string, index: unknown, query: boolean): string | undefined {
   if (!isObject(index) || index['index'] === undefined) return `index \`${name}\` must have parameter \`index\``;
+  // A `language: "query"` design document's index is a Mango definition (src/mango/nouveau-index.ts), not a function.
+  if (query) return isObject(index['index']) ? undefined : `index \`${name}\`: \`index\` must be an object`;
   if (typeof index['index'] !== 'string') return `index \`${name}\`: \`index\` must be a string`;
   if (index['default_analyzer'] !== undefined) {
     const problem = analyzerProblem(`index \`${name}\`: default_analyzer`, index['default_analyzer']);
@@ -67,7 +69,7 @@ export function nouveauProblem(ddoc: JsonObject): string | undefined {
   if (all === undefined) return undefined;
   if (!isObject(all)) return '`nouveau` must be an object';
   for (const [name, index] of Object.entries(all)) {
-    const problem = indexProblem(name, index);
+    const problem = indexProblem(name, index, ddoc['language'] === 'query');
     if (problem !== undefined) return problem;
   }
   return undefined;

@@ -32,7 +32,7 @@ export async function find(request: Request, services: Services): Promise<Reply>
   requireMethod(request, 'POST');
   // In a database with per-document access a user queries their own documents (mango/find.ts).
   const opened = await openListing(request, services, true);
-  return json(200, await runFind(opened, parseFindRequest(withPartition(request, await objectBody(request, services))), request.signal));
+  return json(200, await runFind(opened, parseFindRequest(withPartition(request, await objectBody(request, services))), services.search, request.signal));
 }
 
 /** `POST /{db}/_explain`. */

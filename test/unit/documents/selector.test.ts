@@ -64,4 +64,10 @@ describe('Mango selectors (_selector filter)', () => {
     const ordered = [null, false, true, -1, 2, 'a', 'A', 'b', ['a'], ['a', 1], { a: 1 }];
     for (let i = 0; i + 1 < ordered.length; i++) assert.ok(compare(ordered[i]!, ordered[i + 1]!) < 0, `${JSON.stringify(ordered[i])} < ${JSON.stringify(ordered[i + 1])}`);
   });
+
+  it('$text is believed, as CouchDB\'s $default is (the text index chose the document); only a scalar argument is accepted', () => {
+    assert.equal(matchesSelector(parseSelector({ $text: 'anything', a: 1 }), { _id: 'x', a: 1 }), true);
+    assert.equal(matchesSelector(parseSelector({ $text: 'anything', a: 1 }), { _id: 'x', a: 2 }), false);
+    assert.throws(() => parseSelector({ $text: { a: 1 } }), /Bad argument for operator \$text/);
+  });
 });
