@@ -1,6 +1,6 @@
 /**
  * Per-character collation weights of ICU's root collator (the one CouchDB's `couch_ejson_compare`
- * opens), read out of `Intl.Collator` (Node's ICU) once: every BMP character is sorted at the three
+ * opens), read out of `Intl.Collator` (Node's ICU) once: every BMP character is sorted once and ranked at the three
  * strengths, and the ranks become the weights of a three-level sort key as the Unicode Collation
  * Algorithm builds one. Characters that expand (æ, ß) or contract in ICU get one weight of their own,
  * so strings holding them may sort slightly apart from ICU (docs/views.md).
