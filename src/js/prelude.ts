@@ -28,6 +28,7 @@ import { RENDER_KIT } from './prelude-render.js';
  * index functions (mode `index`) call `index(type, name, value, options)` instead (prelude-index.ts),
  * under the same bounds.
  */
+import { RUN_MANY } from './prelude-batch.js';
 import { INDEX_FUNCTION } from './prelude-index.js';
 
 export const PRELUDE = String.raw`
@@ -244,6 +245,7 @@ ${INDEX_FUNCTION}
     var left = clearGlobals(batchKnown);
     return left >= 0 && left <= batchKeys ? answer : '!' + answer;
   }
+${RUN_MANY}
   function check(pathJson) {
     try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); } finally { compiled = {}; clearGlobals(null); }
   }
@@ -282,7 +284,7 @@ ${INDEX_FUNCTION}
 
   var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, index: index, require: requireFrom(undefined),
     start: render.start, send: render.send, getRow: render.getRow, provides: render.provides, registerType: render.registerType,
-    __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_check: check };
+    __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_run_many: runMany, __divan_taken: taken, __divan_check: check };
   lockdown();
   var names = Object.keys(env);
   for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: deepFreeze(env[names[k]]), writable: false, enumerable: false, configurable: false });
