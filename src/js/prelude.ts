@@ -29,6 +29,7 @@ import { RENDER_KIT } from './prelude-render.js';
  * under the same bounds.
  */
 import { RUN_MANY } from './prelude-batch.js';
+import { GLOBALS_WATCH } from './prelude-globals.js';
 import { INDEX_FUNCTION } from './prelude-index.js';
 
 export const PRELUDE = String.raw`
@@ -41,8 +42,7 @@ export const PRELUDE = String.raw`
   var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
   var sourceOf = Function.prototype.call.bind(Function.prototype.toString);
   var getPrototypeOf = Object.getPrototypeOf, setPrototypeOf = Object.setPrototypeOf, isExtensible = Object.isExtensible;
-  var logs = [], emitted = null, compiled = {}, lasting = {}, modules = {}, factories = {}, batch = [], shared = [], ddoc = null;
-  var requireRoot = null, viewsRoot = null;
+  var logs = [], emitted = null, compiled = {}, lasting = {}, modules = {}, factories = {}, batch = [], shared = [], ddoc = null, requireRoot = null, viewsRoot = null;
   var emitLimits = { rows: 0, chars: 0 }, emittedChars = 0, emitOverflow = null;
 
   function errorToJson(e) {
@@ -179,6 +179,7 @@ ${INDEX_FUNCTION}
       })(names[i]);
     }
   }
+${GLOBALS_WATCH}
   var intrinsics = ['Object', 'Function', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'Error', 'TypeError',
     'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'InternalError', 'AggregateError',
     'Date', 'RegExp', 'Map', 'Set', 'WeakMap', 'WeakSet', 'Promise', 'ArrayBuffer', 'DataView', 'BigInt',
@@ -242,7 +243,7 @@ ${INDEX_FUNCTION}
       emitted = null;
       batch[index] = undefined;
     }
-    var left = clearGlobals(batchKnown);
+    var left = batchKeys === baseKeys && globalsUnchanged() ? baseKeys : clearGlobals(batchKnown);
     return left >= 0 && left <= batchKeys ? answer : '!' + answer;
   }
 ${RUN_MANY}
@@ -286,8 +287,7 @@ ${RUN_MANY}
     start: render.start, send: render.send, getRow: render.getRow, provides: render.provides, registerType: render.registerType,
     __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_run_many: runMany, __divan_taken: taken, __divan_check: check };
   lockdown();
-  var names = Object.keys(env);
-  for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: deepFreeze(env[names[k]]), writable: false, enumerable: false, configurable: false });
+  var names = Object.keys(env); for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: deepFreeze(env[names[k]]), writable: false, enumerable: false, configurable: false });
   var own = keysOf(global);
   for (var g = 0; g < own.length; g++) {
     var d = describe(global, own[g]);
@@ -295,6 +295,6 @@ ${RUN_MANY}
     else defineProperty(global, own[g], { configurable: false });
   }
   globalProto = getPrototypeOf(global);
-  baseKeys = batchKeys = own.length;
+  baseKeys = batchKeys = own.length; noteGlobals();
 })(globalThis);
 `;
