@@ -25,6 +25,8 @@ export class DesignContext {
   readonly #runtime: QuickJSRuntime;
   readonly #context: QuickJSContext;
   readonly #run: QuickJSHandle;
+  readonly #runMany: QuickJSHandle;
+  readonly #taken: QuickJSHandle;
   readonly #batch: QuickJSHandle;
   readonly #check: QuickJSHandle;
   #deadline = Number.POSITIVE_INFINITY;
@@ -47,6 +49,8 @@ export class DesignContext {
       this.#context.unwrapResult(this.#context.evalCode(PRELUDE, 'prelude.js')).dispose();
       this.#call('__divan_load', ddoc);
       this.#run = this.#context.getProp(this.#context.global, '__divan_run');
+      this.#runMany = this.#context.getProp(this.#context.global, '__divan_run_many');
+      this.#taken = this.#context.getProp(this.#context.global, '__divan_taken');
       this.#batch = this.#context.getProp(this.#context.global, '__divan_batch');
       this.#check = this.#context.getProp(this.#context.global, '__divan_check');
     } catch (error) {
@@ -120,31 +124,79 @@ export class DesignContext {
     this.#deadline = deadline;
     try {
       const result = vm.callFunction(this.#run, vm.undefined, handle);
-      if (result.error) {
-        const timedOut = Date.now() > this.#deadline;
-        const message = String((vm.dump(result.error) as { message?: unknown } | undefined)?.message ?? 'failed');
-        result.error.dispose();
-        this.broken = true;
-        if (timedOut) return undefined;
-        if (message.includes('out of memory')) return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
-        return failure('crash', message);
-      }
-      let text = vm.getString(result.value);
+      if (result.error) return this.#failed(result.error, limits);
+      const text = vm.getString(result.value);
       result.value.dispose();
-      if (text.startsWith('!')) {
-        // The call left the global object in a state the prelude cannot undo: no later call may see it.
-        this.broken = true;
-        text = text.slice(1);
-      }
-      if (text.startsWith('[false,{"error":"InternalError","message":"out of memory"}')) {
-        this.broken = true;
-        return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
-      }
-      return text;
+      return this.#answer(text, limits);
     } finally {
       handle.dispose();
       this.#deadline = Number.POSITIVE_INFINITY;
     }
+  }
+
+  /**
+   * Runs argument lists `from` … `from + count - 1` of the loaded batch in one call into the context
+   * (prelude-batch.ts), until the request's `deadline` or result bound (`charsLeft`), or until
+   * `yieldAt` (time for a beat): one answer per document reached, as `runOne`'s, in order. Fewer
+   * answers than `count` when it stopped early; the last is undefined when the deadline
+   * interrupted that document, and after a failed one the context is broken.
+   */
+  runMany(from: number, count: number, limits: Limits, deadline: number, yieldAt: number, charsLeft: number): (string | undefined)[] {
+    const vm = this.#context;
+    const handles = [vm.newNumber(from), vm.newNumber(count), vm.newNumber(deadline), vm.newNumber(yieldAt), vm.newNumber(charsLeft)];
+    this.#deadline = deadline;
+    try {
+      const result = vm.callFunction(this.#runMany, vm.undefined, ...handles);
+      if (result.error) {
+        const failed = this.#failed(result.error, limits);
+        return [...this.#takenSoFar(limits), failed];
+      }
+      const text = vm.getString(result.value);
+      result.value.dispose();
+      return text === '' ? [] : text.split('\n').map((answer) => this.#answer(answer, limits));
+    } finally {
+      for (const handle of handles) handle.dispose();
+      this.#deadline = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /** The answers of the documents a batch finished before its call failed (none when the context cannot say). */
+  #takenSoFar(limits: Limits): string[] {
+    const vm = this.#context;
+    this.#deadline = Number.POSITIVE_INFINITY;
+    const result = vm.callFunction(this.#taken, vm.undefined);
+    if (result.error) {
+      result.error.dispose();
+      return [];
+    }
+    const text = vm.getString(result.value);
+    result.value.dispose();
+    return text === '' ? [] : text.split('\n').map((answer) => this.#answer(answer, limits)!);
+  }
+
+  /** A call that threw out of the prelude (interrupted, out of memory, stack): the context is broken; undefined for a timeout. */
+  #failed(error: QuickJSHandle, limits: Limits): string | undefined {
+    const timedOut = Date.now() > this.#deadline;
+    const message = String((this.#context.dump(error) as { message?: unknown } | undefined)?.message ?? 'failed');
+    error.dispose();
+    this.broken = true;
+    if (timedOut) return undefined;
+    if (message.includes('out of memory')) return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
+    return failure('crash', message);
+  }
+
+  /** One call's answer from the prelude, the context marked broken when the call left it unusable. */
+  #answer(text: string, limits: Limits): string {
+    if (text.startsWith('!')) {
+      // The call left the global object in a state the prelude cannot undo: no later call may see it.
+      this.broken = true;
+      text = text.slice(1);
+    }
+    if (text.startsWith('[false,{"error":"InternalError","message":"out of memory"}')) {
+      this.broken = true;
+      return failure('memory', `The function used more than ${limits.memoryBytes} bytes ([quickjs] memory_limit_bytes).`);
+    }
+    return text;
   }
 
   /** The compile error of each path, null where the function compiles. */
@@ -172,6 +224,8 @@ export class DesignContext {
 
   dispose(): void {
     this.#run.dispose();
+    this.#runMany.dispose();
+    this.#taken.dispose();
     this.#batch.dispose();
     this.#check.dispose();
     this.#context.dispose();

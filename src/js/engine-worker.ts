@@ -83,7 +83,9 @@ async function callBatch(request: Extract<Request, { type: 'call' }>): Promise<v
   let deadline = Date.now() + limits.timeoutMs;
   let chars = 0;
   let beat = Date.now();
-  for (let index = 0; index < request.count; index++) {
+  // Map and index documents run many to a call into the context (prelude-batch.ts); other calls one by one.
+  const many = resumable && (request.mode === 'map' || request.mode === 'index');
+  for (let index = 0; index < request.count;) {
     if (context.broken || !loaded) {
       // Rebuilding is set-up, not the functions' time: the budget waits meanwhile.
       const started = Date.now();
@@ -94,12 +96,20 @@ async function callBatch(request: Extract<Request, { type: 'call' }>): Promise<v
     }
     // The first call always runs, so that a deferred map document makes progress when sent again.
     const full = index > 0 && (Date.now() >= deadline || (resumable && chars > MAX_RESULT_CHARS));
-    context.exchange = request.mode === 'list' ? (text) => exchanges.exchange(text, (seq, sent) => reply({ id: request.id, type: 'exchange', seq, text: sent })) : undefined;
-    const result = full ? undefined : context.runOne(index, limits, deadline);
-    context.exchange = undefined;
-    if (result === undefined && index === 0) results.push(failure('timeout', `The function ran longer than ${limits.timeoutMs} ms (os_process_timeout).`));
-    else results.push(result ?? notReached(resumable, limits.timeoutMs));
-    chars += result?.length ?? 0;
+    let answers: (string | undefined)[];
+    if (full) answers = [undefined];
+    else if (many) answers = context.runMany(index, request.count - index, limits, deadline, beat + BEAT_MS, MAX_RESULT_CHARS - chars);
+    else {
+      context.exchange = request.mode === 'list' ? (text) => exchanges.exchange(text, (seq, sent) => reply({ id: request.id, type: 'exchange', seq, text: sent })) : undefined;
+      answers = [context.runOne(index, limits, deadline)];
+      context.exchange = undefined;
+    }
+    for (const result of answers) {
+      if (result === undefined && index === 0) results.push(failure('timeout', `The function ran longer than ${limits.timeoutMs} ms (os_process_timeout).`));
+      else results.push(result ?? notReached(resumable, limits.timeoutMs));
+      chars += result?.length ?? 0;
+      index++;
+    }
     if (Date.now() - beat > BEAT_MS) {
       beat = Date.now();
       reply({ id: request.id, type: 'beat' });

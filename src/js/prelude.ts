@@ -28,6 +28,8 @@ import { RENDER_KIT } from './prelude-render.js';
  * index functions (mode `index`) call `index(type, name, value, options)` instead (prelude-index.ts),
  * under the same bounds.
  */
+import { RUN_MANY } from './prelude-batch.js';
+import { GLOBALS_WATCH } from './prelude-globals.js';
 import { INDEX_FUNCTION } from './prelude-index.js';
 
 export const PRELUDE = String.raw`
@@ -40,8 +42,7 @@ export const PRELUDE = String.raw`
   var describe = Object.getOwnPropertyDescriptor, indirectEval = eval, hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
   var sourceOf = Function.prototype.call.bind(Function.prototype.toString);
   var getPrototypeOf = Object.getPrototypeOf, setPrototypeOf = Object.setPrototypeOf, isExtensible = Object.isExtensible;
-  var logs = [], emitted = null, compiled = {}, lasting = {}, modules = {}, factories = {}, batch = [], shared = [], ddoc = null;
-  var requireRoot = null, viewsRoot = null;
+  var logs = [], emitted = null, compiled = {}, lasting = {}, modules = {}, factories = {}, batch = [], shared = [], ddoc = null, requireRoot = null, viewsRoot = null;
   var emitLimits = { rows: 0, chars: 0 }, emittedChars = 0, emitOverflow = null;
 
   function errorToJson(e) {
@@ -178,6 +179,7 @@ ${INDEX_FUNCTION}
       })(names[i]);
     }
   }
+${GLOBALS_WATCH}
   var intrinsics = ['Object', 'Function', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'Error', 'TypeError',
     'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError', 'InternalError', 'AggregateError',
     'Date', 'RegExp', 'Map', 'Set', 'WeakMap', 'WeakSet', 'Promise', 'ArrayBuffer', 'DataView', 'BigInt',
@@ -241,9 +243,10 @@ ${INDEX_FUNCTION}
       emitted = null;
       batch[index] = undefined;
     }
-    var left = clearGlobals(batchKnown);
+    var left = batchKeys === baseKeys && globalsUnchanged() ? baseKeys : clearGlobals(batchKnown);
     return left >= 0 && left <= batchKeys ? answer : '!' + answer;
   }
+${RUN_MANY}
   function check(pathJson) {
     try { compile(parse(pathJson)); return null; } catch (e) { return isArrayOf(e) ? String(e[2]) : String(e); } finally { compiled = {}; clearGlobals(null); }
   }
@@ -282,10 +285,9 @@ ${INDEX_FUNCTION}
 
   var env = { log: log, isArray: isArray, toJSON: toJSON, sum: sum, emit: emit, index: index, require: requireFrom(undefined),
     start: render.start, send: render.send, getRow: render.getRow, provides: render.provides, registerType: render.registerType,
-    __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_check: check };
+    __divan_load: load, __divan_batch: setBatch, __divan_run: run, __divan_run_many: runMany, __divan_taken: taken, __divan_check: check };
   lockdown();
-  var names = Object.keys(env);
-  for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: deepFreeze(env[names[k]]), writable: false, enumerable: false, configurable: false });
+  var names = Object.keys(env); for (var k = 0; k < names.length; k++) defineProperty(global, names[k], { value: deepFreeze(env[names[k]]), writable: false, enumerable: false, configurable: false });
   var own = keysOf(global);
   for (var g = 0; g < own.length; g++) {
     var d = describe(global, own[g]);
@@ -293,6 +295,6 @@ ${INDEX_FUNCTION}
     else defineProperty(global, own[g], { configurable: false });
   }
   globalProto = getPrototypeOf(global);
-  baseKeys = batchKeys = own.length;
+  baseKeys = batchKeys = own.length; noteGlobals();
 })(globalThis);
 `;
