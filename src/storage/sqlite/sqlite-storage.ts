@@ -86,6 +86,8 @@ export class SqliteStorage implements Storage {
     this.#closed = true;
     this.#freshness.close();
     this.#db.close();
+    // Commits whose WAL sync is still running are answered before close settles.
+    await this.#queue.synced();
   }
 
   async ping(): Promise<void> { this.#read(() => this.#st.ping.get()); }

@@ -1,5 +1,6 @@
 import { WRITE_LOCK, type NamedLocks, type Release } from '../../locks/named-locks.js';
 import type { Connection, Transaction } from './sqlite-connection.js';
+import { WalSync } from './sqlite-wal-sync.js';
 
 interface Job {
   run: () => unknown;
@@ -31,6 +32,11 @@ const isBusy = (error: unknown): boolean => (error as { code?: unknown })?.code 
  * stopping without its channel) shows as SQLITE_BUSY: the batch keeps the lease and tries again a
  * little later from a timer, without SQLite's blocking busy wait, for at most `LOCK_WAIT_MS`.
  *
+ * The fsync of a durable batch runs off the event loop (sqlite-wal-sync.ts): the batch commits
+ * without it, gives the lease back, and its callers are answered once the WAL is synced; the writes
+ * that arrive meanwhile (the event loop keeps serving) form the next batch, which starts when the
+ * sync ends. An idle queue commits at once.
+ *
  * A batch whose jobs are all non-durable (the slices of a large write but its last, view index
  * batches) commits with `synchronous = NORMAL`: no fsync. The WAL is one file written in order and
  * recovered as a prefix of whole transactions, so the next durable commit's fsync makes them durable
@@ -45,10 +51,12 @@ export class WriteQueue {
   #closed = false;
   #transactions = 0;
   readonly #runBatch: Transaction<(jobs: Job[]) => Outcome[]>;
+  readonly #walSync: WalSync;
 
   constructor(db: Connection, locks: NamedLocks) {
     this.#db = db;
     this.#locks = locks;
+    this.#walSync = new WalSync(db.name);
     // better-sqlite3 turns a transaction function called inside another into a savepoint.
     const runJob = db.transaction((job: Job) => job.run());
     this.#runBatch = db.transaction((jobs: Job[]): Outcome[] =>
@@ -68,6 +76,11 @@ export class WriteQueue {
   /** Number of transactions committed so far (observability, and proof of batching in tests). */
   get transactions(): number {
     return this.#transactions;
+  }
+
+  /** WAL syncs that answered durable batches so far. */
+  get walSyncs(): number {
+    return this.#walSync.syncs;
   }
 
   /**
@@ -91,14 +104,19 @@ export class WriteQueue {
 
   /** Takes the lease, commits what is queued by then, gives the lease back, and schedules the next turn. */
   async #turn(): Promise<void> {
-    const release: Release = await this.#locks.acquire(WRITE_LOCK);
     try {
-      const started = Date.now();
-      while (!this.#commitQueued(Date.now() - started > LOCK_WAIT_MS)) {
-        await new Promise((wait) => setTimeout(wait, 1));
+      const release: Release = await this.#locks.acquire(WRITE_LOCK);
+      try {
+        const started = Date.now();
+        while (!this.#commitQueued(Date.now() - started > LOCK_WAIT_MS)) {
+          await new Promise((wait) => setTimeout(wait, 1));
+        }
+      } finally {
+        release();
       }
+      // The writes that arrive while this batch's WAL sync runs wait for it and form the next batch.
+      await this.#walSync.drained();
     } finally {
-      release();
       this.#scheduled = false;
       this.#schedule();
     }
@@ -130,14 +148,20 @@ export class WriteQueue {
       for (const job of jobs) job.reject(error);
       return true;
     }
-    outcomes.forEach((outcome, i) => (outcome.ok ? jobs[i]!.resolve(outcome.value) : jobs[i]!.reject(outcome.error)));
+    if (this.#syncsLater(jobs)) this.#walSync.afterSync((error) => answer(jobs, outcomes, error));
+    else answer(jobs, outcomes, undefined);
     return true;
+  }
+
+  /** A durable batch committed while the queue is open: its fsync runs off the event loop. */
+  #syncsLater(jobs: Job[]): boolean {
+    return !this.#closed && jobs.some((job) => job.durable);
   }
 
   /** BEGIN IMMEDIATE without a blocking busy wait while the batch may still wait asynchronously. */
   #begin(jobs: Job[]): Outcome[] {
     // Back to FULL right after, so that nothing else ever commits without an fsync.
-    const lazy = !jobs.some((job) => job.durable);
+    const lazy = !jobs.some((job) => job.durable) || this.#syncsLater(jobs);
     if (lazy) this.#db.pragma('synchronous = NORMAL');
     try {
       if (this.#closed) return this.#runBatch.immediate(jobs);
@@ -162,4 +186,18 @@ export class WriteQueue {
     this.#closed = true;
     if (jobs.length > 0) this.#commit(jobs, false);
   }
+
+  /** Settles when every commit made so far has been answered (its fsync done). */
+  synced(): Promise<void> {
+    return this.#walSync.drained();
+  }
+}
+
+/** Each caller's own outcome, or the sync's error for all (committed, but not known to be on disk). */
+function answer(jobs: Job[], outcomes: Outcome[], syncError: unknown): void {
+  outcomes.forEach((outcome, i) => {
+    if (syncError !== undefined) jobs[i]!.reject(syncError);
+    else if (outcome.ok) jobs[i]!.resolve(outcome.value);
+    else jobs[i]!.reject(outcome.error);
+  });
 }

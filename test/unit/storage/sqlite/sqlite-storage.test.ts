@@ -84,6 +84,30 @@ describe('openSqliteStorage: on disk', () => {
     assert.deepEqual(inspect((db) => db.prepare('SELECT count(*) AS n FROM documents').get()), { n: 101 });
   });
 
+  it('answers concurrent creations of one id in one group commit with exactly one success and conflicts for the rest', async () => {
+    const before = storage.committedTransactions;
+    const writes = Array.from({ length: 8 }, (_, i) => storage.writeDocuments('db', [{ id: 'same', body: { i }, deleted: false }], { newEdits: true }));
+    const results = (await Promise.all(writes)).map(([result]) => result!);
+    assert.equal(storage.committedTransactions, before + 1);
+    const winners = results.filter((result) => result.ok);
+    assert.equal(winners.length, 1);
+    assert.deepEqual(results.filter((result) => !result.ok).map((result) => !result.ok && result.error), Array(7).fill('conflict'));
+    const stored = inspect((db) => db.prepare("SELECT winner FROM documents WHERE id = 'same'").pluck().all());
+    assert.deepEqual(stored, [winners[0]!.ok && winners[0]!.rev]);
+  });
+
+  it('keeps the other writes of a group commit when one of them fails', async () => {
+    const writes = [
+      storage.writeDocuments('db', [{ id: 'kept1', body: {}, deleted: false }], { newEdits: true }),
+      storage.writeDocuments('no_such_db', [{ id: 'lost', body: {}, deleted: false }], { newEdits: true }),
+      storage.writeDocuments('db', [{ id: 'kept2', body: {}, deleted: false }], { newEdits: true }),
+    ];
+    const outcomes = await Promise.allSettled(writes);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    const ids = inspect((db) => db.prepare("SELECT id FROM documents WHERE id IN ('kept1', 'kept2', 'lost') ORDER BY id").pluck().all());
+    assert.deepEqual(ids, ['kept1', 'kept2']);
+  });
+
   it('keeps superseded bodies until compaction, then leaf bodies only', async () => {
     let [result] = await storage.writeDocuments('db', [{ id: 'doc', body: { v: 0 }, deleted: false }], { newEdits: true });
     for (let v = 1; v <= 3; v++) {

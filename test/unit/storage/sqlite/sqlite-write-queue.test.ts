@@ -28,24 +28,40 @@ describe('WriteQueue: which commits wait for the disk', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('commits a durable write with synchronous = FULL (fsync before the answer)', async () => {
-    assert.equal(await queue.enqueue(level), FULL);
+  it('answers a durable write only after a WAL sync, its commit left to that sync (synchronous = NORMAL)', async () => {
+    assert.equal(await queue.enqueue(level), NORMAL);
+    assert.equal(queue.walSyncs, 1);
+    assert.equal(level(), FULL);
   });
 
   it('commits a batch of non-durable writes only with synchronous = NORMAL (no fsync)', async () => {
     const levels = await Promise.all([queue.enqueue(level, false), queue.enqueue(level, false)]);
     assert.deepEqual(levels, [NORMAL, NORMAL]);
     assert.equal(queue.transactions, 1);
+    assert.equal(queue.walSyncs, 0);
   });
 
-  it('makes a whole batch durable when one of its writes is', async () => {
-    const levels = await Promise.all([queue.enqueue(level, false), queue.enqueue(level), queue.enqueue(level, false)]);
-    assert.deepEqual(levels, [FULL, FULL, FULL]);
+  it('makes a whole batch durable when one of its writes is: one transaction, one WAL sync before any answer', async () => {
+    const answered: number[] = [];
+    const writes = [queue.enqueue(level, false), queue.enqueue(level), queue.enqueue(level, false)].map((write) => write.then(() => answered.push(queue.walSyncs)));
+    await Promise.all(writes);
+    assert.deepEqual(answered, [1, 1, 1]);
+    assert.equal(queue.transactions, 1);
   });
 
-  it('goes back to FULL for the next durable batch after a non-durable one', async () => {
+  it('leaves the connection at FULL between batches, so writes outside the queue fsync at COMMIT', async () => {
     assert.equal(await queue.enqueue(level, false), NORMAL);
-    assert.equal(await queue.enqueue(level), FULL);
     assert.equal(level(), FULL);
+    await queue.enqueue(level);
+    assert.equal(level(), FULL);
+  });
+
+  it('fails only the job that throws in a batch; the others commit and are answered', async () => {
+    db.exec('CREATE TABLE t (v INTEGER NOT NULL)');
+    const insert = (v: number | null) => () => db.prepare('INSERT INTO t (v) VALUES (?)').run(v).changes;
+    const outcomes = await Promise.allSettled([queue.enqueue(insert(1)), queue.enqueue(insert(null)), queue.enqueue(insert(3))]);
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.equal(queue.transactions, 1);
+    assert.deepEqual(db.prepare('SELECT v FROM t ORDER BY v').pluck().all(), [1, 3]);
   });
 });
