@@ -148,6 +148,8 @@ async function rate(target: Target, path: string, connections = CONNECTIONS): Pr
   await load({ ...options, duration: 1 });
   const measured = await load({ ...options, duration: DURATION });
   if (measured.non2xx + measured.errors > 0) throw new Error(`${path}: ${measured.non2xx} non-2xx, ${measured.errors} errors`);
+  // Requests still running when the time is up are not counted: 0 req/s means none answered in time, not a rate.
+  if (measured.rps === 0) throw new Error(`no answer within ${DURATION} s on ${connections} connections`);
   return measured;
 }
 
