@@ -9,7 +9,7 @@
  * 2 grouped-reduce clients run, then how long the server stays busy once they stop. The baseline,
  * measured in the same run, is a bare node:http server (req/s) and the GET p99 of the idle server.
  * With `--compare` the same scenarios run against another server and a column gives Divan ÷ it;
- * with two sizes a column gives how each figure grows from the first to the second. With `--writes`
+ * with two sizes a column per server gives how each figure grows from the first to the second. With `--writes`
  * only the write-side scenarios run (bulk insert and the two view builds, with the bare server's
  * req/s measured just before them), and the report is printed, not written to engine-results.md.
  * The writes also give the CPU seconds of the server's processes (Linux `/proc`; the compared server
@@ -148,6 +148,8 @@ async function rate(target: Target, path: string, connections = CONNECTIONS): Pr
   await load({ ...options, duration: 1 });
   const measured = await load({ ...options, duration: DURATION });
   if (measured.non2xx + measured.errors > 0) throw new Error(`${path}: ${measured.non2xx} non-2xx, ${measured.errors} errors`);
+  // Requests still running when the time is up are not counted: 0 req/s means none answered in time, not a rate.
+  if (measured.rps === 0) throw new Error(`no answer within ${DURATION} s on ${connections} connections`);
   return measured;
 }
 
@@ -260,22 +262,29 @@ function shown(figure: Figure | undefined): string {
   return `${figure.value.toFixed(figure.unit === 'req/s' || figure.unit === 'ms' ? 1 : 2)} ${figure.unit}`;
 }
 
+/**
+ * How one server's cost of a row grows from the first size to the last: time per request (or time)
+ * at the large size over the small one; req/s are first divided by that server's bare-server req/s
+ * of the same size, so a busier machine is not counted as growth.
+ */
+function growth(figures: Figure[][], row: number): string {
+  const first = figures[0]![row]!;
+  const last = figures[figures.length - 1]![row]!;
+  if (first.scenario.startsWith('bare')) return '';
+  const bare = (at: Figure[]): number => at.find((figure) => figure.scenario.startsWith('bare'))!.value;
+  const value = first.unit === 'req/s' ? first.value / bare(figures[0]!) / (last.value / bare(figures[figures.length - 1]!)) : last.value / first.value;
+  return Number.isFinite(value) && value > 0 ? `${value.toFixed(2)}×` : 'n/a';
+}
+
 function table(sizes: number[], divan: Figure[][], other: Figure[][] | undefined): string {
-  const head = ['scenario', ...sizes.map((n) => `Divan ${n}`), ...(other ? sizes.map((n) => `CouchDB ${n}`) : []), ...(other ? sizes.map((n) => `Divan ÷ CouchDB ${n}`) : []), ...(sizes.length > 1 ? [`growth ${sizes[0]} → ${sizes[sizes.length - 1]}`] : [])];
+  const growths = sizes.length > 1 ? [`Divan growth ${sizes[0]} → ${sizes[sizes.length - 1]}`, ...(other ? [`CouchDB growth ${sizes[0]} → ${sizes[sizes.length - 1]}`] : [])] : [];
+  const head = ['scenario', ...sizes.map((n) => `Divan ${n}`), ...(other ? sizes.map((n) => `CouchDB ${n}`) : []), ...(other ? sizes.map((n) => `Divan ÷ CouchDB ${n}`) : []), ...growths];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const [row, first] of divan[0]!.entries()) {
     const mine = divan.map((figures) => figures[row]);
     const theirs = other?.map((figures) => figures[row]);
     const cells = [first.scenario, ...mine.map(shown), ...(theirs ?? []).map(shown), ...(theirs ? mine.map((figure, i) => ratio(figure!, theirs[i])) : [])];
-    if (sizes.length > 1) {
-      const last = mine[mine.length - 1]!;
-      // Cost growth: time per request (or time) at the large size over the small one; req/s are
-      // first divided by the bare server's req/s of the same size, so a busier machine is not growth.
-      const bare = (figures: Figure[]): number => figures.find((figure) => figure.scenario.startsWith('bare'))!.value;
-      const perBare = (figure: Figure, at: number): number => figure.value / bare(divan[at]!);
-      const growth = first.unit === 'req/s' ? perBare(first, 0) / perBare(last, divan.length - 1) : last.value / first.value;
-      cells.push(first.scenario.startsWith('bare') ? '' : Number.isFinite(growth) && growth > 0 ? `${growth.toFixed(2)}×` : 'n/a');
-    }
+    if (sizes.length > 1) cells.push(growth(divan, row), ...(other ? [growth(other, row)] : []));
     lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
