@@ -3,7 +3,8 @@
  * plain HTTP call, one autocannon load with the figures the reports use, and a PostgreSQL schema per run.
  */
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 
@@ -59,6 +60,8 @@ export function call(base: string, path: string, options: { method?: string; hea
 
 export interface Measurement {
   rps: number;
+  /** Requests answered in all. */
+  requests: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -67,7 +70,7 @@ export interface Measurement {
 
 export async function load(options: autocannon.Options): Promise<Measurement> {
   const result = await autocannon(options);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return { rps: result.requests.average, requests: result.requests.total, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
 
@@ -89,4 +92,42 @@ export function postgresBenchSchema(bench: string, url = 'postgresql://postgres@
       }
     },
   };
+}
+
+/** CPU seconds (user + system) of a process and its descendants, the reaped ones included; 0 off Linux. */
+export function cpuSeconds(root: number): number {
+  const stats = new Map<number, string[]>();
+  try {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        // Fields after the command, which may hold spaces: state is [0], ppid [1], utime [11] … cstime [14].
+        const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        stats.set(Number(entry), text.slice(text.lastIndexOf(')') + 2).split(' '));
+      } catch {
+        // The process ended while the list was read.
+      }
+    }
+  } catch {
+    return 0;
+  }
+  let ticks = 0;
+  const walk = (pid: number): void => {
+    const fields = stats.get(pid);
+    if (fields === undefined) return;
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    for (const [child, other] of stats) if (Number(other[1]) === pid) walk(child);
+  };
+  walk(root);
+  return ticks / 100;
+}
+
+/** The process listening on a local port (`ss`, Linux), for its CPU time; undefined when not found. */
+export function listeningPid(port: string): number | undefined {
+  try {
+    const match = /pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }));
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,7 +2,7 @@
  * `npm run bench:engine [-- --docs 100000[,1000000]] [-- --duration S] [-- --storage postgres --postgres-url URL]
  *   [-- --compare http://admin:pass@host:port] [-- --writes] [-- --mixed] [-- --heavy N]`
  *
- * The index engine's scenarios (issue 33) at N documents: bulk insert (1 000 per `_bulk_docs`), view
+ * The index engine's scenarios at N documents: bulk insert (1 000 per `_bulk_docs`), view
  * build (map + `_count`), grouped reduce (`group_level=1`, `_sum` and a JavaScript sum, 2 rows per
  * document), whole-view `_count` and JavaScript sum, `group_level=2` over a key range, a view key range, `_changes?since=0&limit=500`, `_all_docs?limit=100` (and from a
  * `startkey` in the middle), and the p99 of one-document GETs while 2 full-scan `_find` clients and
@@ -19,12 +19,11 @@
  * `group_level=1` reduce, and under a `group=true` JavaScript reduce (mostly rows at the groups'
  * edges, reduced in the sandbox).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, load, postgresBenchSchema, startProcess, type Measurement } from './bench-support.js';
+import { call, cpuSeconds, listeningPid, load, postgresBenchSchema, startProcess, type Measurement } from './bench-support.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -79,34 +78,6 @@ async function must(target: Target, path: string, method = 'GET', body?: unknown
 
 function docId(n: number): string {
   return `doc-${String(n).padStart(8, '0')}`;
-}
-
-/** CPU seconds (user + system) of a process and its descendants, the reaped ones included; 0 off Linux. */
-function cpuSeconds(root: number): number {
-  const stats = new Map<number, string[]>();
-  try {
-    for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        // Fields after the command, which may hold spaces: state is [0], ppid [1], utime [11] … cstime [14].
-        const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        stats.set(Number(entry), text.slice(text.lastIndexOf(')') + 2).split(' '));
-      } catch {
-        // The process ended while the list was read.
-      }
-    }
-  } catch {
-    return 0;
-  }
-  let ticks = 0;
-  const walk = (pid: number): void => {
-    const fields = stats.get(pid);
-    if (fields === undefined) return;
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    for (const [child, other] of stats) if (Number(other[1]) === pid) walk(child);
-  };
-  walk(root);
-  return ticks / 100;
 }
 
 /** Times `work` (seconds) and, when the server's process is known, the CPU seconds the server spent meanwhile. */
@@ -290,15 +261,6 @@ function table(sizes: number[], divan: Figure[][], other: Figure[][] | undefined
   return lines.join('\n');
 }
 
-/** The process listening on a local port (`ss`, Linux), for its CPU time; undefined when not found. */
-function listeningPid(port: string): number | undefined {
-  try {
-    const match = /pid=(\d+)/.exec(execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' }));
-    return match ? Number(match[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function otherTarget(compare: string): Target {
   const url = new URL(compare);
