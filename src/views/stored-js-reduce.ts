@@ -19,22 +19,29 @@ const FILL_BATCH = 64;
 
 /**
  * The index sequence at which this process last found every block reduction of a view current, by
+ * storage (two servers in one process may hold a database of one name at one sequence), then by
  * database, signature, view and reducer (bounded, oldest out). Only saves the look for stale blocks:
  * a query never uses a reduction whose version is not its block's, so a stale entry costs speed only.
  */
-const filledAt = new Map<string, number>();
+const filledAt = new WeakMap<IndexAt['storage'], Map<string, number>>();
 
-/** Reduces and stores every block of the view whose reduction is missing or out of date (one updater per index). */
-async function fillReductions(index: IndexAt, reducer: Reducer): Promise<void> {
+/**
+ * Reduces and stores every block of the view whose reduction is missing or out of date (one updater
+ * per index). Called after each index update (views.ts) so that a query finds them current, and by
+ * the query itself in case that update's fill failed or another process updated the index.
+ */
+export async function fillReductions(index: IndexAt, reducer: Reducer): Promise<void> {
   const views = index.storage.views;
   const name = JSON.stringify([index.db, index.signature, index.view, reducer.view]);
-  if (index.seq !== undefined && filledAt.get(name) === index.seq) return;
+  const filled = filledAt.get(index.storage) ?? new Map<string, number>();
+  filledAt.set(index.storage, filled);
+  if (index.seq !== undefined && filled.get(name) === index.seq) return;
   const stale = (after?: RowPosition) => views.staleBlocks(index.db, index.signature, index.view, reducer.view, FILL_BATCH, after);
   // Most queries find every reduction current: no lock taken then.
   if ((await stale()).length > 0) await fill(index, reducer, stale);
   if (index.seq === undefined) return;
-  if (filledAt.size >= 1000) filledAt.delete(filledAt.keys().next().value!);
-  filledAt.set(name, index.seq);
+  if (filled.size >= 1000) filled.delete(filled.keys().next().value!);
+  filled.set(name, index.seq);
 }
 
 /** Under the index's updater lock (looked for again there: another process may have stored them meanwhile). */

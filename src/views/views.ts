@@ -21,6 +21,8 @@ import { designPartitioned } from '../databases/partitions.js';
 import { mapQuery, VIEW_PAGE_ROWS, type DocumentRef, type IndexAt } from './view-query.js';
 import { mapStream, type RowStream } from './view-stream.js';
 import { reduceQuery } from './view-reduce.js';
+import { fillReductions } from './stored-js-reduce.js';
+import { builtinOf } from './builtin-reduces.js';
 import type { ReduceLimit } from './reduce-limit.js';
 import type { ViewFunctionsOf } from './view-functions.js';
 
@@ -51,7 +53,26 @@ export class Views {
 
   /** Brings the group's index up to date; answers the sequence it reached. */
   async refresh(opened: OpenedDatabase, group: ViewGroup): Promise<number> {
-    return updateIndex({ storage: opened.storage, functions: this.#settings.functions(opened.db), tasks: this.#settings.tasks, log: this.#settings.log }, opened.db, group);
+    const seq = await updateIndex({ storage: opened.storage, functions: this.#settings.functions(opened.db), tasks: this.#settings.tasks, log: this.#settings.log }, opened.db, group);
+    await this.#fillJsReductions(opened, group, seq);
+    return seq;
+  }
+
+  /**
+   * Brings the block reductions of each JavaScript-reduced view up to date with the index, as
+   * CouchDB reduces its B-tree nodes while it builds: a reduce query then only combines them. A
+   * reduce function that fails is left for the query to report, so map queries still answer.
+   */
+  async #fillJsReductions(opened: OpenedDatabase, group: ViewGroup, seq: number): Promise<void> {
+    for (const [name, view] of group.views) {
+      if (view.reduce === undefined || builtinOf(view.reduce) !== undefined) continue;
+      const index: IndexAt = { storage: opened.storage, db: opened.db, signature: group.signature, view: view.map, turns: LoopTurns.until(undefined), seq };
+      try {
+        await fillReductions(index, this.#reducer(opened.db, group, name, view.reduce));
+      } catch (error) {
+        this.#settings.log.warning(`view ${opened.db}/${group.id}/_view/${name}: reducing the index's blocks failed: ${String(error)}`);
+      }
+    }
   }
 
   /** One query of one view: `{total_rows, offset, rows}` or `{rows}` when it reduces; `signal` stops it when the client left. */

@@ -144,3 +144,26 @@ describeOnEachBackend('JavaScript reduces from stored block reductions', (server
     }
   });
 });
+
+// The sandbox's log() lines are logged at info: they show which rows each reduce call was given.
+describeOnEachBackend(
+  'JavaScript block reductions kept by the index update',
+  (server) => {
+    test('the index update reduces the blocks of JavaScript-reduced views, and a reduce query then only rereduces', async () => {
+      assert.equal((await server().admin('/jsfilled', { method: 'PUT' })).status, 201);
+      const logged = 'function (keys, values, rereduce) { if (!rereduce) log("block-reduced " + values.length); return sum(values); }';
+      const views = { total: { map: 'function (doc) { emit(doc.i, doc.i); }', reduce: logged } };
+      assert.equal((await server().admin('/jsfilled/_design/app', { method: 'PUT', body: { views } })).status, 201);
+      const docs = Array.from({ length: DOCS }, (_, i) => ({ i }));
+      const reducedRows = (): number => server().logs.filter((line) => line.includes('block-reduced')).reduce((total, line) => total + Number(/block-reduced (\d+)/.exec(line)![1]), 0);
+      const before = reducedRows();
+      assert.equal((await server().admin('/jsfilled/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+      assert.equal((await server().admin('/jsfilled/_design/app/_view/total?reduce=false&limit=1')).status, 200);
+      assert.equal(reducedRows() - before, DOCS, 'the index update (the map query waits for it) reduces every row once, by block');
+      const answer = await server().admin('/jsfilled/_design/app/_view/total');
+      assert.deepEqual(answer.body.rows, [{ key: null, value: (DOCS * (DOCS - 1)) / 2 }]);
+      assert.equal(reducedRows() - before, DOCS, 'the whole-view reduce combines the stored block reductions');
+    });
+  },
+  '[log]\nlevel = info',
+);

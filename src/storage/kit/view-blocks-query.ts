@@ -82,14 +82,17 @@ export function* reductionPlan(tables: BlockTables, range: ViewRange, level: Red
   const blocks = yield* blocksIn(tables, range, reducer);
   const pieces: ReductionPiece[] = [];
   let from: RowPosition | undefined;
-  // A block is whole in the range when the next one also starts in it: the last one read never is.
-  for (let i = 0; i + 1 < blocks.length; i++) {
+  // A block is whole in the range when the next one also starts in it; the last one read only when
+  // the range runs to the view's end, and (its last key unknown here) lies in one group only ungrouped.
+  const lastIsWhole = boundsOf(range).upper === undefined && level === 0;
+  for (let i = 0; i < blocks.length; i++) {
     const { at, keyJson, value } = blocks[i]!;
-    const next = blocks[i + 1]!.at;
-    if (value === undefined || !sameGroup(at.key, next.key, level)) continue;
+    const next = blocks[i + 1]?.at;
+    if (value === undefined || (next === undefined ? !lastIsWhole : !sameGroup(at.key, next.key, level))) continue;
     // Rows before the block, unless it follows a stored block directly or starts the view.
     if (from === undefined ? at.key.length > 0 : comparePositions(from, at) < 0) pieces.push({ kind: 'rows', ...(from === undefined ? {} : { from }), to: at });
     pieces.push({ kind: 'stored', keyJson, key: at.key, valueJson: String(value['value']), inputSize: Number(value['input_size']) });
+    if (next === undefined) return pieces;
     from = next;
   }
   pieces.push({ kind: 'rows', ...(from === undefined ? {} : { from }) });
