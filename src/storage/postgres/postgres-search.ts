@@ -19,13 +19,8 @@ const CREATE_LOCK_CLASS = 0x534e4557;
 
 const tableNames = (id: string | number) => ({ docs: `search_docs_${id}`, values: `search_values_${id}`, fields: `search_fields_${id}`, text: `search_text_${id}` });
 
-const dropSql = (id: string | number): string => `DROP TABLE IF EXISTS ${Object.values(tableNames(id)).join(', ')}`;
-
-/** Drops the search tables of a database (inside the caller's transaction). */
-export async function dropSearchIndexesOf(client: pg.ClientBase, dbId: number | string): Promise<void> {
-  const { rows } = await client.query<{ index_id: string }>('DELETE FROM search_indexes WHERE db_id = $1 RETURNING index_id', [dbId]);
-  for (const row of rows) await client.query(dropSql(row.index_id));
-}
+/** The statement that drops one search index's tables. */
+export const dropSearchTables = (id: string | number): string => `DROP TABLE IF EXISTS ${Object.values(tableNames(id)).join(', ')}`;
 
 /** `?` placeholders numbered as PostgreSQL wants them. */
 const numbered = (sql: string): string => {
@@ -98,7 +93,7 @@ export class PostgresSearchStore implements SearchStore {
       if (row === undefined) throw new Error(`no database ${db}`);
       if (!row.created) return Number(row.update_seq);
       const t = tableNames(row.index_id);
-      await client.query(dropSql(row.index_id));
+      await client.query(dropSearchTables(row.index_id));
       await client.query(`CREATE TABLE ${t.docs} (doc_id text COLLATE "C" PRIMARY KEY)`);
       await client.query(
         `CREATE TABLE ${t.values} (doc_id text COLLATE "C" NOT NULL, n integer NOT NULL, field text NOT NULL, type text NOT NULL,
@@ -205,7 +200,7 @@ export class PostgresSearchStore implements SearchStore {
         'DELETE FROM search_indexes s USING databases d WHERE d.db_id = s.db_id AND d.name = $1 AND s.signature = ANY($2::text[]) RETURNING s.index_id',
         [db, signatures],
       );
-      for (const row of rows) await client.query(dropSql(row.index_id));
+      for (const row of rows) await client.query(dropSearchTables(row.index_id));
       return rows.length;
     });
   }

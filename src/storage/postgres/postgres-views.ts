@@ -61,11 +61,8 @@ async function run<T>(client: pg.ClientBase | pg.Pool, steps: SqlSteps<T>): Prom
   return next.value;
 }
 
-/** Drops the view tables of a database (inside the caller's transaction). */
-export async function dropViewIndexesOf(client: pg.ClientBase, dbId: number | string): Promise<void> {
-  const { rows } = await client.query<{ index_id: string }>('DELETE FROM view_indexes WHERE db_id = $1 RETURNING index_id', [dbId]);
-  for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${tableList(row.index_id)}`);
-}
+/** The statement that drops one view index's tables. */
+export const dropViewTables = (indexId: string | number): string => `DROP TABLE IF EXISTS ${tableList(indexId)}`;
 
 export class PostgresViewStore implements ViewStore {
   readonly #pool: pg.Pool;
@@ -113,7 +110,7 @@ export class PostgresViewStore implements ViewStore {
       const { rows: name, partials, blocks, values } = tablesOf(created.index_id);
       const { rows: exists } = await client.query<{ found: string | null }>('SELECT to_regclass($1) AS found', [values]);
       if (exists[0]?.found !== null) return Number(created.update_seq);
-      await client.query(`DROP TABLE IF EXISTS ${tableList(created.index_id)}`);
+      await client.query(dropViewTables(created.index_id));
       await client.query(
         `CREATE TABLE ${name} (view integer NOT NULL, key bytea NOT NULL, doc_id text COLLATE "C" NOT NULL, n integer NOT NULL,
            key_json text NOT NULL, value text NOT NULL, num double precision, PRIMARY KEY (view, key, doc_id, n))`,
@@ -265,7 +262,7 @@ export class PostgresViewStore implements ViewStore {
         `DELETE FROM view_indexes v USING databases d WHERE d.db_id = v.db_id AND d.name = $1 AND v.signature = ANY($2::text[]) RETURNING v.index_id`,
         [db, signatures],
       );
-      for (const row of rows) await client.query(`DROP TABLE IF EXISTS ${tableList(row.index_id)}`);
+      for (const row of rows) await client.query(dropViewTables(row.index_id));
       return rows.length;
     });
   }

@@ -4,8 +4,8 @@
  * first use and stays locked until COMMIT, before any document row, so every writer takes locks in
  * the same order (no deadlocks) and writers of one database are serialised across nodes.
  */
-import { dropViewIndexesOf } from './postgres-views.js';
-import { dropSearchIndexesOf } from './postgres-search.js';
+import { dropViewTables } from './postgres-views.js';
+import { dropSearchTables } from './postgres-search.js';
 import type pg from 'pg';
 import { databaseMissing } from '../../errors/catalog.js';
 import { isCouchError } from '../../errors/couch-error.js';
@@ -182,11 +182,17 @@ async function deleteDatabase(database: LockedDatabase): Promise<boolean> {
   await client.query('DELETE FROM mango_index_rows WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM mango_indexes WHERE db_id = $1', [dbId]);
   await client.query('DELETE FROM purged_infos WHERE db_id = $1', [dbId]);
-  await dropViewIndexesOf(client, dbId);
-  await dropSearchIndexesOf(client, dbId);
+  await dropIndexesOf(client, 'view_indexes', dbId, dropViewTables);
+  await dropIndexesOf(client, 'search_indexes', dbId, dropSearchTables);
   await client.query('DELETE FROM databases WHERE db_id = $1', [dbId]);
   database.set(null);
   return true;
+}
+
+/** Every index of `catalog` the database owns: its catalog rows, then each one's tables. */
+async function dropIndexesOf(client: pg.ClientBase, catalog: 'view_indexes' | 'search_indexes', dbId: number | string, dropSql: (indexId: string) => string): Promise<void> {
+  const { rows } = await client.query<{ index_id: string }>(`DELETE FROM ${catalog} WHERE db_id = $1 RETURNING index_id`, [dbId]);
+  for (const row of rows) await client.query(dropSql(row.index_id));
 }
 
 async function putSecurity(database: LockedDatabase, security: SecurityObject): Promise<boolean> {

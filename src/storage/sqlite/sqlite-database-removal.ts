@@ -7,8 +7,8 @@ import type { Connection } from './sqlite-connection.js';
 import type { Statements } from './sqlite-statements.js';
 import { deleteAttachmentsOfDatabase } from './sqlite-attachments.js';
 import type { SqlitePurges } from './sqlite-purge.js';
-import { dropViewIndexesOf } from './sqlite-views.js';
-import { dropSearchIndexesOf } from './sqlite-search.js';
+import { dropViewTables } from './sqlite-views.js';
+import { dropSearchTables } from './sqlite-search.js';
 
 export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: SqlitePurges, dbId: number): void {
   deleteAttachmentsOfDatabase(st, dbId);
@@ -21,7 +21,13 @@ export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: Sql
   st.deleteIndexRowsOfDatabase.run(dbId);
   st.deleteIndexesOfDatabase.run(dbId);
   purges.deleteOfDatabase(dbId);
-  dropViewIndexesOf(db, dbId);
-  dropSearchIndexesOf(db, dbId);
+  dropIndexesOf(db, 'view_indexes', dbId, dropViewTables);
+  dropIndexesOf(db, 'search_indexes', dbId, dropSearchTables);
   st.deleteDatabase.run(dbId);
+}
+
+/** Every index of `catalog` the database owns: each one's tables, then its catalog rows. */
+function dropIndexesOf(db: Connection, catalog: 'view_indexes' | 'search_indexes', dbId: number, dropSql: (indexId: number) => string): void {
+  for (const indexId of db.prepare(`SELECT index_id FROM ${catalog} WHERE db_id = ?`).pluck().all(dbId) as number[]) db.exec(dropSql(indexId));
+  db.prepare(`DELETE FROM ${catalog} WHERE db_id = ?`).run(dbId);
 }

@@ -38,15 +38,10 @@ const tableNames = (id: number) => ({
   vocab: (tokenizer: string) => `temp.search_vocab_${tokenizer}_${id}`,
 });
 
-function dropTables(db: Connection, id: number): void {
+/** The statements that drop one search index's tables. */
+export function dropSearchTables(id: number): string {
   const t = tableNames(id);
-  db.exec([t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).flatMap((name) => [t.vocab(name), t.fts(name)])].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n'));
-}
-
-/** Drops the search tables of a database (inside the caller's write transaction). */
-export function dropSearchIndexesOf(db: Connection, dbId: number): void {
-  for (const id of db.prepare('SELECT index_id FROM search_indexes WHERE db_id = ?').pluck().all(dbId) as number[]) dropTables(db, id);
-  db.prepare('DELETE FROM search_indexes WHERE db_id = ?').run(dbId);
+  return [t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).flatMap((name) => [t.vocab(name), t.fts(name)])].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n');
 }
 
 function dialectOf(id: number): SearchDialect {
@@ -103,7 +98,7 @@ export class SqliteSearchStore implements SearchStore {
       if (again !== undefined) return again.update_seq;
       const id = this.#catalog.add(db, signature);
       const t = tableNames(id);
-      dropTables(this.#db, id);
+      this.#db.exec(dropSearchTables(id));
       this.#forget(id);
       this.#db.exec(
         `CREATE TABLE ${t.docs} (doc_id TEXT PRIMARY KEY) WITHOUT ROWID;
@@ -219,7 +214,7 @@ export class SqliteSearchStore implements SearchStore {
         const index = this.#catalog.find(db, signature);
         if (index === undefined) continue;
         this.#forget(index.index_id);
-        dropTables(this.#db, index.index_id);
+        this.#db.exec(dropSearchTables(index.index_id));
         this.#catalog.remove(index.index_id);
         dropped++;
       }

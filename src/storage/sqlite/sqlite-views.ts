@@ -39,17 +39,12 @@ const tablesOf = (indexId: number): IndexTables & BlockTables => ({
   blocks: `view_blocks_${indexId}`,
   values: `view_block_values_${indexId}`,
 });
-const dropTables = (indexId: number): string => {
+/** The statements that drop one view index's tables. */
+export const dropViewTables = (indexId: number): string => {
   const { rows, partials, blocks, values } = tablesOf(indexId);
   return [rows, partials, blocks, values].map((name) => `DROP TABLE IF EXISTS ${name};`).join(' ');
 };
 
-/** Drops the view tables of a database (inside the caller's write transaction). */
-export function dropViewIndexesOf(db: Connection, dbId: number): void {
-  const indexes = db.prepare('SELECT index_id FROM view_indexes WHERE db_id = ?').pluck().all(dbId) as number[];
-  for (const indexId of indexes) db.exec(dropTables(indexId));
-  db.prepare('DELETE FROM view_indexes WHERE db_id = ?').run(dbId);
-}
 
 /** A view row whose encoded key is decoded from its hex text on first use (most answers never use it). */
 class HexKeyedRow implements ViewRow {
@@ -108,7 +103,7 @@ export class SqliteViewStore implements ViewStore {
   #createTables(indexId: number): void {
     const { rows, partials, blocks, values } = tablesOf(indexId);
     this.#db.exec(
-      `${dropTables(indexId)}
+      `${dropViewTables(indexId)}
        CREATE TABLE ${rows} (view INTEGER NOT NULL, key BLOB NOT NULL, doc_id TEXT NOT NULL, n INTEGER NOT NULL,
          key_json TEXT NOT NULL, value TEXT NOT NULL, num REAL, PRIMARY KEY (view, key, doc_id, n)) WITHOUT ROWID;
        CREATE INDEX ${rows}_docs ON ${rows} (doc_id);
@@ -250,7 +245,7 @@ export class SqliteViewStore implements ViewStore {
         if (index === undefined) continue;
         const { rows, partials, blocks, values } = tablesOf(index.index_id);
         this.#forgetStatements(rows, partials, blocks, values);
-        this.#db.exec(dropTables(index.index_id));
+        this.#db.exec(dropViewTables(index.index_id));
         this.#catalog.remove(index.index_id);
         dropped++;
       }
