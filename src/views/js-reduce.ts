@@ -144,3 +144,13 @@ export function rowOf(key: Json, value: Json | Overflow): JsonObject {
   if (value instanceof Overflow) return { key: null, error: 'reduce_overflow_error', reason: value.reason };
   return { key, value };
 }
+
+/**
+ * One group's value, and whether it may be kept to answer later queries under the same
+ * `reduce_limit` settings: with the check off, or on (`true`) and passed (an overflowed part
+ * overflows the group too). Never with `log`, where each query must log again.
+ */
+export async function reduceToKeep(reducer: Reducer, group: JsGroup, turns: LoopTurns): Promise<{ value: Json | Overflow; keep: boolean }> {
+  const [value] = await reduceWithJs(reducer, [group], turns);
+  return { value: value!, keep: !(value instanceof Overflow) && reducer.limit.mode !== 'log' };
+}

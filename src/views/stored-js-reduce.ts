@@ -8,7 +8,7 @@
 import type { Json, JsonObject } from '../json/json.js';
 import type { ReductionPiece, RowPosition, StaleBlock, ViewRange } from '../storage/storage.js';
 import type { KeyCollation } from '../collation/key-collation.js';
-import { groupEncoding, groupKey, rawReduce, reduceWithJs, rowOf, type JsGroup, type Reducer } from './js-reduce.js';
+import { groupEncoding, groupKey, rawReduce, reduceToKeep, reduceWithJs, rowOf, type JsGroup, type Reducer } from './js-reduce.js';
 import { inputSizeOf } from './reduce-limit.js';
 import type { CheckedArgs } from './view-ranges.js';
 import { rangesOf } from './view-ranges.js';
@@ -100,6 +100,40 @@ async function groupsOfRange(index: IndexAt, range: ViewRange, level: CheckedArg
   return collector.groups.slice(0, wanted);
 }
 
+/** Names a whole view's kept reduction: the reduce function and the `reduce_limit` settings it was checked under. */
+const wholeName = (reducer: Reducer): string => JSON.stringify([reducer.view, reducer.limit.mode, reducer.limit.threshold, reducer.limit.ratio]);
+
+/**
+ * The value of a whole view (no bounds, no grouping), kept after the first query computes it until
+ * the view's rows change, as CouchDB reads its B-tree root's reduction: a query then reads one row
+ * instead of every block's. Computed as the only updater, so no update lands between reading the
+ * blocks and keeping the result; an empty view has no group.
+ */
+async function wholeView(index: IndexAt, range: ViewRange, args: CheckedArgs, reducer: Reducer): Promise<JsonObject[]> {
+  const views = index.storage.views;
+  const name = wholeName(reducer);
+  const kept = async () => {
+    const whole = await views.wholeReduction(index.db, index.signature, index.view, name);
+    return whole === undefined ? undefined : [rowOf(null, JSON.parse(whole.valueJson) as Json)];
+  };
+  return (
+    (await kept()) ??
+    (await views.exclusive(index.db, index.signature, async () => {
+      const again = await kept();
+      if (again !== undefined) return again;
+      const [group] = await groupsOfRange(index, range, 0, args.collation, reducer.view, 1);
+      if (group === undefined) return [];
+      const { value, keep } = await reduceToKeep(reducer, group, index.turns);
+      if (keep) await views.storeWholeReduction(index.db, index.signature, index.view, name, { valueJson: JSON.stringify(value) });
+      return [rowOf(null, value)];
+    }))
+  );
+}
+
+/** Whether a query reduces the whole view to one row: no keys, bounds, partition or grouping. */
+const wholeQuery = (args: CheckedArgs, range: ViewRange): boolean =>
+  args.keys === undefined && args.level === 0 && args.partition === undefined && range.startKey === undefined && range.endKey === undefined && range.startDocId === undefined && range.endDocId === undefined;
+
 /**
  * `{rows}` of a JavaScript-reduced query from the stored block reductions; undefined for a grouped
  * partition query (a partitioned index's keys start with the partition, which blocks do not group by).
@@ -114,6 +148,7 @@ export async function storedJsReduce(index: IndexAt, args: CheckedArgs, reducer:
   const groups: JsGroup[] = [];
   for (const query of queries) {
     for (const range of rangesOf(query, index.view)) {
+      if (wholeQuery(args, range)) return (await wholeView(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args, reducer)).slice(args.skip, args.skip + limit);
       await index.turns.maybeYield();
       groups.push(...(await groupsOfRange(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args.level, args.collation, reducer.view, wanted - groups.length)));
     }

@@ -113,6 +113,13 @@ describeOnEachBackend('JavaScript reduces from stored block reductions', (server
         for (const batch of batches) {
           for (const s of batch) await apply(server(), db, s, serial++);
           const rows = (await server().admin(`/${db}/_design/r/_view/sum?reduce=false`)).body.rows as MapRow[];
+          // The whole view twice: computed (and kept) by the first query, read back by the second.
+          for (const view of Object.keys(REDUCES)) {
+            for (let again = 0; again < 2; again++) {
+              const whole = await server().admin(`/${db}/_design/r/_view/${view}`);
+              assert.deepEqual(whole.body.rows, naive(view, rows, { level: 0, inclusiveEnd: true, descending: false }), JSON.stringify([view, 'whole', again]));
+            }
+          }
           for (const { low, high, ...rest } of queries) {
             if (low !== undefined && high !== undefined && Buffer.compare(encodeKey(low), encodeKey(high)) > 0) continue;
             const q: Query = { ...rest, start: rest.descending ? high : low, end: rest.descending ? low : high };
@@ -163,6 +170,27 @@ describeOnEachBackend(
       const answer = await server().admin('/jsfilled/_design/app/_view/total');
       assert.deepEqual(answer.body.rows, [{ key: null, value: (DOCS * (DOCS - 1)) / 2 }]);
       assert.equal(reducedRows() - before, DOCS, 'the whole-view reduce combines the stored block reductions');
+    });
+
+    test('a whole-view reduce is kept until the view changes: a second query calls no reduce at all', async () => {
+      assert.equal((await server().admin('/jskept', { method: 'PUT' })).status, 201);
+      const logged = 'function (keys, values, rereduce) { log("kept-reduce " + rereduce); return sum(values); }';
+      const views = { total: { map: 'function (doc) { emit(doc.i, doc.i); }', reduce: logged } };
+      assert.equal((await server().admin('/jskept/_design/app', { method: 'PUT', body: { views } })).status, 201);
+      const docs = Array.from({ length: DOCS }, (_, i) => ({ _id: `d${i}`, i }));
+      assert.equal((await server().admin('/jskept/_bulk_docs', { method: 'POST', body: { docs } })).status, 201);
+      const calls = (): number => server().logs.filter((line) => line.includes('kept-reduce')).length;
+      const total = (n: number): Json => [{ key: null, value: (n * (n - 1)) / 2 }];
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total')).body.rows, total(DOCS));
+      const afterFirst = calls();
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total')).body.rows, total(DOCS));
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total?descending=true')).body.rows, total(DOCS));
+      assert.equal(calls(), afterFirst, 'the kept value answers without a reduce call');
+      assert.equal((await server().admin('/jskept/extra', { method: 'PUT', body: { i: DOCS } })).status, 201);
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total')).body.rows, total(DOCS + 1), 'a write drops the kept value');
+      const removed = await server().admin('/jskept/d1');
+      assert.equal((await server().admin(`/jskept/d1?rev=${removed.body._rev as string}`, { method: 'DELETE' })).status, 200);
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total')).body.rows, [{ key: null, value: (DOCS * (DOCS + 1)) / 2 - 1 }], 'and so does a delete');
     });
   },
   '[log]\nlevel = info',

@@ -29,6 +29,12 @@ export interface BlockTables {
 /** The position before every row: the start of a view's first block. */
 const ORIGIN: RowPosition = { key: Buffer.alloc(0), docId: '', n: -1 };
 
+/**
+ * Where a view's whole reductions are kept in the values table: before the first block's start, a
+ * position no block takes. An update deletes them with the first change to the view's blocks.
+ */
+export const WHOLE: RowPosition = { key: Buffer.alloc(0), docId: '', n: -2 };
+
 /** Orders strings by code point, as SQLite's BINARY and PostgreSQL's "C" compare their UTF-8 bytes. */
 export function compareIds(a: string, b: string): number {
   if (a === b) return 0;
@@ -172,6 +178,7 @@ function* reshaped(tables: BlockTables, view: number, blocks: readonly Block[], 
 /** After the rows changed: the blocks reshaped and written, with the new version on every changed one. */
 export function* applyBlocks(tables: BlockTables, plan: BlocksPlan): SqlSteps<void> {
   for (const [view, blocks] of plan.views) {
+    yield sqlOf(`DELETE FROM ${tables.values} WHERE view = ? AND key = ? AND doc_id = ? AND n = ?`, [view, WHOLE.key, WHOLE.docId, WHOLE.n]);
     const gone: Block[] = [];
     const kept = yield* reshaped(tables, view, blocks, gone);
     for (let i = 0; i < gone.length; i += CHUNK) {

@@ -18,10 +18,11 @@ import type {
   ViewIndexSizes,
   ViewRowsResult,
   ViewStore,
+  WholeReduction,
 } from '../view-store.js';
 import { AnswerCache, aggregateColumns, aggregateOf, rangeConditions } from '../kit/view-sql.js';
 import { applyBlocks, planBlocks, type BlockTables } from '../kit/view-blocks.js';
-import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions } from '../kit/view-blocks-query.js';
+import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions, storeWholeReduction, wholeReduction } from '../kit/view-blocks-query.js';
 import { inTransaction } from './postgres-connection.js';
 import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
 import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
@@ -220,6 +221,16 @@ export class PostgresViewStore implements ViewStore {
   async storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void> {
     const name = await this.#table(db, signature);
     await inTransaction(this.#pool, (client) => run(client, storeReductions(tablesOf(name.slice('view_rows_'.length)), view, reducer, reductions)));
+  }
+
+  async wholeReduction(db: string, signature: string, view: number, reducer: string): Promise<WholeReduction | undefined> {
+    const name = await this.#table(db, signature);
+    return run(this.#pool, wholeReduction(tablesOf(name.slice('view_rows_'.length)), view, reducer));
+  }
+
+  async storeWholeReduction(db: string, signature: string, view: number, reducer: string, reduction: WholeReduction): Promise<void> {
+    const name = await this.#table(db, signature);
+    await run(this.#pool, storeWholeReduction(tablesOf(name.slice('view_rows_'.length)), view, reducer, reduction));
   }
 
   /**
