@@ -28,6 +28,8 @@ import { receiveClusterMessages, shareLockout, wireIdentity } from './wiring/ide
 import { wireReplication } from './wiring/replication.js';
 import { servicesOf } from './wiring/services.js';
 import { openStorage } from './wiring/storage.js';
+import { HeavyLane, type LaneAddress } from './cluster/heavy-lane.js';
+import { slicesOf } from './turns/request-slices.js';
 
 export { StartupError };
 
@@ -48,7 +50,13 @@ export interface AppOptions {
    * Set in a worker process of `[divan] workers`: its channel to the primary, and the node id it
    * shares with its siblings on the PostgreSQL cluster bus.
    */
-  worker?: { channel: WorkerChannel; nodeId: string; workers: number };
+  worker?: { channel: WorkerChannel; nodeId: string; workers: number; lane?: WorkerLane };
+}
+
+/** A worker's part in the heavy lane (docs/workers.md): one of the lane's processes, or a serving worker that forwards to it. */
+export interface WorkerLane {
+  address: LaneAddress;
+  heavy: boolean;
 }
 
 export interface App {
@@ -60,6 +68,8 @@ export interface App {
   listen(port: number, bind: string): Promise<{ address: string; port: number }>;
   /** The HTTPS listener of `[ssl]` (`cert_file`, `key_file`); CouchDB's `[ssl] port` by default. */
   listenTls(port: number, bind: string): Promise<{ address: string; port: number }>;
+  /** The heavy lane's listener, a Unix socket the serving workers forward to. */
+  listenLane(path: string): Promise<void>;
   /** Drains in-flight requests, then closes storage. */
   close(): Promise<void>;
 }
@@ -123,14 +133,12 @@ export async function createApp(options: AppOptions): Promise<App> {
   await lockout?.inherit();
   // A request or a sibling's message may follow another process's commit: reads then look (sqlite-freshness.ts).
   options.worker?.channel.onMessage(() => storage.outsideEvent?.());
-  const listeners = listenersOf(config, services, () => storage.outsideEvent?.());
+  const listeners = listenersOf(config, services, () => storage.outsideEvent?.(), options.worker?.lane);
   return {
-    config,
-    storage,
-    services,
-    generatedAdminPassword,
+    config, storage, services, generatedAdminPassword,
     listen: (port, bind) => listeners.listen(port, bind),
     listenTls: (port, bind) => listeners.listenTls(port, bind),
+    listenLane: (path) => listeners.listenPath(path),
     async close() {
       // Jobs stop first; open feeds write their last line and end, so draining does not wait for them.
       await replication.close();
@@ -146,11 +154,17 @@ export async function createApp(options: AppOptions): Promise<App> {
 }
 
 /** The HTTP and HTTPS listeners, their timeouts and TLS files read from the config when they start. */
-function listenersOf(config: Config, services: Services, onRequest: () => void): Listeners {
-  const pipeline = createPipeline(services);
+function listenersOf(config: Config, services: Services, onRequest: () => void, lane?: WorkerLane): Listeners {
+  const pipeline = createPipeline(services, undefined, lane?.heavy ? lane.address.token : undefined);
+  const forwarder = lane === undefined || lane.heavy ? undefined : new HeavyLane({ address: lane.address, slices: () => config.getInteger('divan', 'heavy_lane_slices') });
+  const handle: typeof pipeline = forwarder === undefined ? pipeline : async (req, res) => {
+    if (forwarder.takes(req)) return forwarder.forward(req, res, () => pipeline(req, res));
+    await pipeline(req, res);
+    forwarder.learn(req, slicesOf(res));
+  };
   return new Listeners((req, res) => {
     onRequest();
-    return pipeline(req, res);
+    return handle(req, res);
   }, {
     timeouts: () => ({
       headersTimeout: config.getInteger('divan', 'headers_timeout'),

@@ -2,9 +2,11 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { createServer, isIP, type AddressInfo } from 'node:net';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { availableParallelism, setPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { configuredWorkers, createApp, prepareWorkers, StartupError, VERSION, type App, type AppOptions } from './app.js';
+import { configuredWorkers, createApp, prepareWorkers, StartupError, VERSION, type App, type AppOptions, type WorkerLane } from './app.js';
 import { Supervisor, type Listening } from './cluster/supervisor.js';
 import type { ToPrimary, WorkerChannel } from './cluster/worker-protocol.js';
 import { ConfigLoadError } from './config/config-file.js';
@@ -81,7 +83,8 @@ function failStartup(error: unknown): never {
 }
 
 /** Runs one server process: the whole server (`workers = 1`), or one worker of the primary. */
-async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: string; workers: number; port: number; tlsPort?: number }): Promise<void> {
+async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: string; workers: number; port: number; tlsPort?: number; lane?: WorkerLane }): Promise<void> {
+  if (worker?.lane?.heavy) lowerPriority();
   let app: App;
   try {
     app = await createApp({ ...appOptions(flags), worker });
@@ -93,6 +96,10 @@ async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: st
   let bound: { address: string; port: number };
   let tlsBound: { address: string; port: number } | undefined;
   try {
+    if (worker?.lane?.heavy) {
+      await app.listenLane(worker.lane.address.socketPath);
+      return stopOnSignals(app, true);
+    }
     bound = await app.listen(port, bind);
     if (app.config.getBoolean('ssl', 'enable')) {
       tlsBound = await app.listenTls(worker?.tlsPort ?? app.config.getInteger('ssl', 'port'), bind);
@@ -103,6 +110,17 @@ async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: st
     throw error;
   }
   // Installed before the ready line: a supervisor may signal as soon as it reads it.
+  stopOnSignals(app, worker !== undefined);
+  if (worker) {
+    if (tlsBound) worker.channel.send({ divan: 'listening', ...tlsBound, tls: true });
+    worker.channel.send({ divan: 'listening', ...bound, tls: false });
+    return;
+  }
+  printReady(app.generatedAdminPassword, [...(tlsBound ? [{ ...tlsBound, tls: true }] : []), { ...bound, tls: false }]);
+}
+
+/** SIGTERM drains and stops; a worker also stops when its primary is gone, and leaves Ctrl-C (which reaches the whole process group) to the primary. */
+function stopOnSignals(app: App, isWorker: boolean): void {
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -113,16 +131,29 @@ async function serve(flags: Flags, worker?: { channel: WorkerChannel; nodeId: st
     );
   };
   process.on('SIGTERM', stop);
-  if (worker) {
-    // Ctrl-C reaches the whole process group: the primary decides, and stops the workers itself.
-    process.on('SIGINT', () => undefined);
-    process.on('disconnect', stop);
-    if (tlsBound) worker.channel.send({ divan: 'listening', ...tlsBound, tls: true });
-    worker.channel.send({ divan: 'listening', ...bound, tls: false });
-    return;
+  if (!isWorker) return void process.on('SIGINT', stop);
+  process.on('SIGINT', () => undefined);
+  process.on('disconnect', stop);
+}
+
+/**
+ * A heavy-lane process runs at a lower CPU priority (nice 10), every thread of it: the kernel then
+ * gives a core to the serving workers first. Threads started later (the JavaScript sandbox's)
+ * inherit it.
+ */
+function lowerPriority(): void {
+  for (const task of readdirSync('/proc/self/task', { withFileTypes: false }).map(Number)) {
+    try {
+      setPriority(task, 10);
+    } catch {
+      // Not Linux, or a thread that ended meanwhile: the process's own priority is the one that matters most.
+    }
   }
-  process.on('SIGINT', stop);
-  printReady(app.generatedAdminPassword, [...(tlsBound ? [{ ...tlsBound, tls: true }] : []), { ...bound, tls: false }]);
+  try {
+    setPriority(10);
+  } catch {
+    // The lane then runs at the serving workers' priority: slower light requests under load, nothing worse.
+  }
 }
 
 function printReady(generatedAdminPassword: string | undefined, listening: readonly Listening[]): void {
@@ -168,10 +199,12 @@ async function supervise(flags: Flags, workers: number): Promise<void> {
   } catch (error) {
     fail(`cannot listen on ${bind}: ${(error as Error).message}`);
   }
+  const lanes = config.getBoolean('divan', 'heavy_lane') ? heavyLane(workers) : undefined;
   const supervisor = new Supervisor({
     workers,
+    ...(lanes === undefined ? {} : { lanes }),
     tls,
-    env: { DIVAN_WORKER_PORT: String(port), DIVAN_WORKER_TLS_PORT: String(tlsPort), DIVAN_NODE_ID: randomBytes(8).toString('hex'), DIVAN_WORKER_COUNT: String(workers) },
+    env: { DIVAN_WORKER_PORT: String(port), DIVAN_WORKER_TLS_PORT: String(tlsPort), DIVAN_NODE_ID: randomBytes(8).toString('hex'), DIVAN_WORKER_COUNT: String(workers), ...lanes?.serving },
     onReady: (listening) => printReady(prepared.generatedAdminPassword, listening),
     onStartFailed: (reason) => void supervisor.stop().then(() => fail(reason)),
     warn: (line) => process.stderr.write(`Divan: ${line}\n`),
@@ -180,11 +213,32 @@ async function supervise(flags: Flags, workers: number): Promise<void> {
   const stop = (): void => {
     if (stopping) return;
     stopping = true;
-    void supervisor.stop().then(() => process.exit(0));
+    void supervisor.stop().then(() => {
+      if (lanes !== undefined) rmSync(lanes.directory, { recursive: true, force: true });
+      process.exit(0);
+    });
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   supervisor.start();
+}
+
+/**
+ * The heavy lane of a start (docs/workers.md): as many lane processes as workers, listening on a
+ * Unix socket in a fresh directory only this user can enter, with a random token.
+ */
+function heavyLane(workers: number): { count: number; env: Record<string, string>; serving: Record<string, string>; directory: string } {
+  const directory = mkdtempSync(join(tmpdir(), 'divan-lane-'));
+  const serving = { DIVAN_LANE_SOCKET: join(directory, 'heavy.sock'), DIVAN_LANE_TOKEN: randomBytes(16).toString('hex') };
+  return { count: workers, env: { DIVAN_LANE_ROLE: 'heavy' }, serving, directory };
+}
+
+/** A worker's part in the heavy lane, from the environment the primary gave it. */
+function laneOf(env: NodeJS.ProcessEnv): WorkerLane | undefined {
+  const socketPath = env['DIVAN_LANE_SOCKET'];
+  const token = env['DIVAN_LANE_TOKEN'];
+  if (socketPath === undefined || token === undefined) return undefined;
+  return { address: { socketPath, token }, heavy: env['DIVAN_LANE_ROLE'] === 'heavy' };
 }
 
 function workerChannel(): WorkerChannel {
@@ -217,7 +271,8 @@ async function main(): Promise<void> {
   if (cluster.isWorker) {
     const env = process.env;
     const tlsPort = env['DIVAN_WORKER_TLS_PORT'] === undefined ? undefined : Number(env['DIVAN_WORKER_TLS_PORT']);
-    return serve(flags, { channel: workerChannel(), nodeId: env['DIVAN_NODE_ID'] ?? '', workers: Number(env['DIVAN_WORKER_COUNT'] ?? 1) || 1, port: Number(env['DIVAN_WORKER_PORT']), tlsPort });
+    const lane = laneOf(env);
+    return serve(flags, { channel: workerChannel(), nodeId: env['DIVAN_NODE_ID'] ?? '', workers: Number(env['DIVAN_WORKER_COUNT'] ?? 1) || 1, port: Number(env['DIVAN_WORKER_PORT']), tlsPort, ...(lane === undefined ? {} : { lane }) });
   }
   let workers: number;
   try {

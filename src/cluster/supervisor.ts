@@ -18,6 +18,8 @@ interface SupervisorOptions {
   workers: number;
   /** Added to each worker's environment (the port the primary chose, the host's node id). */
   env: Record<string, string>;
+  /** Heavy-lane processes to start beside the workers (docs/workers.md), with their environment added to `env`. */
+  lanes?: { count: number; env: Record<string, string> };
   /** Whether each worker also opens the HTTPS listener. */
   tls: boolean;
   /** Once, when every first worker listens. */
@@ -58,6 +60,8 @@ export class Supervisor {
   #ready = false;
   #stopping = false;
   #lastRespawn = 0;
+  /** The heavy-lane processes among the workers: they answer forwarded requests only and are not waited for at start. */
+  readonly #lanes = new Set<number>();
 
   constructor(options: SupervisorOptions) {
     this.#options = options;
@@ -67,11 +71,13 @@ export class Supervisor {
   start(): void {
     cluster.on('exit', (worker, code, signal) => this.#exited(worker, code, signal));
     for (let i = 0; i < this.#options.workers; i++) this.#fork();
+    for (let i = 0; i < (this.#options.lanes?.count ?? 0); i++) this.#fork(true);
     setInterval(() => this.#gather.refresh(METRICS), KEPT_REFRESH_MS).unref();
   }
 
-  #fork(): Worker {
-    const worker = cluster.fork(this.#options.env);
+  #fork(lane = false): Worker {
+    const worker = cluster.fork(lane ? { ...this.#options.env, ...this.#options.lanes?.env } : this.#options.env);
+    if (lane) this.#lanes.add(worker.id);
     closeUntakenConnections(worker);
     worker.on('message', (value: unknown) => {
       const message = asToPrimary(value);
@@ -146,7 +152,7 @@ export class Supervisor {
   #checkReady(): void {
     if (this.#ready) return;
     const perWorker = this.#options.tls ? 2 : 1;
-    const workers = this.#live();
+    const workers = this.#live().filter((worker) => !this.#lanes.has(worker.id));
     if (workers.length < this.#options.workers) return;
     if (!workers.every((worker) => (this.#listening.get(worker.id)?.length ?? 0) >= perWorker)) return;
     this.#ready = true;
@@ -154,6 +160,7 @@ export class Supervisor {
   }
 
   #exited(worker: Worker, code: number | null, signal: string | null): void {
+    const lane = this.#lanes.delete(worker.id);
     this.#listening.delete(worker.id);
     this.#hearing.delete(worker.id);
     this.#gather.gone(`w${worker.id}`);
@@ -164,15 +171,15 @@ export class Supervisor {
     }
     if (this.#stopping) return;
     const how = signal ? `signal ${signal}` : `code ${code}`;
-    if (!this.#ready) {
+    if (!this.#ready && !lane) {
       this.#options.onStartFailed(`a worker process exited with ${how} while starting`);
       return;
     }
-    this.#options.warn(`worker ${worker.process.pid} exited with ${how}; starting a replacement`);
+    this.#options.warn(`${lane ? 'heavy-lane process' : 'worker'} ${worker.process.pid} exited with ${how}; starting a replacement`);
     const wait = Math.max(0, this.#lastRespawn + RESPAWN_BACKOFF_MS - Date.now());
     this.#lastRespawn = Date.now() + wait;
     setTimeout(() => {
-      if (!this.#stopping) this.#fork();
+      if (!this.#stopping) this.#fork(lane);
     }, wait);
   }
 

@@ -184,6 +184,8 @@ export const DEFAULTS = {
     js_workers: 2,
     js_design_docs_per_worker: 16,
     workers: 0,
+    heavy_lane: true,
+    heavy_lane_slices: 3,
   },
 } as const;
 

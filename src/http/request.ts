@@ -4,6 +4,7 @@ import type { Authenticated, AuthRequest } from '../auth/types.js';
 import type { UserCtx } from '../identity/user-ctx.js';
 import { badContentType, badRequest, documentTooLarge, invalidJson, requestEntityTooLarge } from '../errors/catalog.js';
 import type { CouchError } from '../errors/couch-error.js';
+import { tallySignal } from '../turns/request-slices.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -95,6 +96,7 @@ export class Request implements AuthRequest {
     this.#signal = controller.signal;
     const response = this.#response;
     if (response === undefined) return this.#signal;
+    tallySignal(this.#signal, response);
     const closed = (): void => {
       if (!response.writableFinished) controller.abort();
     };

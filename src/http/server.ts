@@ -107,6 +107,16 @@ export class Listeners {
     return this.#start(port, bind, tls);
   }
 
+  /** A listener on a Unix socket (the heavy lane's, docs/workers.md), readable by this user only. */
+  async listenPath(path: string): Promise<void> {
+    const server = createServer(this.#handler, this.#options.timeouts());
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', (error: Error) => reject(new StartupError(`cannot listen on ${path}: ${error.message}`)));
+      server.listen({ path, readableAll: false, writableAll: false }, () => resolveListen());
+    });
+    this.#servers.push(server);
+  }
+
   drain(graceMs: number): Promise<void> {
     return Promise.all(this.#servers.map((server) => drain(server, graceMs))).then(() => undefined);
   }

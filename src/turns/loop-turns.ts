@@ -1,4 +1,5 @@
 import { CouchError } from '../errors/couch-error.js';
+import { countSlice } from './request-slices.js';
 
 /**
  * Long synchronous loops inside one request (filtering thousands of documents, for instance) hold
@@ -60,6 +61,7 @@ export class LoopTurns {
     const own = now - this.#since;
     if (own < this.#sliceMs && !(own >= this.#sliceMs / 4 && othersWaitedSince(now, this.#sliceMs))) return;
     this.yields++;
+    if (this.#signal !== undefined) countSlice(this.#signal);
     await nextSlice();
     this.#since = this.#now();
     lastResumedAt = this.#since;

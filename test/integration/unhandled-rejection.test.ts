@@ -32,10 +32,11 @@ describe('the process-level safety net', () => {
       divan.child.once('exit', (code) => (exited = code));
       try {
         const pids = processTree(divan.child.pid!);
-        assert.equal(pids.length, workers === '1' ? 1 : 1 + Number(workers), `processes: ${pids.join(' ')}`);
+        // The server, or the primary, each worker and as many heavy-lane processes (docs/workers.md).
+        const expected = workers === '1' ? 1 : 1 + 2 * Number(workers);
+        assert.equal(pids.length, expected, `processes: ${pids.join(' ')}`);
         for (const pid of pids) process.kill(pid, 'SIGUSR2');
-        // One log line per process that got the probe: the server, or the primary and each worker.
-        const expected = workers === '1' ? 1 : 1 + Number(workers);
+        // One log line per process that got the probe.
         await eventually(async () => (divan.stderr().split(PROBE).length - 1 >= expected ? true : undefined), 15000, `${expected} logged rejections`);
         assert.match(divan.stderr(), /unhandled promise rejection, kept serving: Error: issue-32-probe/);
         for (let i = 0; i < 4; i++) assert.equal((await request(divan.url, '/_up', { auth })).status, 200);

@@ -2,8 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { request, type HttpOptions, type HttpResponse } from './http.js';
 
-/** The pids of a process's children (Linux /proc): the workers of a primary. */
-export function childPids(parent: number): number[] {
+/** Whether a process is one of the heavy lane's (its environment names the role: docs/workers.md). */
+function isLane(pid: string): boolean {
+  return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('DIVAN_LANE_ROLE=heavy');
+}
+
+/** The pids of a process's children (Linux /proc): the serving workers of a primary, or with `lanes` its heavy-lane processes. */
+export function childPids(parent: number, { lanes = false } = {}): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -11,7 +16,7 @@ export function childPids(parent: number): number[] {
       // Field 4 of /proc/PID/stat is the parent pid; the command name (field 2) may hold spaces.
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === parent && fields[0] !== 'Z') pids.push(Number(entry));
+      if (Number(fields[1]) === parent && fields[0] !== 'Z' && isLane(entry) === lanes) pids.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }

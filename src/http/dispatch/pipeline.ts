@@ -5,6 +5,7 @@ import { checkBodyContentType } from '../content-type.js';
 import { Cors, addCorsHeaders, grantFor, preflight, type CorsGrant, type CorsSettings } from '../cors.js';
 import { errorReply } from '../error-reply.js';
 import { PeerResolver, normalizeAddress } from '../peer.js';
+import { laneOrigin } from '../../cluster/heavy-lane.js';
 import { needsRefresh } from '../../auth/cookie/codec.js';
 import { writeReply, writeStreamingReply, type OutgoingHeaders, type Reply, type WriteOptions } from '../reply.js';
 import { Request } from '../request.js';
@@ -49,7 +50,8 @@ function headerText(value: string | string[] | undefined): string | undefined {
 let requestCounter = 0;
 const requestIdPrefix = Math.random().toString(16).slice(2, 8);
 
-type PeerOf = (raw: IncomingMessage) => { peer: string; viaTrustedProxy: boolean };
+/** The client address; `socketAddress` given for a request the heavy lane took (its own socket is the lane's). */
+type PeerOf = (raw: IncomingMessage, socketAddress?: string) => { peer: string; viaTrustedProxy: boolean };
 
 /** What every request of one server shares. */
 interface PipelineContext {
@@ -58,6 +60,8 @@ interface PipelineContext {
   peerOf: PeerOf;
   cors: Cors;
   serverHeader: string;
+  /** On a heavy-lane process: the token of the requests the serving workers forward. */
+  laneToken?: string;
 }
 
 /** One request on its way through the pipeline: what the later steps and the access log read. */
@@ -87,9 +91,12 @@ function trustedPeerResolver(config: Services['config']): PeerOf {
     peers.configure(proxies());
     sockets = new WeakMap();
   });
-  return (raw) => {
-    let known = sockets.get(raw.socket);
-    if (known === undefined) {
+  return (raw, socketAddress) => {
+    let known = socketAddress === undefined ? sockets.get(raw.socket) : undefined;
+    if (socketAddress !== undefined) {
+      const peer = normalizeAddress(socketAddress);
+      known = { peer, viaTrustedProxy: peers.isTrusted(peer) };
+    } else if (known === undefined) {
       const peer = normalizeAddress(raw.socket.remoteAddress ?? '');
       known = { peer, viaTrustedProxy: peers.isTrusted(peer) };
       sockets.set(raw.socket, known);
@@ -115,11 +122,12 @@ function openExchange(raw: IncomingMessage, res: ServerResponse, context: Pipeli
   };
 }
 
-function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext): Request {
+function parseRequest(exchange: Exchange, { services, peerOf, laneToken }: PipelineContext): Request {
   const { raw } = exchange;
   const target = parseTarget(raw.url ?? '/', services.config.getBoolean('chttpd', 'decode_plus_to_space'));
   if (!target) throw badRequest('invalid URL encoding');
-  const { peer, viaTrustedProxy } = peerOf(raw);
+  const origin = laneToken === undefined ? undefined : laneOrigin(raw, laneToken);
+  const { peer, viaTrustedProxy } = peerOf(raw, origin?.socketAddress);
   // Named fields rather than spreads: this object is built for every request.
   return new Request(raw, {
     method: effectiveMethod(raw.method ?? 'GET', raw.headers['x-http-method-override']),
@@ -128,7 +136,7 @@ function parseRequest(exchange: Exchange, { services, peerOf }: PipelineContext)
     path: target.path,
     peer,
     viaTrustedProxy,
-    secure: (raw.socket as TLSSocket).encrypted === true,
+    secure: origin?.secure ?? (raw.socket as TLSSocket).encrypted === true,
     id: exchange.requestId,
     limits: { maxRequestBytes: services.config.getInteger('chttpd', 'max_http_request_size') },
     response: exchange.res,
@@ -250,9 +258,10 @@ function logAccess(exchange: Exchange, status: number, started: bigint, services
  * The path of a request: parse, authenticate, route, answer; every failure goes through one error
  * mapping, and one access log line and one count in the metrics are written per request.
  */
-export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<string, Endpoint> = new Map()) {
+export function createPipeline(services: Services, extraEndpoints: ReadonlyMap<string, Endpoint> = new Map(), laneToken?: string) {
   const context: PipelineContext = {
     services,
+    ...(laneToken === undefined ? {} : { laneToken }),
     extraEndpoints,
     peerOf: trustedPeerResolver(services.config),
     cors: new Cors(services.config, services.log),
