@@ -77,8 +77,8 @@ export interface BlockReduction {
   inputSize: number;
 }
 
-/** A whole view's reduction by one reducer, kept until the view's rows next change. */
-export interface WholeReduction {
+/** A reduce query's answer over a whole view, kept until the view's rows next change. */
+export interface KeptAnswer {
   valueJson: string;
 }
 
@@ -154,10 +154,10 @@ export interface ViewStore {
   staleBlocks(db: string, signature: string, view: number, reducer: string, most: number, after?: RowPosition): Promise<StaleBlock[]>;
   /** Stores blocks' reductions; one whose block changed since (another version) is left out. */
   storeReductions(db: string, signature: string, view: number, reducer: string, reductions: readonly BlockReduction[]): Promise<void>;
-  /** The kept reduction of the whole view by `reducer` (any name the caller chooses), undefined when its rows changed since. */
-  wholeReduction(db: string, signature: string, view: number, reducer: string): Promise<WholeReduction | undefined>;
-  /** Keeps a whole view's reduction; the caller holds `exclusive`, so that no update runs between reading its rows and this. */
-  storeWholeReduction(db: string, signature: string, view: number, reducer: string, reduction: WholeReduction): Promise<void>;
+  /** The answer kept under `name` (any name the caller chooses) for the view, undefined when its rows changed since. */
+  keptAnswer(db: string, signature: string, view: number, name: string): Promise<KeptAnswer | undefined>;
+  /** Keeps an answer computed from the view's rows; the caller holds `exclusive`, so that no update runs between reading them and this. */
+  keepAnswer(db: string, signature: string, view: number, name: string, answer: KeptAnswer): Promise<void>;
   /** The sizes of an index; undefined when it was never built. */
   sizes(db: string, signature: string): Promise<ViewIndexSizes | undefined>;
   /** Every index of the database. */

@@ -146,11 +146,11 @@ export function rowOf(key: Json, value: Json | Overflow): JsonObject {
 }
 
 /**
- * One group's value, and whether it may be kept to answer later queries under the same
- * `reduce_limit` settings: with the check off, or on (`true`) and passed (an overflowed part
- * overflows the group too). Never with `log`, where each query must log again.
+ * Each group's value, and whether they may be kept to answer later queries under the same
+ * `reduce_limit` settings: with the check off, or on (`true`) and passed by every group (an
+ * overflowed part overflows its group too). Never with `log`, where each query must log again.
  */
-export async function reduceToKeep(reducer: Reducer, group: JsGroup, turns: LoopTurns): Promise<{ value: Json | Overflow; keep: boolean }> {
-  const [value] = await reduceWithJs(reducer, [group], turns);
-  return { value: value!, keep: !(value instanceof Overflow) && reducer.limit.mode !== 'log' };
+export async function reduceToKeep(reducer: Reducer, groups: readonly JsGroup[], turns: LoopTurns): Promise<{ values: (Json | Overflow)[]; keep: boolean }> {
+  const values = await reduceWithJs(reducer, groups, turns);
+  return { values, keep: reducer.limit.mode !== 'log' && !values.some((value) => value instanceof Overflow) };
 }

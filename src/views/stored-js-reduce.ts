@@ -100,39 +100,43 @@ async function groupsOfRange(index: IndexAt, range: ViewRange, level: CheckedArg
   return collector.groups.slice(0, wanted);
 }
 
-/** Names a whole view's kept reduction: the reduce function and the `reduce_limit` settings it was checked under. */
-const wholeName = (reducer: Reducer): string => JSON.stringify([reducer.view, reducer.limit.mode, reducer.limit.threshold, reducer.limit.ratio]);
+/** Groups a kept answer may hold at most: a query with more is computed each time (it reads that many rows anyway). */
+const KEEP_MAX_GROUPS = 1000;
+
+/** Names a kept answer: the reduce function, the `reduce_limit` settings it was checked under, the group level and direction. */
+const keptName = (reducer: Reducer, args: CheckedArgs): string =>
+  JSON.stringify([reducer.view, reducer.limit.mode, reducer.limit.threshold, reducer.limit.ratio, args.level, args.descending === true]);
 
 /**
- * The value of a whole view (no bounds, no grouping), kept after the first query computes it until
- * the view's rows change, as CouchDB reads its B-tree root's reduction: a query then reads one row
- * instead of every block's. Computed as the only updater, so no update lands between reading the
- * blocks and keeping the result; an empty view has no group.
+ * The groups of a whole view (no bounds, keys or partition) at the query's level, kept after a query
+ * computes them all until the view's rows change, as CouchDB reads its B-tree's stored reductions: a
+ * query then reads one row instead of every block's reduction. Computed as the only updater, so no
+ * update lands between reading the blocks and keeping the result. Undefined for a query with a
+ * `limit` when nothing is kept (it computes only the groups it returns).
  */
-async function wholeView(index: IndexAt, range: ViewRange, args: CheckedArgs, reducer: Reducer): Promise<JsonObject[]> {
+async function keptGroups(index: IndexAt, range: ViewRange, args: CheckedArgs, reducer: Reducer): Promise<JsonObject[] | undefined> {
   const views = index.storage.views;
-  const name = wholeName(reducer);
+  const name = keptName(reducer, args);
   const kept = async () => {
-    const whole = await views.wholeReduction(index.db, index.signature, index.view, name);
-    return whole === undefined ? undefined : [rowOf(null, JSON.parse(whole.valueJson) as Json)];
+    const answer = await views.keptAnswer(index.db, index.signature, index.view, name);
+    return answer === undefined ? undefined : (JSON.parse(answer.valueJson) as JsonObject[]);
   };
-  return (
-    (await kept()) ??
-    (await views.exclusive(index.db, index.signature, async () => {
-      const again = await kept();
-      if (again !== undefined) return again;
-      const [group] = await groupsOfRange(index, range, 0, args.collation, reducer.view, 1);
-      if (group === undefined) return [];
-      const { value, keep } = await reduceToKeep(reducer, group, index.turns);
-      if (keep) await views.storeWholeReduction(index.db, index.signature, index.view, name, { valueJson: JSON.stringify(value) });
-      return [rowOf(null, value)];
-    }))
-  );
+  const found = await kept();
+  if (found !== undefined || args.limit !== undefined) return found;
+  return views.exclusive(index.db, index.signature, async () => {
+    const again = await kept();
+    if (again !== undefined) return again;
+    const groups = await groupsOfRange(index, range, args.level, args.collation, reducer.view, Number.MAX_SAFE_INTEGER);
+    const { values, keep } = await reduceToKeep(reducer, groups, index.turns);
+    const rows = groups.map((group, i) => rowOf(group.key, values[i]!));
+    if (keep && groups.length <= KEEP_MAX_GROUPS) await views.keepAnswer(index.db, index.signature, index.view, name, { valueJson: JSON.stringify(rows) });
+    return rows;
+  });
 }
 
-/** Whether a query reduces the whole view to one row: no keys, bounds, partition or grouping. */
-const wholeQuery = (args: CheckedArgs, range: ViewRange): boolean =>
-  args.keys === undefined && args.level === 0 && args.partition === undefined && range.startKey === undefined && range.endKey === undefined && range.startDocId === undefined && range.endDocId === undefined;
+/** Whether a query reads a whole view: no keys, bounds or partition. */
+const wholeView = (args: CheckedArgs, range: ViewRange): boolean =>
+  args.keys === undefined && args.partition === undefined && range.startKey === undefined && range.endKey === undefined && range.startDocId === undefined && range.endDocId === undefined;
 
 /**
  * `{rows}` of a JavaScript-reduced query from the stored block reductions; undefined for a grouped
@@ -148,7 +152,8 @@ export async function storedJsReduce(index: IndexAt, args: CheckedArgs, reducer:
   const groups: JsGroup[] = [];
   for (const query of queries) {
     for (const range of rangesOf(query, index.view)) {
-      if (wholeQuery(args, range)) return (await wholeView(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args, reducer)).slice(args.skip, args.skip + limit);
+      const whole = wholeView(args, range) ? await keptGroups(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args, reducer) : undefined;
+      if (whole !== undefined) return whole.slice(args.skip, args.skip + limit);
       await index.turns.maybeYield();
       groups.push(...(await groupsOfRange(index, { ...range, skip: 0, limit: undefined, countOffset: false }, args.level, args.collation, reducer.view, wanted - groups.length)));
     }

@@ -113,11 +113,13 @@ describeOnEachBackend('JavaScript reduces from stored block reductions', (server
         for (const batch of batches) {
           for (const s of batch) await apply(server(), db, s, serial++);
           const rows = (await server().admin(`/${db}/_design/r/_view/sum?reduce=false`)).body.rows as MapRow[];
-          // The whole view twice: computed (and kept) by the first query, read back by the second.
+          // The whole view twice at each level: computed (and kept) by the first query, read back by the second.
           for (const view of Object.keys(REDUCES)) {
-            for (let again = 0; again < 2; again++) {
-              const whole = await server().admin(`/${db}/_design/r/_view/${view}`);
-              assert.deepEqual(whole.body.rows, naive(view, rows, { level: 0, inclusiveEnd: true, descending: false }), JSON.stringify([view, 'whole', again]));
+            for (const q of [0, 1, 2, 'exact'].map((level) => ({ level, inclusiveEnd: true, descending: level === 1 }) as Query)) {
+              for (let again = 0; again < 2; again++) {
+                const whole = await server().admin(`/${db}/_design/r/_view/${queryString(q, view)}`);
+                assert.deepEqual(whole.body.rows, naive(view, rows, q), JSON.stringify([view, q, again]));
+              }
             }
           }
           for (const { low, high, ...rest } of queries) {
@@ -172,7 +174,7 @@ describeOnEachBackend(
       assert.equal(reducedRows() - before, DOCS, 'the whole-view reduce combines the stored block reductions');
     });
 
-    test('a whole-view reduce is kept until the view changes: a second query calls no reduce at all', async () => {
+    test('a whole-view reduce is kept, at each group level, until the view changes: a later query calls no reduce at all', async () => {
       assert.equal((await server().admin('/jskept', { method: 'PUT' })).status, 201);
       const logged = 'function (keys, values, rereduce) { log("kept-reduce " + rereduce); return sum(values); }';
       const views = { total: { map: 'function (doc) { emit(doc.i, doc.i); }', reduce: logged } };
@@ -184,8 +186,16 @@ describeOnEachBackend(
       assert.deepEqual((await server().admin('/jskept/_design/app/_view/total')).body.rows, total(DOCS));
       const afterFirst = calls();
       assert.deepEqual((await server().admin('/jskept/_design/app/_view/total')).body.rows, total(DOCS));
-      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total?descending=true')).body.rows, total(DOCS));
       assert.equal(calls(), afterFirst, 'the kept value answers without a reduce call');
+      const grouped = (await server().admin('/jskept/_design/app/_view/total?group=true&limit=3')).body.rows;
+      assert.deepEqual(grouped, [0, 1, 2].map((i) => ({ key: i, value: i })));
+      const groupCalls = calls();
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total?group=true')).body.rows.length, DOCS);
+      const keptGroups = calls();
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total?group=true&skip=1&limit=2')).body.rows, [1, 2].map((i) => ({ key: i, value: i })));
+      assert.equal(calls(), keptGroups, 'the kept groups answer a later page without a reduce call');
+      assert.ok(keptGroups > groupCalls, 'a query with a limit and nothing kept computes only its page; one without computes and keeps all groups');
+      assert.deepEqual((await server().admin('/jskept/_design/app/_view/total?descending=true')).body.rows, total(DOCS));
       assert.equal((await server().admin('/jskept/extra', { method: 'PUT', body: { i: DOCS } })).status, 201);
       assert.deepEqual((await server().admin('/jskept/_design/app/_view/total')).body.rows, total(DOCS + 1), 'a write drops the kept value');
       const removed = await server().admin('/jskept/d1');

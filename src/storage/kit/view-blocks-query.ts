@@ -4,10 +4,10 @@
  * reduce reads a range as (blocks wholly inside it and inside one group, whose stored reduction is
  * current, and the rows between them); the blocks whose reduction is missing; storing reductions.
  */
-import type { BlockReduction, ReduceLevel, ReductionPiece, RowPosition, StaleBlock, ViewRange, WholeReduction } from '../view-store.js';
+import type { BlockReduction, ReduceLevel, ReductionPiece, RowPosition, StaleBlock, ViewRange, KeptAnswer } from '../view-store.js';
 import { boundsOf, type RangeBound as Bound } from './view-sql.js';
 import type { BlockTables } from './view-blocks.js';
-import { comparePositions, positionCondition, positionOf, WHOLE } from './view-blocks.js';
+import { comparePositions, positionCondition, positionOf, KEPT } from './view-blocks.js';
 import type { SqlRow, SqlSteps } from './view-partials.js';
 import { EXACT, groupOf, sqlOf } from './view-partials.js';
 
@@ -135,19 +135,20 @@ export function* storeReductions(tables: BlockTables, view: number, reducer: str
   }
 }
 
-const WHOLE_WHERE = 'reducer = ? AND view = ? AND key = ? AND doc_id = ? AND n = ?';
+const KEPT_WHERE = 'reducer = ? AND view = ? AND key = ? AND doc_id = ? AND n = ?';
+const keptAt = (view: number, name: string): unknown[] => [KEPT.prefix + name, view, KEPT.at.key, KEPT.at.docId, KEPT.at.n];
 
-/** A view's kept whole reduction by `reducer`. */
-export function* wholeReduction(tables: BlockTables, view: number, reducer: string): SqlSteps<WholeReduction | undefined> {
-  const [row] = yield sqlOf(`SELECT value FROM ${tables.values} WHERE ${WHOLE_WHERE}`, [reducer, view, WHOLE.key, WHOLE.docId, WHOLE.n]);
+/** The answer kept under `name` for the view. */
+export function* keptAnswer(tables: BlockTables, view: number, name: string): SqlSteps<KeptAnswer | undefined> {
+  const [row] = yield sqlOf(`SELECT value FROM ${tables.values} WHERE ${KEPT_WHERE}`, keptAt(view, name));
   return row === undefined ? undefined : { valueJson: String(row['value']) };
 }
 
-/** Keeps a view's whole reduction by `reducer` until its blocks next change (view-blocks.ts `applyBlocks`). */
-export function* storeWholeReduction(tables: BlockTables, view: number, reducer: string, reduction: WholeReduction): SqlSteps<void> {
+/** Keeps an answer for the view until its blocks next change (view-blocks.ts `applyBlocks`). */
+export function* keepAnswer(tables: BlockTables, view: number, name: string, answer: KeptAnswer): SqlSteps<void> {
   yield sqlOf(
     `INSERT INTO ${tables.values} (reducer, view, key, doc_id, n, version, value, input_size) VALUES (?, ?, ?, ?, ?, 0, ?, 0)
      ON CONFLICT (reducer, view, key, doc_id, n) DO UPDATE SET value = excluded.value`,
-    [reducer, view, WHOLE.key, WHOLE.docId, WHOLE.n, reduction.valueJson],
+    [...keptAt(view, name), answer.valueJson],
   );
 }

@@ -30,10 +30,11 @@ export interface BlockTables {
 const ORIGIN: RowPosition = { key: Buffer.alloc(0), docId: '', n: -1 };
 
 /**
- * Where a view's whole reductions are kept in the values table: before the first block's start, a
- * position no block takes. An update deletes them with the first change to the view's blocks.
+ * Answers kept for a view (view-blocks-query.ts `keepAnswer`) sit in the values table under reducer
+ * names starting with KEPT (no view is named so: a reducer is a view's name) at a position no block
+ * takes; an update deletes a view's kept answers with the first change to its blocks.
  */
-export const WHOLE: RowPosition = { key: Buffer.alloc(0), docId: '', n: -2 };
+export const KEPT = { prefix: '\u0001', at: { key: Buffer.alloc(0), docId: '', n: -2 } as RowPosition };
 
 /** Orders strings by code point, as SQLite's BINARY and PostgreSQL's "C" compare their UTF-8 bytes. */
 export function compareIds(a: string, b: string): number {
@@ -178,7 +179,8 @@ function* reshaped(tables: BlockTables, view: number, blocks: readonly Block[], 
 /** After the rows changed: the blocks reshaped and written, with the new version on every changed one. */
 export function* applyBlocks(tables: BlockTables, plan: BlocksPlan): SqlSteps<void> {
   for (const [view, blocks] of plan.views) {
-    yield sqlOf(`DELETE FROM ${tables.values} WHERE view = ? AND key = ? AND doc_id = ? AND n = ?`, [view, WHOLE.key, WHOLE.docId, WHOLE.n]);
+    // By the name's first character, not a range: PostgreSQL's collation may ignore control characters in ranges.
+    yield sqlOf(`DELETE FROM ${tables.values} WHERE view = ? AND substr(reducer, 1, 1) = ?`, [view, KEPT.prefix]);
     const gone: Block[] = [];
     const kept = yield* reshaped(tables, view, blocks, gone);
     for (let i = 0; i < gone.length; i += CHUNK) {

@@ -18,11 +18,11 @@ import type {
   ViewIndexSizes,
   ViewRowsResult,
   ViewStore,
-  WholeReduction,
+  KeptAnswer,
 } from '../view-store.js';
 import { AnswerCache, aggregateColumns, aggregateOf, rangeConditions } from '../kit/view-sql.js';
 import { applyBlocks, planBlocks, type BlockTables } from '../kit/view-blocks.js';
-import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions, storeWholeReduction, wholeReduction } from '../kit/view-blocks-query.js';
+import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions, keepAnswer, keptAnswer } from '../kit/view-blocks-query.js';
 import { inTransaction } from './postgres-connection.js';
 import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
 import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
@@ -223,14 +223,14 @@ export class PostgresViewStore implements ViewStore {
     await inTransaction(this.#pool, (client) => run(client, storeReductions(tablesOf(name.slice('view_rows_'.length)), view, reducer, reductions)));
   }
 
-  async wholeReduction(db: string, signature: string, view: number, reducer: string): Promise<WholeReduction | undefined> {
+  async keptAnswer(db: string, signature: string, view: number, reducer: string): Promise<KeptAnswer | undefined> {
     const name = await this.#table(db, signature);
-    return run(this.#pool, wholeReduction(tablesOf(name.slice('view_rows_'.length)), view, reducer));
+    return run(this.#pool, keptAnswer(tablesOf(name.slice('view_rows_'.length)), view, reducer));
   }
 
-  async storeWholeReduction(db: string, signature: string, view: number, reducer: string, reduction: WholeReduction): Promise<void> {
+  async keepAnswer(db: string, signature: string, view: number, reducer: string, reduction: KeptAnswer): Promise<void> {
     const name = await this.#table(db, signature);
-    await run(this.#pool, storeWholeReduction(tablesOf(name.slice('view_rows_'.length)), view, reducer, reduction));
+    await run(this.#pool, keepAnswer(tablesOf(name.slice('view_rows_'.length)), view, reducer, reduction));
   }
 
   /**

@@ -19,11 +19,11 @@ import type {
   ViewRow,
   ViewRowsResult,
   ViewStore,
-  WholeReduction,
+  KeptAnswer,
 } from '../view-store.js';
 import { AnswerCache, aggregateColumns, aggregateOf, rangeConditions } from '../kit/view-sql.js';
 import { applyBlocks, planBlocks, type BlockTables } from '../kit/view-blocks.js';
-import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions, storeWholeReduction, wholeReduction } from '../kit/view-blocks-query.js';
+import { reductionPlan, rowsBeforeStart, staleBlocks, storeReductions, keepAnswer, keptAnswer } from '../kit/view-blocks-query.js';
 import { applyPartials, planPartials, type IndexTables, type SqlRow, type SqlSteps } from '../kit/view-partials.js';
 import { reduceGroups, totalRowsOf } from '../kit/view-partials-query.js';
 import type { Connection, Statement } from './sqlite-connection.js';
@@ -210,12 +210,12 @@ export class SqliteViewStore implements ViewStore {
     return this.#queue.enqueue(() => this.#run(storeReductions(tablesOf(this.#catalog.existing(db, signature).index_id), view, reducer, reductions)));
   }
 
-  async wholeReduction(db: string, signature: string, view: number, reducer: string): Promise<WholeReduction | undefined> {
-    return this.#run(wholeReduction(tablesOf(this.#catalog.existing(db, signature).index_id), view, reducer));
+  async keptAnswer(db: string, signature: string, view: number, reducer: string): Promise<KeptAnswer | undefined> {
+    return this.#run(keptAnswer(tablesOf(this.#catalog.existing(db, signature).index_id), view, reducer));
   }
 
-  storeWholeReduction(db: string, signature: string, view: number, reducer: string, reduction: WholeReduction): Promise<void> {
-    return this.#queue.enqueue(() => this.#run(storeWholeReduction(tablesOf(this.#catalog.existing(db, signature).index_id), view, reducer, reduction)));
+  keepAnswer(db: string, signature: string, view: number, reducer: string, reduction: KeptAnswer): Promise<void> {
+    return this.#queue.enqueue(() => this.#run(keepAnswer(tablesOf(this.#catalog.existing(db, signature).index_id), view, reducer, reduction)));
   }
 
   /**
