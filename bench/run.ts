@@ -354,7 +354,7 @@ async function main(): Promise<void> {
     rmSync(data, { recursive: true, force: true });
   }
   const scaling = options.scaling && options.workers > 1 ? await measureScaling(options, secret, keys) : [];
-  const memory = `Peak resident memory of the Divan processes (primary and ${options.workers} workers, summed): ${peak === undefined ? 'unknown' : `${peak.toFixed(1)} MiB`}. Baseline runs (req/s): ${baselineRuns.map((value) => value.toFixed(0)).join(', ')}.`;
+  const memory = `Peak resident memory of the Divan processes (primary, ${options.workers} workers and as many heavy-lane processes, summed): ${peak === undefined ? 'unknown' : `${peak.toFixed(1)} MiB`}. Baseline runs (req/s): ${baselineRuns.map((value) => value.toFixed(0)).join(', ')}.`;
   const header = `# Benchmark results\n\n${new Date().toISOString()}, ${options.quick ? 'quick' : 'full'} run: ${options.connections} connections, ${options.duration} s per scenario after ${options.warmup} s of warm-up, Node ${process.version}, ${availableParallelism()} cores. Divan runs ${options.workers} worker processes and the bare node:http baseline as many processes. Ratios are to that baseline (same body size) measured just before and after each scenario.\n\n`;
   const table = formatTable(rows, memory) + formatVersus(rows) + (scaling.length > 0 ? `\n\nScaling (req/s):\n\n${formatScaling(scaling, options.workers)}` : '');
   process.stdout.write(`\n${table}\n`);
