@@ -90,6 +90,8 @@ export class HeavyLane {
       });
       let sent = false;
       out.once('error', () => {
+        // The client went away (this worker ended the forwarded request): nobody to answer.
+        if (res.destroyed || res.writableFinished) return resolve();
         if (answered) return void res.destroy();
         this.#downUntil = Date.now() + DOWN_MS;
         req.unpipe(out);

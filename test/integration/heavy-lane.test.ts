@@ -3,6 +3,7 @@
 // times its method and URL come, with the same answer and the same caller.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as rawRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -97,6 +98,26 @@ describe('the heavy lane: requests that held a worker are answered at a lower CP
     } finally {
       await setSlices('3');
     }
+  });
+
+  test('a client that leaves a forwarded request does not turn the lane off', async () => {
+    const path = '/scan/_find?left=1';
+    const body = { selector: { n: { $lt: 0 } } };
+    const send = (): Promise<HttpResponse> => admin(path, { method: 'POST', body });
+    // Marked heavy on both workers, then sent and dropped while the lane scans.
+    for (let i = 0; i < ROUNDS; i++) await send();
+    for (let i = 0; i < 4; i++) {
+      await new Promise<void>((done) => {
+        const auth = Buffer.from(ADMIN.join(':')).toString('base64');
+        const out = rawRequest(new URL(path, url), { method: 'POST', headers: { Authorization: `Basic ${auth}`, 'Content-Type': 'application/json' } });
+        out.on('error', () => done());
+        out.end(JSON.stringify(body));
+        setTimeout(() => (out.destroy(), done()), 5);
+      });
+    }
+    const after = await requestsFrom(url, path, { auth: ADMIN, method: 'POST', body }, ROUNDS);
+    assert.deepEqual([...new Set(after.map((res) => res.status))], [200]);
+    assert.ok(after.some((res) => !serving.has(answerer(res))), `answered by ${after.map(answerer).join(', ')}`);
   });
 
   test('with its lane processes killed, every request is still answered', async () => {
