@@ -118,7 +118,7 @@ export async function createApp(options: AppOptions): Promise<App> {
   const leaseHolder = options.worker ? `${config.getString('divan', 'node_name')}#${randomHex().slice(0, 8)}` : undefined;
   // Each worker process keeps its own tasks, jobs and counters: endpoints gather them from all.
   const gather = options.worker ? new IpcGather(options.worker.channel) : new LocalGather();
-  const replication = await wireReplication(config, log, data, VERSION, gather, leaseHolder, options.worker?.workers ?? 1, locks);
+  const replication = await wireReplication(config, log, data, VERSION, gather, leaseHolder, options.worker?.workers ?? 1, locks, options.worker?.lane?.heavy !== true);
   shareTasks(data.databases.tasks, gather);
   shareMetrics(metrics, gather);
   const lockout = options.worker ? shareLockout(identity.lockout, gather) : undefined;

@@ -27,7 +27,7 @@ interface Replication {
  * `processes`: the worker processes of this node; each runs its own scheduler, so each takes its
  * share of `[replicator] max_jobs`.
  */
-export async function wireReplication(config: Config, log: Logger, data: DataLayer, version: string, gather: Gather, leaseHolder?: string, processes = 1, locks?: NamedLocks): Promise<Replication> {
+export async function wireReplication(config: Config, log: Logger, data: DataLayer, version: string, gather: Gather, leaseHolder?: string, processes = 1, locks?: NamedLocks, runsJobs = true): Promise<Replication> {
   let docs: ReplicatorDocs | undefined;
   const replicator = new Replicator({
     config,
@@ -43,7 +43,8 @@ export async function wireReplication(config: Config, log: Logger, data: DataLay
   data.hooks.register(replicatorHooks(REPLICATOR_DB, (doc) => void replicator.parse(doc)));
   docs = new ReplicatorDocs(data.databases, replicator, log, leaseHolder ?? config.getString('divan', 'node_name'));
   shareScheduler(gather, replicator.scheduler, docs, () => config.getString('divan', 'node_name'));
-  await docs.start(data.changes);
+  // A heavy-lane process answers forwarded requests only: the serving workers follow `_replicator` and run its jobs.
+  if (runsJobs) await docs.start(data.changes);
   return {
     replicator,
     docs,
