@@ -79,6 +79,8 @@ function outcomeOf([ok, value, logs]: Triple): Outcome {
   return { ok, kind: compile ? 'compile' : 'thrown', error: compile ? value[2]! : value, logs };
 }
 
+const textOf = (argList: readonly Json[]): string => JSON.stringify(argList);
+
 export class JsSandbox {
   readonly #pool: WorkerPool;
   readonly #settings: SandboxSettings;
@@ -95,7 +97,7 @@ export class JsSandbox {
   /** With `signal`, a call still waiting for a worker when it aborts is dropped: it rejects with 499 `client_closed_request`. */
   async call(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[], shared: readonly Json[] = [], signal?: AbortSignal): Promise<Outcome[]> {
     if (argLists.length === 0) return [];
-    return this.#logged(ddoc, this.#job(db, ddoc, path, 'call', false, argLists, JSON.stringify(shared), undefined, signal));
+    return this.#logged(ddoc, this.#job(db, ddoc, path, 'call', false, argLists.map(textOf), JSON.stringify(shared), undefined, signal));
   }
 
   /**
@@ -105,22 +107,25 @@ export class JsSandbox {
    * The outcome's value is its last message, `["end", chunks, start]`.
    */
   async list(db: string, ddoc: DesignDoc, path: FunctionPath, args: readonly Json[], exchange: (text: string) => Promise<string>): Promise<Outcome> {
-    const [outcome] = await this.#logged(ddoc, this.#job(db, ddoc, path, 'list', false, [args], '[]', exchange));
+    const [outcome] = await this.#logged(ddoc, this.#job(db, ddoc, path, 'list', false, [textOf(args)], '[]', exchange));
     return outcome!;
   }
 
   map(db: string, ddoc: DesignDoc, path: FunctionPath, docs: readonly Json[]): Promise<Outcome[]> {
-    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'map', docs.map((doc) => [doc])));
+    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'map', docs.map((doc) => `[${JSON.stringify(doc)}]`)));
   }
 
-  /** A Nouveau index function over documents: each outcome's value lists its `index(…)` fields (prelude-index.ts). */
-  index(db: string, ddoc: DesignDoc, path: FunctionPath, docs: readonly Json[]): Promise<Outcome[]> {
-    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'index', docs.map((doc) => [doc])));
+  /**
+   * A Nouveau index function over documents given as JSON text (as stored: the host neither parses
+   * nor serializes them): each outcome's value lists its `index(…)` fields (prelude-index.ts).
+   */
+  index(db: string, ddoc: DesignDoc, path: FunctionPath, docTexts: readonly string[]): Promise<Outcome[]> {
+    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'index', docTexts.map((text) => `[${text}]`)));
   }
 
   /** A filter function over documents: as `call`, but calls past the budget are sent again (as `map`). */
   filter(db: string, ddoc: DesignDoc, path: FunctionPath, argLists: readonly (readonly Json[])[]): Promise<Outcome[]> {
-    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'call', argLists));
+    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'call', argLists.map(textOf)));
   }
 
   async check(ddoc: DesignDoc, paths: readonly FunctionPath[]): Promise<(string | undefined)[]> {
@@ -166,8 +171,8 @@ export class JsSandbox {
     return outcomes;
   }
 
-  /** Chunks of argument lists one after the other; the ones a chunk's budget did not reach go again. */
-  async #resumable(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, argLists: readonly (readonly Json[])[]): Promise<Outcome[]> {
+  /** Chunks of argument lists (JSON texts) one after the other; the ones a chunk's budget did not reach go again. */
+  async #resumable(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, argLists: readonly string[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = new Array<Outcome>(argLists.length);
     let pending = argLists.map((_, index) => index);
     while (pending.length > 0) {
@@ -184,11 +189,11 @@ export class JsSandbox {
     return outcomes;
   }
 
-  async #job(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, resumable: boolean, argLists: readonly (readonly Json[])[], shared: string, exchange?: (text: string) => Promise<string>, signal?: AbortSignal): Promise<Outcome[]> {
+  async #job(db: string, ddoc: DesignDoc, path: FunctionPath, mode: CallMode, resumable: boolean, argLists: readonly string[], shared: string, exchange?: (text: string) => Promise<string>, signal?: AbortSignal): Promise<Outcome[]> {
     const { key, text } = this.#text(db, ddoc);
     const limits = this.#settings.limits();
     const retention = this.#settings.retention();
-    const args = JSON.stringify(argLists);
+    const args = `[${argLists.join(',')}]`;
     const count = argLists.length;
     const answer = await this.#pool.run({
       scope: db,

@@ -17,8 +17,8 @@ import { analyzerOf, type SearchIndex } from './search-index.js';
 import type { FunctionOutcome } from '../views/view-functions.js';
 import { catchUpTo, inHalves, purgedAway } from '../views/index-pipeline.js';
 
-/** What the search engine needs of the sandbox: an index function over documents. */
-export type IndexFunctionsOf = (db: string) => (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) => Promise<FunctionOutcome[]>;
+/** What the search engine needs of the sandbox: an index function over documents (JSON texts). */
+export type IndexFunctionsOf = (db: string) => (ddoc: JsonObject, path: readonly string[], docTexts: readonly string[]) => Promise<FunctionOutcome[]>;
 
 interface SearchIndexerContext {
   storage: Storage;
@@ -60,9 +60,16 @@ interface RunBatch {
   outcomes: FunctionOutcome[];
 }
 
+/** `{_id, _rev, ...body}` as JSON text, from the body's stored text (a JSON object without them). */
+function documentText(id: string, rev: string, body: string): string {
+  const head = `{"_id":${JSON.stringify(id)},"_rev":${JSON.stringify(rev)}`;
+  const rest = body.slice(1).trimStart();
+  return rest.startsWith('}') ? `${head}}` : `${head},${rest}`;
+}
+
 async function runBatch(context: SearchIndexerContext, db: string, index: SearchIndex, changes: readonly ChangeRow[]): Promise<RunBatch> {
-  const live = changes.filter((change) => !change.deleted && change.body !== undefined && !change.id.startsWith('_design/'));
-  const docs = live.map((change) => ({ _id: change.id, _rev: change.changes[0]!, ...change.body }) as JsonObject);
+  const live = changes.filter((change) => !change.deleted && change.bodyText !== undefined && !change.id.startsWith('_design/'));
+  const docs = live.map((change) => documentText(change.id, change.changes[0]!, change.bodyText!));
   const functions = context.functions(db);
   const outcomes = await inHalves(docs, (part) => functions(index.doc, ['nouveau', index.name, 'index'], part));
   return { changes, live, outcomes };
@@ -98,7 +105,7 @@ export async function updateSearchIndex(context: SearchIndexerContext, db: strin
     }
     const types = await storage.search.fieldTypes(db, index.signature);
     return catchUpTo(seq, target, {
-      read: (since, limit) => storage.changes(db, { since, limit, includeDocs: true }),
+      read: (since, limit) => storage.changes(db, { since, limit, includeDocs: true, bodyText: true }),
       index: (changes) => runBatch(context, db, index, changes),
       store: (batch, reached) => storage.search.update(db, index.signature, documentsOf(context, db, index, batch, types), reached),
       reached: (reached) => storage.search.update(db, index.signature, [], reached),

@@ -86,6 +86,8 @@ export interface ChangeRow {
   changes: string[];
   deleted: boolean;
   body?: JsonObject;
+  /** The body as stored (JSON text, without `_id` and `_rev`), in place of `body` when `bodyText` was asked for. */
+  bodyText?: string;
   /** Live non-winning leaves (winner order), present when `conflicts` was asked for. */
   conflicts?: string[];
 }
@@ -96,6 +98,8 @@ export interface ChangesOptions {
   limit?: number;
   descending?: boolean;
   includeDocs?: boolean;
+  /** With `includeDocs`: bodies as their stored JSON text (`ChangeRow.bodyText`), for a reader that only passes them on. */
+  bodyText?: boolean;
   allLeaves?: boolean;
   /** Fill `ChangeRow.conflicts`. */
   conflicts?: boolean;

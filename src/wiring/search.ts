@@ -14,8 +14,10 @@ import type { SearchStore } from '../storage/storage.js';
 /** `store`: the backend's, for `_nouveau_analyze` (which belongs to no database). */
 export function wireSearch(sandbox: JsSandbox, log: Logger, store: SearchStore): Search {
   return new Search({
-    functions: (db) => (ddoc: JsonObject, path: readonly string[], docs: readonly JsonObject[]) =>
-      ddoc['language'] === 'query' ? Promise.resolve(mangoIndexFunction(ddoc, path, docs)) : sandbox.index(db, ddoc as DesignDoc, path, docs),
+    functions: (db) => (ddoc: JsonObject, path: readonly string[], docTexts: readonly string[]) =>
+      ddoc['language'] === 'query'
+        ? Promise.resolve(mangoIndexFunction(ddoc, path, docTexts.map((text) => JSON.parse(text) as JsonObject)))
+        : sandbox.index(db, ddoc as DesignDoc, path, docTexts),
     log,
     store,
   });

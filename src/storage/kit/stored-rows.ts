@@ -187,7 +187,7 @@ interface ChangeRecord {
 }
 
 /** A `_changes` row: the winner, or every leaf with `allLeaves`; conflicts when asked. */
-export function changeRow(record: ChangeRecord, options: { allLeaves: boolean; conflicts: boolean }): ChangeRow {
+export function changeRow(record: ChangeRecord, options: { allLeaves: boolean; conflicts: boolean; bodyText?: boolean | undefined }): ChangeRow {
   const tree = options.allLeaves || options.conflicts ? (JSON.parse(record.tree as string) as RevisionTree) : undefined;
   const row: ChangeRow = {
     seq: record.seq,
@@ -196,7 +196,10 @@ export function changeRow(record: ChangeRecord, options: { allLeaves: boolean; c
     deleted: record.deleted,
   };
   // A deleted winner's tombstone body is included too: CouchDB shows `{_id, _rev, _deleted}`.
-  if (typeof record.body === 'string') row.body = JSON.parse(record.body) as JsonObject;
+  if (typeof record.body === 'string') {
+    if (options.bodyText === true) row.bodyText = record.body;
+    else row.body = JSON.parse(record.body) as JsonObject;
+  }
   if (options.conflicts) row.conflicts = listConflicts(tree as RevisionTree).conflicts;
   return row;
 }

@@ -139,5 +139,5 @@ export async function changes(db: Queryable, name: string, options: ChangesOptio
   if (rows.length === 0) throw databaseMissing();
   return rows
     .filter((r) => r.id !== null)
-    .map((r) => changeRow({ ...r, id: r.id as string }, { allLeaves, conflicts }));
+    .map((r) => changeRow({ ...r, id: r.id as string }, { allLeaves, conflicts, bodyText: options.bodyText }));
 }

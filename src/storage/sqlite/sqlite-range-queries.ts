@@ -100,7 +100,7 @@ export class RangeQueries {
       tree?: string;
       body?: string | null;
     }[];
-    return raw.map((r) => changeRow({ ...r, deleted: r.deleted === 1 }, { allLeaves, conflicts }));
+    return raw.map((r) => changeRow({ ...r, deleted: r.deleted === 1 }, { allLeaves, conflicts, bodyText: options.bodyText }));
   }
 }
 

@@ -21,7 +21,7 @@ describe('index() of Nouveau index functions', () => {
   };
 
   test('each call becomes a field with its type, name, value and options', async () => {
-    const [outcome] = await sandbox.index('db', ddoc, ['nouveau', 'books', 'index'], [{ title: 'Dune', price: 9.5, tag: 'sf', isbn: 42 }]);
+    const [outcome] = await sandbox.index('db', ddoc, ['nouveau', 'books', 'index'], [{ title: 'Dune', price: 9.5, tag: 'sf', isbn: 42 }].map((doc) => JSON.stringify(doc)));
     assert.deepEqual(outcome!.ok && outcome!.value, [
       { type: 'text', name: 'title', value: 'Dune', store: true, facet: false },
       { type: 'double', name: 'price', value: 9.5, store: false, facet: false },
@@ -41,19 +41,19 @@ describe('index() of Nouveau index functions', () => {
   ];
   for (const [what, doc, message] of failures) {
     test(`${what} fails the document's call: ${message}`, async () => {
-      const [outcome] = await sandbox.index('db', ddoc, ['nouveau', 'loose', 'index'], [doc]);
+      const [outcome] = await sandbox.index('db', ddoc, ['nouveau', 'loose', 'index'], [doc].map((doc) => JSON.stringify(doc)));
       assert.equal(outcome!.ok, false);
       assert.equal(!outcome!.ok && (outcome!.error as { message: string }).message, message);
     });
   }
 
   test('index calls are bounded per document as emits are', async () => {
-    const [outcome] = await sandbox.index('db', ddoc, ['nouveau', 'flood', 'index'], [{}]);
+    const [outcome] = await sandbox.index('db', ddoc, ['nouveau', 'flood', 'index'], [{}].map((doc) => JSON.stringify(doc)));
     assert.equal(!outcome!.ok && (outcome!.error as { error: string }).error, 'emit_limit');
   });
 
   test('emit is not available to index functions, nor index to map functions', async () => {
-    const [indexed] = await sandbox.index('db', ddoc, ['nouveau', 'emits', 'index'], [{ _id: 'a' }]);
+    const [indexed] = await sandbox.index('db', ddoc, ['nouveau', 'emits', 'index'], [{ _id: 'a' }].map((doc) => JSON.stringify(doc)));
     assert.equal(indexed!.ok, false);
     const [mapped] = await sandbox.map('db', ddoc, ['views', 'byIndex', 'map'], [{ _id: 'a' }]);
     assert.equal(mapped!.ok, false);
