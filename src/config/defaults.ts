@@ -183,6 +183,7 @@ export const DEFAULTS = {
     keepalive_timeout: 5000,
     js_workers: 2,
     js_design_docs_per_worker: 16,
+    native_functions: true,
     workers: 0,
     heavy_lane: true,
     heavy_lane_slices: 3,

@@ -19,6 +19,7 @@ export function sandboxSettings(config: Config, log?: Logger): SandboxSettings {
       maxEmits: Math.max(0, config.getInteger('query_server_config', 'max_emits_per_doc')),
       maxEmitBytes: Math.max(0, config.getInteger('query_server_config', 'max_emit_bytes_per_doc')),
     }),
+    native: () => config.getBoolean('divan', 'native_functions'),
     ...(log ? { log } : {}),
   };
 }

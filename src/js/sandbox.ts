@@ -45,6 +45,7 @@ import type { Logger } from '../log/logger.js';
 import { clientGone } from '../turns/loop-turns.js';
 import type { CallMode, FailureKind, HeldMemory, Limits, Outcome, PoolLoad, Retention } from './protocol.js';
 import { JobCancelled, WorkerPool } from './worker-pool.js';
+import { indexNativeFirst, nativeIndexFunction } from './native-index.js';
 
 export type { Outcome } from './protocol.js';
 
@@ -61,6 +62,8 @@ export interface SandboxSettings {
   /** What each worker may keep loaded. */
   readonly retention: () => Retention;
   readonly limits: () => Limits;
+  /** Whether index functions of the native subset run on the host (native-index.ts); true when absent. */
+  readonly native?: () => boolean;
   readonly log?: Logger;
 }
 
@@ -120,7 +123,9 @@ export class JsSandbox {
    * nor serializes them): each outcome's value lists its `index(…)` fields (prelude-index.ts).
    */
   index(db: string, ddoc: DesignDoc, path: FunctionPath, docTexts: readonly string[]): Promise<Outcome[]> {
-    return this.#logged(ddoc, this.#resumable(db, ddoc, path, 'index', docTexts.map((text) => `[${text}]`)));
+    const inSandbox = (texts: readonly string[]): Promise<Outcome[]> => this.#logged(ddoc, this.#resumable(db, ddoc, path, 'index', texts.map((text) => `[${text}]`)));
+    const native = this.#settings.native?.() === false ? undefined : nativeIndexFunction(ddoc, path);
+    return native === undefined ? inSandbox(docTexts) : indexNativeFirst(native, docTexts, this.#settings.limits(), inSandbox);
   }
 
   /** A filter function over documents: as `call`, but calls past the budget are sent again (as `map`). */

@@ -155,7 +155,8 @@ export class SqliteSearchStore implements SearchStore {
       const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
       for (const [name, type] of fields) insertField.run(name, type);
       this.#catalog.reached(id, updateSeq);
-    });
+      // Not durable, as a view index batch (sqlite-views.ts): a batch lost to a power cut is indexed again.
+    }, false);
   }
 
   async fieldTypes(db: string, signature: string): Promise<Map<string, SearchFieldType>> {
