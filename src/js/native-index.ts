@@ -29,7 +29,8 @@ interface IndexRow {
 function accepted(type: string, value: unknown): value is string | number {
   if (type === 'double') return typeof value === 'number' && Number.isFinite(value);
   if (type === 'string' || type === 'text') return typeof value === 'string';
-  return type === 'stored' && (typeof value === 'string' || typeof value === 'number');
+  // A stored NaN would become null in the sandbox's JSON: left to it.
+  return type === 'stored' && (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)));
 }
 
 /** At least the characters of a row's JSON (`record` in prelude.ts counts them): every character escaped. */
@@ -43,7 +44,8 @@ function indexHost(rows: IndexRow[], limits: Limits): HostFunction {
     if (rows.length >= limits.maxEmits || chars > limits.maxEmitBytes) unsure();
     const opts = options !== null && typeof options === 'object' ? options : {};
     const stored = type === 'stored';
-    rows.push({ type, name, value, store: stored || member(opts, 'store') === true, facet: !stored && member(opts, 'facet') === true });
+    // -0 leaves the sandbox as JSON, as 0.
+    rows.push({ type, name, value: value === 0 ? 0 : value, store: stored || member(opts, 'store') === true, facet: !stored && member(opts, 'facet') === true });
   };
 }
 

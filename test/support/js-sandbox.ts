@@ -1,7 +1,8 @@
 import { JsSandbox } from '../../src/js/sandbox.js';
 import type { Limits, Retention } from '../../src/js/protocol.js';
 
-export type SandboxOptions = Partial<Limits & Retention & { workers: number }>;
+/** `native`: whether index functions of the native subset run on the host (true by default, as configured). */
+export type SandboxOptions = Partial<Limits & Retention & { workers: number; native: boolean }>;
 
 /** A sandbox with small test limits; `options` overrides any of them. */
 export function testSandbox(options: SandboxOptions = {}): JsSandbox {
@@ -14,5 +15,6 @@ export function testSandbox(options: SandboxOptions = {}): JsSandbox {
       maxEmits: options.maxEmits ?? 100_000,
       maxEmitBytes: options.maxEmitBytes ?? 8 * 1024 * 1024,
     }),
+    native: () => options.native ?? true,
   });
 }
