@@ -1,9 +1,13 @@
 /**
  * The SQLite search store (search-store.ts): a `search_indexes` catalog row (sqlite-schema.ts) per (database,
- * signature) and per index `search_docs_{id}` (indexed documents), `search_values_{id}` (string,
- * double and stored values), `search_fields_{id}` (each field's first type) and the text: a side
- * table `search_text_{id}` (document, field, tokenizer) whose rowids are those of the FTS5 tables
- * `search_fts_{id}_{tokenizer}`, one per tokenizer the Nouveau analyzers map to (docs/search.md).
+ * signature) and per index `search_docs_{id}` (indexed documents, each with the rowids of its text
+ * rows), `search_values_{id}` (string, double and stored values), `search_fields_{id}` (each
+ * field's first type) and the text: a side table `search_text_{id}` (document, field, tokenizer)
+ * whose rowids are those of the FTS5 tables `search_fts_{id}_{tokenizer}`, one per tokenizer the
+ * Nouveau analyzers map to (docs/search.md). The FTS5 tables are contentless (`contentless_delete`):
+ * the index keeps terms, positions and lengths, not the text, which the documents hold; a
+ * document's text rows are found through its `docs` row, so the side table needs no index of its
+ * own. An index of an earlier layout (its `docs` rows without `texts`) is built again on open.
  * Relevance is FTS5's `bm25`. Writes share the storage's write queue.
  */
 import type { SearchAnswer, SearchDocument, SearchFieldType, SearchIndexInfo, SearchRequest, SearchStore } from '../search-store.js';
@@ -70,6 +74,8 @@ export class SqliteSearchStore implements SearchStore {
   readonly #catalog: SqliteIndexCatalog;
   readonly #locks: NamedLocks;
   readonly #statements: StatementCache;
+  /** Indexes whose tables were found to have this layout. */
+  readonly #checked = new Set<number>();
   /** An in-memory database for `analyze`, opened on first use. */
   #analyzer: Connection | undefined;
 
@@ -90,27 +96,37 @@ export class SqliteSearchStore implements SearchStore {
     this.#statements.forget(new RegExp(`\\bsearch_\\w+?_${id}\\b`));
   }
 
+  /** Whether index `id`'s tables have this layout (checked once per index and process). */
+  #current(id: number): boolean {
+    if (this.#checked.has(id)) return true;
+    const columns = this.#statement(`SELECT name FROM pragma_table_info('${tableNames(id).docs}')`).pluck().all() as string[];
+    if (!columns.includes('texts')) return false;
+    this.#checked.add(id);
+    return true;
+  }
+
   async open(db: string, signature: string): Promise<number> {
     const known = this.#catalog.find(db, signature);
-    if (known !== undefined) return known.update_seq;
+    if (known !== undefined && this.#current(known.index_id)) return known.update_seq;
     return this.#queue.enqueue(() => {
       const again = this.#catalog.find(db, signature);
-      if (again !== undefined) return again.update_seq;
+      if (again !== undefined && this.#current(again.index_id)) return again.update_seq;
+      if (again !== undefined) this.#remove(again.index_id);
       const id = this.#catalog.add(db, signature);
       const t = tableNames(id);
       this.#db.exec(dropSearchTables(id));
       this.#forget(id);
       this.#db.exec(
-        `CREATE TABLE ${t.docs} (doc_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        `CREATE TABLE ${t.docs} (doc_id TEXT PRIMARY KEY, texts TEXT NOT NULL) WITHOUT ROWID;
          CREATE TABLE ${t.values} (doc_id TEXT NOT NULL, n INTEGER NOT NULL, field TEXT NOT NULL, type TEXT NOT NULL, str TEXT, num REAL,
            stored INTEGER NOT NULL, PRIMARY KEY (doc_id, n)) WITHOUT ROWID;
          CREATE INDEX ${t.values}_str ON ${t.values} (field, str);
          CREATE INDEX ${t.values}_num ON ${t.values} (field, num);
          CREATE TABLE ${t.fields} (field TEXT PRIMARY KEY, type TEXT NOT NULL) WITHOUT ROWID;
          CREATE TABLE ${t.text} (rowid INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, field TEXT NOT NULL, tokenizer TEXT NOT NULL);
-         CREATE INDEX ${t.text}_docs ON ${t.text} (doc_id);
-         ${Object.entries(TOKENIZERS).map(([name, tokenize]) => `CREATE VIRTUAL TABLE ${t.fts(name)} USING fts5(body, tokenize = '${tokenize}');`).join('\n')}`,
+         ${Object.entries(TOKENIZERS).map(([name, tokenize]) => `CREATE VIRTUAL TABLE ${t.fts(name)} USING fts5(body, tokenize = '${tokenize}', content = '', contentless_delete = 1);`).join('\n')}`,
       );
+      this.#checked.add(id);
       return 0;
     });
   }
@@ -121,36 +137,42 @@ export class SqliteSearchStore implements SearchStore {
       const t = tableNames(id);
       // Which documents are indexed already, and the fields' types, in one statement per batch each.
       const ids = JSON.stringify(documents.map((document) => document.id));
-      const indexed = new Set(this.#statement(`SELECT doc_id FROM ${t.docs} WHERE doc_id IN (SELECT value FROM json_each(?))`).pluck().all(ids) as string[]);
+      const indexed = new Map((this.#statement(`SELECT doc_id, texts FROM ${t.docs} WHERE doc_id IN (SELECT value FROM json_each(?))`).all(ids) as { doc_id: string; texts: string }[]).map((row) => [row.doc_id, row.texts]));
       const fields = new Map<string, SearchFieldType>();
-      const textRows = this.#statement(`SELECT rowid, tokenizer FROM ${t.text} WHERE doc_id = ?`);
       // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
       const removeText = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid = ?`)]));
       const insertFts = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`INSERT INTO ${t.fts(name)} (rowid, body) VALUES (?, ?)`)]));
-      const removals = [t.text, t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
-      const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id) VALUES (?)`);
+      const removeSide = this.#statement(`DELETE FROM ${t.text} WHERE rowid = ?`);
+      const removals = [t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
+      const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id, texts) VALUES (?, ?)`);
       const insertValue = this.#statement(`INSERT INTO ${t.values} (doc_id, n, field, type, str, num, stored) VALUES (?, ?, ?, ?, ?, ?, ?)`);
       const insertText = this.#statement(`INSERT INTO ${t.text} (doc_id, field, tokenizer) VALUES (?, ?, ?)`);
       for (const document of documents) {
         // Every row of a document hangs off its `docs` row: a document never indexed has nothing to remove.
-        if (indexed.has(document.id)) {
-          for (const row of textRows.all(document.id) as { rowid: number; tokenizer: string }[]) removeText.get(row.tokenizer)!.run(row.rowid);
+        const texts = indexed.get(document.id);
+        if (texts !== undefined) {
+          for (const [rowid, tokenizer] of JSON.parse(texts) as [number, string][]) {
+            removeText.get(tokenizer)!.run(rowid);
+            removeSide.run(rowid);
+          }
           for (const statement of removals) statement.run(document.id);
         }
         if (document.fields.length === 0) continue;
-        insertDoc.run(document.id);
+        const rows: [number, string][] = [];
         document.fields.forEach((field, n) => {
           if (!fields.has(field.name)) fields.set(field.name, field.type);
           if (field.type === 'text') {
             const tokenizer = tokenizerOf(field.analyzer ?? 'standard');
-            const rowid = insertText.run(document.id, field.name, tokenizer).lastInsertRowid;
+            const rowid = Number(insertText.run(document.id, field.name, tokenizer).lastInsertRowid);
             insertFts.get(tokenizer)!.run(rowid, String(field.value));
+            rows.push([rowid, tokenizer]);
           }
           if (field.type !== 'text' || field.store) {
             const num = typeof field.value === 'number' ? field.value : null;
             insertValue.run(document.id, n, field.name, field.type, num === null ? field.value : null, num, field.store ? 1 : 0);
           }
         });
+        insertDoc.run(document.id, JSON.stringify(rows));
       }
       const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
       for (const [name, type] of fields) insertField.run(name, type);
@@ -214,13 +236,19 @@ export class SqliteSearchStore implements SearchStore {
       for (const signature of signatures) {
         const index = this.#catalog.find(db, signature);
         if (index === undefined) continue;
-        this.#forget(index.index_id);
-        this.#db.exec(dropSearchTables(index.index_id));
-        this.#catalog.remove(index.index_id);
+        this.#remove(index.index_id);
         dropped++;
       }
       return dropped;
     });
+  }
+
+  /** Drops an index's tables and catalog row (in a write-queue job). */
+  #remove(id: number): void {
+    this.#forget(id);
+    this.#checked.delete(id);
+    this.#db.exec(dropSearchTables(id));
+    this.#catalog.remove(id);
   }
 
   async exclusive<T>(db: string, signature: string, work: () => Promise<T>): Promise<T> {
