@@ -1,14 +1,17 @@
 /**
  * The SQLite search store (search-store.ts): a `search_indexes` catalog row (sqlite-schema.ts) per (database,
- * signature) and per index `search_docs_{id}` (indexed documents, each with the rowids of its text
- * rows), `search_values_{id}` (string, double and stored values), `search_fields_{id}` (each
- * field's first type) and the text: a side table `search_text_{id}` (document, field, tokenizer)
- * whose rowids are those of the FTS5 tables `search_fts_{id}_{tokenizer}`, one per tokenizer the
- * Nouveau analyzers map to (docs/search.md). The FTS5 tables are contentless (`contentless_delete`):
- * the index keeps terms, positions and lengths, not the text, which the documents hold; a
- * document's text rows are found through its `docs` row, so the side table needs no index of its
- * own. An index of an earlier layout (its `docs` rows without `texts`) is built again on open.
- * Relevance is FTS5's `bm25`. Writes share the storage's write queue.
+ * signature) and per index `search_docs_{id}` (indexed documents: a number `pk`, the id, and the
+ * field numbers and tokenizers of its text rows), `search_values_{id}` (string, double and stored
+ * values), `search_fields_{id}` (each field's first type and its number) and the text: FTS5 tables
+ * `search_fts_{id}_{tokenizer}`, one per tokenizer the Nouveau analyzers map to (docs/search.md),
+ * with one row per document and text field, its values joined by a line break (as Lucene reads a
+ * field given several values: one field, its length the sum). A text row's rowid is the field's
+ * number times 2^40 plus the document's `pk`: a query on one field reads only that field's rowid
+ * range, and rows of one field follow each other as the documents do, which keeps FTS5's
+ * delta-encoded lists small. The FTS5 tables are contentless (`contentless_delete`): the index keeps
+ * terms, positions and lengths, not the text, which the documents hold. An index of an earlier
+ * layout (its `docs` rows without `pk`) is built again on open. Relevance is FTS5's `bm25`. Writes
+ * share the storage's write queue.
  */
 import type { SearchAnswer, SearchDocument, SearchFieldType, SearchIndexInfo, SearchRequest, SearchStore } from '../search-store.js';
 import { searchAnswer } from '../kit/search-answer.js';
@@ -32,10 +35,18 @@ function tokenizerOf(analyzer: string): string {
   return analyzer === 'simple_asciifolding' ? 'folded' : 'plain';
 }
 
+/** A text row's rowid: its field's number times this, plus its document's pk. */
+const PK_SPAN = 2 ** 40;
+/** Field numbers past which the rowid leaves JavaScript's exact integers (then computed as BigInt). */
+const EXACT_FIELDS = Math.floor(Number.MAX_SAFE_INTEGER / PK_SPAN);
+
+const textRowid = (no: number, pk: number): number | bigint => (no < EXACT_FIELDS ? no * PK_SPAN + pk : BigInt(no) * BigInt(PK_SPAN) + BigInt(pk));
+
 const tableNames = (id: number) => ({
   docs: `search_docs_${id}`,
   values: `search_values_${id}`,
   fields: `search_fields_${id}`,
+  /** The side table of an earlier layout (dropped with the index). */
   text: `search_text_${id}`,
   fts: (tokenizer: string) => `search_fts_${id}_${tokenizer}`,
   /** The connection's own (temp) fts5vocab table of an FTS5 table: its terms, for fuzzy and regex queries. */
@@ -55,11 +66,13 @@ function dialectOf(id: number): SearchDialect {
     fieldValues: t.values,
     text: (leaf, param: Param) => {
       const fts = t.fts(tokenizerOf(leaf.analyzer));
+      // Placeholders are positional: each use of the field's number takes its own.
+      const no = () => `(SELECT no FROM ${t.fields} WHERE field = ${param(leaf.field)})`;
       // FTS5's rank (bm25, lower is better) is only readable in a plain query of the FTS5 table:
-      // the LIMIT keeps SQLite from flattening it into the aggregate around it.
+      // the LIMIT keeps SQLite from flattening it into the query around it.
       return (
-        `SELECT s.doc_id, sum(-f.rank) AS score FROM (SELECT rowid, rank FROM ${fts} WHERE ${fts} MATCH ${param(leaf.match)} LIMIT -1) AS f` +
-        ` JOIN ${t.text} s ON s.rowid = f.rowid WHERE s.field = ${param(leaf.field)} GROUP BY s.doc_id`
+        `SELECT d.doc_id, -f.rank AS score FROM (SELECT rowid, rank FROM ${fts} WHERE ${fts} MATCH ${param(leaf.match)}` +
+        ` AND rowid >= ${no()} * ${PK_SPAN} AND rowid < (${no()} + 1) * ${PK_SPAN} LIMIT -1) AS f JOIN ${t.docs} d ON d.pk = f.rowid % ${PK_SPAN}`
       );
     },
     // GLOB's own special character `[` is escaped as a one-character class.
@@ -100,7 +113,7 @@ export class SqliteSearchStore implements SearchStore {
   #current(id: number): boolean {
     if (this.#checked.has(id)) return true;
     const columns = this.#statement(`SELECT name FROM pragma_table_info('${tableNames(id).docs}')`).pluck().all() as string[];
-    if (!columns.includes('texts')) return false;
+    if (!columns.includes('pk')) return false;
     this.#checked.add(id);
     return true;
   }
@@ -117,13 +130,12 @@ export class SqliteSearchStore implements SearchStore {
       this.#db.exec(dropSearchTables(id));
       this.#forget(id);
       this.#db.exec(
-        `CREATE TABLE ${t.docs} (doc_id TEXT PRIMARY KEY, texts TEXT NOT NULL) WITHOUT ROWID;
+        `CREATE TABLE ${t.docs} (pk INTEGER PRIMARY KEY, doc_id TEXT NOT NULL UNIQUE, texts TEXT NOT NULL);
          CREATE TABLE ${t.values} (doc_id TEXT NOT NULL, n INTEGER NOT NULL, field TEXT NOT NULL, type TEXT NOT NULL, str TEXT, num REAL,
            stored INTEGER NOT NULL, PRIMARY KEY (doc_id, n)) WITHOUT ROWID;
          CREATE INDEX ${t.values}_str ON ${t.values} (field, str);
          CREATE INDEX ${t.values}_num ON ${t.values} (field, num);
-         CREATE TABLE ${t.fields} (field TEXT PRIMARY KEY, type TEXT NOT NULL) WITHOUT ROWID;
-         CREATE TABLE ${t.text} (rowid INTEGER PRIMARY KEY, doc_id TEXT NOT NULL, field TEXT NOT NULL, tokenizer TEXT NOT NULL);
+         CREATE TABLE ${t.fields} (field TEXT PRIMARY KEY, type TEXT NOT NULL, no INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
          ${Object.entries(TOKENIZERS).map(([name, tokenize]) => `CREATE VIRTUAL TABLE ${t.fts(name)} USING fts5(body, tokenize = '${tokenize}', content = '', contentless_delete = 1);`).join('\n')}`,
       );
       this.#checked.add(id);
@@ -135,50 +147,60 @@ export class SqliteSearchStore implements SearchStore {
     return this.#queue.enqueue(() => {
       const { index_id: id } = this.#catalog.existing(db, signature);
       const t = tableNames(id);
-      // Which documents are indexed already, and the fields' types, in one statement per batch each.
+      // Which documents are indexed already, in one statement per batch.
       const ids = JSON.stringify(documents.map((document) => document.id));
-      const indexed = new Map((this.#statement(`SELECT doc_id, texts FROM ${t.docs} WHERE doc_id IN (SELECT value FROM json_each(?))`).all(ids) as { doc_id: string; texts: string }[]).map((row) => [row.doc_id, row.texts]));
-      const fields = new Map<string, SearchFieldType>();
+      const indexed = new Map((this.#statement(`SELECT pk, doc_id, texts FROM ${t.docs} WHERE doc_id IN (SELECT value FROM json_each(?))`).all(ids) as { pk: number; doc_id: string; texts: string }[]).map((row) => [row.doc_id, row]));
+      const numbers = this.#fieldNumbers(t.fields);
       // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
       const removeText = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid = ?`)]));
       const insertFts = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`INSERT INTO ${t.fts(name)} (rowid, body) VALUES (?, ?)`)]));
-      const removeSide = this.#statement(`DELETE FROM ${t.text} WHERE rowid = ?`);
       const removals = [t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
       const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id, texts) VALUES (?, ?)`);
       const insertValue = this.#statement(`INSERT INTO ${t.values} (doc_id, n, field, type, str, num, stored) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-      const insertText = this.#statement(`INSERT INTO ${t.text} (doc_id, field, tokenizer) VALUES (?, ?, ?)`);
       for (const document of documents) {
         // Every row of a document hangs off its `docs` row: a document never indexed has nothing to remove.
-        const texts = indexed.get(document.id);
-        if (texts !== undefined) {
-          for (const [rowid, tokenizer] of JSON.parse(texts) as [number, string][]) {
-            removeText.get(tokenizer)!.run(rowid);
-            removeSide.run(rowid);
-          }
+        const known = indexed.get(document.id);
+        if (known !== undefined) {
+          for (const [no, tokenizer] of JSON.parse(known.texts) as [number, string][]) removeText.get(tokenizer)!.run(textRowid(no, known.pk));
           for (const statement of removals) statement.run(document.id);
         }
         if (document.fields.length === 0) continue;
-        const rows: [number, string][] = [];
+        const texts = new Map<number, { tokenizer: string; values: string[] }>();
         document.fields.forEach((field, n) => {
-          if (!fields.has(field.name)) fields.set(field.name, field.type);
+          const no = numbers(field.name, field.type);
           if (field.type === 'text') {
-            const tokenizer = tokenizerOf(field.analyzer ?? 'standard');
-            const rowid = Number(insertText.run(document.id, field.name, tokenizer).lastInsertRowid);
-            insertFts.get(tokenizer)!.run(rowid, String(field.value));
-            rows.push([rowid, tokenizer]);
+            const text = texts.get(no);
+            if (text === undefined) texts.set(no, { tokenizer: tokenizerOf(field.analyzer ?? 'standard'), values: [String(field.value)] });
+            else text.values.push(String(field.value));
           }
           if (field.type !== 'text' || field.store) {
             const num = typeof field.value === 'number' ? field.value : null;
             insertValue.run(document.id, n, field.name, field.type, num === null ? field.value : null, num, field.store ? 1 : 0);
           }
         });
-        insertDoc.run(document.id, JSON.stringify(rows));
+        const pk = Number(insertDoc.run(document.id, JSON.stringify([...texts].map(([no, text]) => [no, text.tokenizer]))).lastInsertRowid);
+        for (const [no, text] of texts) insertFts.get(text.tokenizer)!.run(textRowid(no, pk), text.values.join('\n'));
       }
-      const insertField = this.#statement(`INSERT OR IGNORE INTO ${t.fields} (field, type) VALUES (?, ?)`);
-      for (const [name, type] of fields) insertField.run(name, type);
       this.#catalog.reached(id, updateSeq);
       // Not durable, as a view index batch (sqlite-views.ts): a batch lost to a power cut is indexed again.
     }, false);
+  }
+
+  /** Each field's number, a new one (recorded with the field's first type) for a field not seen before. */
+  #fieldNumbers(table: string): (field: string, type: SearchFieldType) => number {
+    const rows = this.#statement(`SELECT field, no FROM ${table}`).all() as { field: string; no: number }[];
+    const numbers = new Map(rows.map((row) => [row.field, row.no]));
+    let next = rows.reduce((highest, row) => Math.max(highest, row.no), 0) + 1;
+    const insert = this.#statement(`INSERT INTO ${table} (field, type, no) VALUES (?, ?, ?)`);
+    return (field, type) => {
+      let no = numbers.get(field);
+      if (no === undefined) {
+        no = next++;
+        insert.run(field, type, no);
+        numbers.set(field, no);
+      }
+      return no;
+    };
   }
 
   async fieldTypes(db: string, signature: string): Promise<Map<string, SearchFieldType>> {
