@@ -166,6 +166,23 @@ describeOnEachBackend('Nouveau search', (server: () => TestServer) => {
     assert.match(info.body.search_index.signature, /^[0-9a-f]{64}$/);
   });
 
+  test('a text field given several values is one field: each value finds the document, once, and an update replaces them all', async () => {
+    const multi = '/search/_design/multi/_nouveau/tags';
+    const index = 'function (doc) { if (doc.tags) { index("text", "tag", doc.tags[0]); index("text", "tag", doc.tags[1]); } }';
+    assert.equal((await server().admin('/search/_design/multi', { method: 'PUT', body: { nouveau: { tags: { index } } } })).status, 201);
+    const m1 = await server().admin('/search/m1', { method: 'PUT', body: { tags: ['red apple', 'green pear'] } });
+    await server().admin('/search/m2', { method: 'PUT', body: { tags: ['red wine', 'red car'] } });
+    const hits = async (q: string) => (await server().admin(`${multi}?q=${encodeURIComponent(q)}`)).body;
+    assert.deepEqual((await hits('tag:pear')).hits.map((hit: { id: string }) => hit.id), ['m1']);
+    const red = await hits('tag:red');
+    assert.deepEqual(red.hits.map((hit: { id: string }) => hit.id).sort(), ['m1', 'm2']);
+    assert.equal(red.total_hits, 2);
+    await server().admin('/search/m1', { method: 'PUT', body: { _rev: m1.body.rev, tags: ['blue sky', 'grey sea'] } });
+    assert.deepEqual((await hits('tag:pear')).hits, []);
+    assert.deepEqual((await hits('tag:sea')).hits.map((hit: { id: string }) => hit.id), ['m1']);
+    for (const id of ['m1', 'm2']) await server().admin(`/search/${id}?rev=${(await server().admin(`/search/${id}`)).body._rev}`, { method: 'DELETE' });
+  });
+
   test('update=false answers from the index as it is', async () => {
     await server().admin('/search/stale', { method: 'PUT', body: { foo: 'stale', bar: 1 } });
     assert.deepEqual(ids(await get({ q: 'foo:stale', update: 'false' })), []);

@@ -24,6 +24,8 @@ export interface OpenedBackend {
   reopen(): Promise<Storage>;
   /** Closes whatever is open and removes the data. */
   cleanup(): Promise<void>;
+  /** The SQLite backend's database file. */
+  readonly file?: string;
 }
 
 export interface BackendFactory {
@@ -38,6 +40,7 @@ const sqlite: BackendFactory = {
     const file = path.join(dir, 'divan.sqlite');
     let current: Storage = openSqliteStorage(file);
     return {
+      file,
       get storage() {
         return current;
       },
