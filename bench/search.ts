@@ -1,5 +1,5 @@
 /**
- * `npm run bench:search [-- --quick] [-- --docs N]`
+ * `npm run bench:search [-- --quick] [-- --docs N] [-- --builds-only]`
  *
  * Full-text search (`_nouveau`) on the embedded SQLite store: the index build rate (documents/s)
  * for N documents (100 000 by default) of twelve words each from a 5 000-word vocabulary, with an
@@ -25,6 +25,8 @@ const BASELINE = join(ROOT, 'dist', 'bench', 'search-baseline.js');
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
+/** Index builds only (no query rates): for comparing builds. */
+const BUILDS_ONLY = argv.includes('--builds-only');
 const DOCS = Number(argv.includes('--docs') ? argv[argv.indexOf('--docs') + 1] : QUICK ? 20_000 : 100_000);
 const DURATION = QUICK ? 3 : 10;
 const CONNECTIONS = 8;
@@ -154,8 +156,8 @@ async function main(): Promise<void> {
       const json = divanClient(divan.url, auth);
       await load(json);
       lines.push(...buildLines(await builds(json, data)));
-      const rates = await queryRates(join(data, 'baseline-0.sqlite'), json, auth, divan.url);
-      QUERIES.forEach((query, i) => {
+      const rates = BUILDS_ONLY ? { bare: [], divan: [] } : await queryRates(join(data, 'baseline-0.sqlite'), json, auth, divan.url);
+      if (!BUILDS_ONLY) QUERIES.forEach((query, i) => {
         const [ours, bare] = [rates.divan[i]!, rates.bare[i]!];
         lines.push(`| ${query.name} (\`${query.q}\`) | ${rate(ours)} | ${rate(bare)} | ${(bare.rate / ours.rate).toFixed(2)}× slower |`);
       });
@@ -168,7 +170,7 @@ async function main(): Promise<void> {
   const table = lines.join('\n');
   process.stdout.write(`${table}\n`);
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
-  writeFileSync(join(ROOT, 'bench', 'search-results.md'), `# Search benchmark (${new Date().toISOString()}, ${DOCS} documents, median of ${ROUNDS} alternating rounds, ${machine})\n\n${table}\n`);
+  if (!BUILDS_ONLY) writeFileSync(join(ROOT, 'bench', 'search-results.md'), `# Search benchmark (${new Date().toISOString()}, ${DOCS} documents, median of ${ROUNDS} alternating rounds, ${machine})\n\n${table}\n`);
 }
 
 await main();
