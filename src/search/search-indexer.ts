@@ -105,6 +105,7 @@ export async function updateSearchIndex(context: SearchIndexerContext, db: strin
     }
     const types = await storage.search.fieldTypes(db, index.signature);
     return catchUpTo(seq, target, {
+      storesElsewhere: true,
       read: (since, limit) => storage.changes(db, { since, limit, includeDocs: true, bodyText: true }),
       index: (changes) => runBatch(context, db, index, changes),
       store: (batch, reached) => storage.search.update(db, index.signature, documentsOf(context, db, index, batch, types), reached),

@@ -31,11 +31,19 @@ interface PipelineSteps<T> {
   store(indexed: T, seq: number): Promise<void>;
   /** Changes stored so far. */
   progress?(done: number): void;
+  /** Whether `store` runs off the main thread, so that the next batch may be read while it runs. */
+  readonly storesElsewhere?: boolean;
 }
 
-/** The batches from `seq` on, through the pipeline; answers the last sequence stored. */
+/**
+ * The batches from `seq` on, through the pipeline; answers the last sequence stored. One store is
+ * in flight at a time, in order. A store that runs off this thread (`storesElsewhere`: a search
+ * index's, in a thread of its own on SQLite, sqlite-search-writer.ts) runs beside the next read
+ * once it has had a turn of the event loop to start; another is awaited before the next read.
+ */
 async function catchUp<T>(seq: number, steps: PipelineSteps<T>): Promise<number> {
   let pending: { seq: number; count: number; indexed: Promise<T> } | undefined;
+  let storing: Promise<void> = Promise.resolve();
   let [read, stored, done] = [seq, seq, 0];
   const store = async (batch: NonNullable<typeof pending>): Promise<void> => {
     await steps.store(await batch.indexed, batch.seq);
@@ -45,16 +53,21 @@ async function catchUp<T>(seq: number, steps: PipelineSteps<T>): Promise<number>
   for (;;) {
     const changes = await steps.read(read, INDEX_BATCH);
     const next = changes.length === 0 ? undefined : { seq: changes[changes.length - 1]!.seq, count: changes.length, indexed: steps.index(changes) };
-    // Awaited once the batch before it is stored; a failure meanwhile must not go unobserved.
+    // Each is awaited later; a failure meanwhile must not go unobserved.
     next?.indexed.catch(() => undefined);
-    if (pending) await store(pending);
+    await storing;
+    if (pending) {
+      storing = store(pending);
+      storing.catch(() => undefined);
+      await (steps.storesElsewhere === true ? new Promise((turn) => setImmediate(turn)) : storing);
+    }
     pending = next;
-    if (next === undefined) return stored;
-    read = next.seq;
-    if (changes.length < INDEX_BATCH) {
-      await store(next);
+    if (next === undefined || changes.length < INDEX_BATCH) {
+      await storing;
+      if (next !== undefined) await store(next);
       return stored;
     }
+    read = next.seq;
   }
 }
 

@@ -8,7 +8,7 @@ import type { Statements } from './sqlite-statements.js';
 import { deleteAttachmentsOfDatabase } from './sqlite-attachments.js';
 import type { SqlitePurges } from './sqlite-purge.js';
 import { dropViewTables } from './sqlite-views.js';
-import { dropSearchTables } from './sqlite-search.js';
+import { dropSearchTables } from './sqlite-search-tables.js';
 
 export function deleteRowsOfDatabase(db: Connection, st: Statements, purges: SqlitePurges, dbId: number): void {
   deleteAttachmentsOfDatabase(st, dbId);

@@ -22,42 +22,8 @@ import { openBetterSqlite3 } from './better-sqlite3-driver.js';
 import { holding, type NamedLocks } from '../../locks/named-locks.js';
 import { StatementCache } from './sqlite-statement-cache.js';
 import { SqliteIndexCatalog } from './sqlite-index-catalog.js';
-
-/** FTS5 tokenizers by name; `tokenizerOf` maps a Nouveau analyzer to one. */
-const TOKENIZERS: Readonly<Record<string, string>> = {
-  plain: 'unicode61 remove_diacritics 0',
-  porter: 'porter unicode61 remove_diacritics 0',
-  folded: 'unicode61 remove_diacritics 2',
-};
-
-function tokenizerOf(analyzer: string): string {
-  if (analyzer === 'english') return 'porter';
-  return analyzer === 'simple_asciifolding' ? 'folded' : 'plain';
-}
-
-/** A text row's rowid: its field's number times this, plus its document's pk. */
-const PK_SPAN = 2 ** 40;
-/** Field numbers past which the rowid leaves JavaScript's exact integers (then computed as BigInt). */
-const EXACT_FIELDS = Math.floor(Number.MAX_SAFE_INTEGER / PK_SPAN);
-
-const textRowid = (no: number, pk: number): number | bigint => (no < EXACT_FIELDS ? no * PK_SPAN + pk : BigInt(no) * BigInt(PK_SPAN) + BigInt(pk));
-
-const tableNames = (id: number) => ({
-  docs: `search_docs_${id}`,
-  values: `search_values_${id}`,
-  fields: `search_fields_${id}`,
-  /** The side table of an earlier layout (dropped with the index). */
-  text: `search_text_${id}`,
-  fts: (tokenizer: string) => `search_fts_${id}_${tokenizer}`,
-  /** The connection's own (temp) fts5vocab table of an FTS5 table: its terms, for fuzzy and regex queries. */
-  vocab: (tokenizer: string) => `temp.search_vocab_${tokenizer}_${id}`,
-});
-
-/** The statements that drop one search index's tables. */
-export function dropSearchTables(id: number): string {
-  const t = tableNames(id);
-  return [t.docs, t.values, t.fields, t.text, ...Object.keys(TOKENIZERS).flatMap((name) => [t.vocab(name), t.fts(name)])].map((name) => `DROP TABLE IF EXISTS ${name};`).join('\n');
-}
+import { dropSearchTables, PK_SPAN, tableNames, tokenizerOf, TOKENIZERS } from './sqlite-search-tables.js';
+import { SearchWriter } from './sqlite-search-writer.js';
 
 function dialectOf(id: number): SearchDialect {
   const t = tableNames(id);
@@ -92,8 +58,11 @@ export class SqliteSearchStore implements SearchStore {
   /** An in-memory database for `analyze`, opened on first use. */
   #analyzer: Connection | undefined;
 
+  readonly #writer: SearchWriter;
+
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
     this.#db = db;
+    this.#writer = new SearchWriter(db.name);
     this.#statements = new StatementCache(db);
     this.#queue = queue;
     this.#catalog = new SqliteIndexCatalog(this.#statements, databaseId, 'search_indexes', 'search');
@@ -143,64 +112,20 @@ export class SqliteSearchStore implements SearchStore {
     });
   }
 
+  /**
+   * Stores a batch in the search writer's thread (sqlite-search-writer.ts) while the main thread
+   * goes on (reading and running the next batch). The thread's transaction takes SQLite's write
+   * lock itself: the write queue's batches meanwhile find it busy and try again, as they do for any
+   * writer outside the lease (sqlite-write-queue.ts).
+   */
   update(db: string, signature: string, documents: readonly SearchDocument[], updateSeq: number): Promise<void> {
-    return this.#queue.enqueue(() => {
-      const { index_id: id } = this.#catalog.existing(db, signature);
-      const t = tableNames(id);
-      // Which documents are indexed already, in one statement per batch.
-      const ids = JSON.stringify(documents.map((document) => document.id));
-      const indexed = new Map((this.#statement(`SELECT pk, doc_id, texts FROM ${t.docs} WHERE doc_id IN (SELECT value FROM json_each(?))`).all(ids) as { pk: number; doc_id: string; texts: string }[]).map((row) => [row.doc_id, row]));
-      const numbers = this.#fieldNumbers(t.fields);
-      // One FTS5 row at a time, by rowid: an FTS5 table does not index `rowid IN (subquery)`.
-      const removeText = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`DELETE FROM ${t.fts(name)} WHERE rowid = ?`)]));
-      const insertFts = new Map(Object.keys(TOKENIZERS).map((name) => [name, this.#statement(`INSERT INTO ${t.fts(name)} (rowid, body) VALUES (?, ?)`)]));
-      const removals = [t.values, t.docs].map((table) => this.#statement(`DELETE FROM ${table} WHERE doc_id = ?`));
-      const insertDoc = this.#statement(`INSERT INTO ${t.docs} (doc_id, texts) VALUES (?, ?)`);
-      const insertValue = this.#statement(`INSERT INTO ${t.values} (doc_id, n, field, type, str, num, stored) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-      for (const document of documents) {
-        // Every row of a document hangs off its `docs` row: a document never indexed has nothing to remove.
-        const known = indexed.get(document.id);
-        if (known !== undefined) {
-          for (const [no, tokenizer] of JSON.parse(known.texts) as [number, string][]) removeText.get(tokenizer)!.run(textRowid(no, known.pk));
-          for (const statement of removals) statement.run(document.id);
-        }
-        if (document.fields.length === 0) continue;
-        const texts = new Map<number, { tokenizer: string; values: string[] }>();
-        document.fields.forEach((field, n) => {
-          const no = numbers(field.name, field.type);
-          if (field.type === 'text') {
-            const text = texts.get(no);
-            if (text === undefined) texts.set(no, { tokenizer: tokenizerOf(field.analyzer ?? 'standard'), values: [String(field.value)] });
-            else text.values.push(String(field.value));
-          }
-          if (field.type !== 'text' || field.store) {
-            const num = typeof field.value === 'number' ? field.value : null;
-            insertValue.run(document.id, n, field.name, field.type, num === null ? field.value : null, num, field.store ? 1 : 0);
-          }
-        });
-        const pk = Number(insertDoc.run(document.id, JSON.stringify([...texts].map(([no, text]) => [no, text.tokenizer]))).lastInsertRowid);
-        for (const [no, text] of texts) insertFts.get(text.tokenizer)!.run(textRowid(no, pk), text.values.join('\n'));
-      }
-      this.#catalog.reached(id, updateSeq);
-      // Not durable, as a view index batch (sqlite-views.ts): a batch lost to a power cut is indexed again.
-    }, false);
+    const { index_id: id } = this.#catalog.existing(db, signature);
+    return this.#writer.update(id, documents, updateSeq);
   }
 
-  /** Each field's number, a new one (recorded with the field's first type) for a field not seen before. */
-  #fieldNumbers(table: string): (field: string, type: SearchFieldType) => number {
-    const rows = this.#statement(`SELECT field, no FROM ${table}`).all() as { field: string; no: number }[];
-    const numbers = new Map(rows.map((row) => [row.field, row.no]));
-    let next = rows.reduce((highest, row) => Math.max(highest, row.no), 0) + 1;
-    const insert = this.#statement(`INSERT INTO ${table} (field, type, no) VALUES (?, ?, ?)`);
-    return (field, type) => {
-      let no = numbers.get(field);
-      if (no === undefined) {
-        no = next++;
-        insert.run(field, type, no);
-        numbers.set(field, no);
-      }
-      return no;
-    };
+  /** Stops the writer's thread (once its batches are done). */
+  close(): Promise<void> {
+    return this.#writer.close();
   }
 
   async fieldTypes(db: string, signature: string): Promise<Map<string, SearchFieldType>> {

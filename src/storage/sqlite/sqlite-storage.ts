@@ -85,6 +85,7 @@ export class SqliteStorage implements Storage {
     this.#queue.close();
     this.#closed = true;
     this.#freshness.close();
+    await this.search.close();
     this.#db.close();
     // Commits whose WAL sync is still running are answered before close settles.
     await this.#queue.synced();
@@ -235,7 +236,6 @@ export class SqliteStorage implements Storage {
   }
 
   async purgedInfos(db: string): Promise<PurgeRequest[]> { return this.#read(() => this.#purges.purgedInfos(this.#databaseId(db))); }
-
   setDatabaseLimit(db: string, limit: DatabaseLimit, value: number): Promise<boolean> { return this.#write(() => this.#purges.setLimitOf(db, limit, value)); }
 
   async compact(db: string, options: CompactOptions = {}): Promise<number> {
