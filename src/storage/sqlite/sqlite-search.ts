@@ -10,8 +10,9 @@
  * range, and rows of one field follow each other as the documents do, which keeps FTS5's
  * delta-encoded lists small. The FTS5 tables are contentless (`contentless_delete`): the index keeps
  * terms, positions and lengths, not the text, which the documents hold. An index of an earlier
- * layout (its `docs` rows without `pk`) is built again on open. Relevance is FTS5's `bm25`. Writes
- * share the storage's write queue.
+ * layout (its `docs` rows without `pk`) is built again on open. Relevance is FTS5's `bm25`. Tables
+ * are created and dropped through the storage's write queue; batches are stored by the search
+ * writer's thread (sqlite-search-writer.ts).
  */
 import type { SearchAnswer, SearchDocument, SearchFieldType, SearchIndexInfo, SearchRequest, SearchStore } from '../search-store.js';
 import { searchAnswer } from '../kit/search-answer.js';
@@ -57,7 +58,6 @@ export class SqliteSearchStore implements SearchStore {
   readonly #checked = new Set<number>();
   /** An in-memory database for `analyze`, opened on first use. */
   #analyzer: Connection | undefined;
-
   readonly #writer: SearchWriter;
 
   constructor(db: Connection, queue: WriteQueue, databaseId: (name: string) => number, locks: NamedLocks) {
